@@ -1,0 +1,23 @@
+#pragma once
+#include <cstdint>
+
+#include "dtype.hpp"
+#include "half.hpp"
+
+namespace collbench {
+
+// Calls f with a value-initialised object of the C++ type of `t`.
+template <class F>
+decltype(auto) visit_dtype(DType t, F&& f) {
+  switch (t) {
+    case DType::f32: return f(float{});
+    case DType::f64: return f(double{});
+    case DType::f16: return f(Float16{});
+    case DType::bf16: return f(BFloat16{});
+    case DType::i32: return f(std::int32_t{});
+    case DType::i64: break;
+  }
+  return f(std::int64_t{});
+}
+
+}  // namespace collbench

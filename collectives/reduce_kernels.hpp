@@ -1,0 +1,15 @@
+#pragma once
+#include <cstddef>
+
+#include "dtype.hpp"
+
+namespace collbench {
+
+// dst[i] = a[i] op b[i] for i < count. dst may alias a or b exactly (in-place); no
+// other overlap is allowed. 16-bit floats are computed in f32 and rounded once.
+void reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count);
+
+// Name of the code path reduce() dispatches to on this CPU ("avx2+f16c" or "baseline").
+const char* reduce_kernel_isa();
+
+}  // namespace collbench

@@ -1,0 +1,60 @@
+#include "registry.hpp"
+
+#include <stdexcept>
+
+#include "schedule_executor.hpp"
+
+namespace collbench {
+
+std::byte* Workspace::reserve(std::size_t bytes) {
+  if (bytes > storage_.size()) storage_.resize(bytes);
+  return storage_.data();
+}
+
+void Registry::add(AlgorithmEntry entry) {
+  if (find(entry.collective, entry.name))
+    throw std::logic_error("algorithm registered twice: " + std::string(collective_name(entry.collective)) +
+                           "/" + entry.name);
+  entries_.push_back(std::move(entry));
+}
+
+const AlgorithmEntry* Registry::find(Collective c, const std::string& name) const {
+  for (const auto& e : entries_)
+    if (e.collective == c && e.name == name) return &e;
+  return nullptr;
+}
+
+std::vector<const AlgorithmEntry*> Registry::for_collective(Collective c) const {
+  std::vector<const AlgorithmEntry*> out;
+  for (const auto& e : entries_)
+    if (e.collective == c) out.push_back(&e);
+  return out;
+}
+
+namespace {
+class ScheduledCollective final : public PreparedCollective {
+ public:
+  ScheduledCollective(BoundSchedule bound, Transport& t) : bound_(std::move(bound)), transport_(t) {}
+  void run() override { bound_.run(transport_); }
+
+ private:
+  BoundSchedule bound_;
+  Transport& transport_;
+};
+}  // namespace
+
+std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const CollectiveCall& call,
+                                            Transport& transport, Workspace& workspace) {
+  if (entry.is_baseline()) return entry.prepare_library(call, transport);
+  const ScheduleRequest req{call.collective, transport.size(), transport.rank(), call.count,
+                            call.root, dtype_size(call.dtype)};
+  Schedule s = entry.build(req);
+  const std::size_t scratch_bytes = s.scratch_count * dtype_size(call.dtype);
+  std::byte* scratch = workspace.reserve(scratch_bytes);
+  const BufferLayout layout =
+      buffer_layout(call.collective, call.count, transport.size(), transport.rank(), call.root, call.in_place);
+  return std::make_unique<ScheduledCollective>(BoundSchedule(s, call, layout, scratch, scratch_bytes),
+                                               transport);
+}
+
+}  // namespace collbench

@@ -1,0 +1,60 @@
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collective.hpp"
+#include "schedule.hpp"
+#include "transport.hpp"
+
+namespace collbench {
+
+// One call of one algorithm, set up and ready to run repeatedly (the timed part).
+class PreparedCollective {
+ public:
+  virtual ~PreparedCollective() = default;
+  virtual void run() = 0;
+};
+
+// Scratch memory shared by the algorithms of a run: it only grows, so a harness that
+// prepares the largest size first allocates once.
+class Workspace {
+ public:
+  std::byte* reserve(std::size_t bytes);
+  std::size_t capacity() const { return storage_.size(); }
+
+ private:
+  std::vector<std::byte> storage_;
+};
+
+using LibraryPrepare =
+    std::function<std::unique_ptr<PreparedCollective>(const CollectiveCall&, Transport&)>;
+
+// A registered algorithm: either a schedule builder (reference algorithms, run by the
+// executor on any transport) or a library's own collective (the baselines).
+struct AlgorithmEntry {
+  Collective collective = Collective::allreduce;
+  std::string name;
+  std::string summary;
+  ScheduleBuilder build = nullptr;
+  LibraryPrepare prepare_library;
+  bool is_baseline() const { return build == nullptr; }
+};
+
+class Registry {
+ public:
+  void add(AlgorithmEntry entry);  // throws on a duplicate (collective, name)
+  const AlgorithmEntry* find(Collective c, const std::string& name) const;
+  std::vector<const AlgorithmEntry*> for_collective(Collective c) const;
+
+ private:
+  std::vector<AlgorithmEntry> entries_;
+};
+
+// Sets up `entry` for `call`: builds and binds the schedule, or prepares the library call.
+std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const CollectiveCall& call,
+                                            Transport& transport, Workspace& workspace);
+
+}  // namespace collbench

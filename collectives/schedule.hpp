@@ -1,0 +1,64 @@
+#pragma once
+// An algorithm is a schedule: for one rank, an ordered list of steps. Each step posts
+// its sends and receives, waits for all of them, then runs its local operations in
+// order. Regions are in elements, so one schedule serves every dtype.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collective.hpp"
+
+namespace collbench {
+
+enum class BufferId : std::uint8_t { send, recv, scratch };
+
+struct Region {
+  BufferId buffer = BufferId::recv;
+  std::size_t offset = 0;
+  std::size_t count = 0;
+};
+
+struct Transfer {
+  int peer = 0;
+  Region region;
+};
+
+struct LocalOp {
+  enum class Kind : std::uint8_t { copy, reduce };
+  Kind kind = Kind::copy;
+  Region dst;
+  Region a;  // copy: dst = a; reduce: dst = a op b
+  Region b;
+};
+
+struct Step {
+  std::vector<Transfer> sends;
+  std::vector<Transfer> recvs;
+  std::vector<LocalOp> ops;
+};
+
+struct Schedule {
+  std::size_t scratch_count = 0;  // elements of scratch this rank needs
+  std::vector<Step> steps;
+};
+
+// What a schedule builder is asked for.
+struct ScheduleRequest {
+  Collective collective = Collective::allreduce;
+  int nranks = 1;
+  int rank = 0;
+  std::size_t count = 0;
+  int root = 0;
+  std::size_t element_size = 4;  // bytes; builders may use it to size pipeline segments
+};
+
+using ScheduleBuilder = Schedule (*)(const ScheduleRequest&);
+
+LocalOp copy_op(Region dst, Region src);
+LocalOp reduce_op(Region dst, Region a, Region b);
+
+// Human-readable listing of a schedule, one line per transfer or operation.
+std::string describe(const Schedule& s);
+
+}  // namespace collbench

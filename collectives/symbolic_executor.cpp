@@ -1,0 +1,305 @@
+#include "symbolic_executor.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <sstream>
+
+namespace collbench {
+namespace {
+
+// Elements of one buffer: the index each stands for (-1: undefined) and a rank bitset.
+struct SymBuffer {
+  std::size_t words = 1;
+  std::vector<std::int64_t> index;
+  std::vector<std::uint64_t> bits;
+
+  SymBuffer(std::size_t count, std::size_t w) : words(w), index(count, -1), bits(count * w, 0) {}
+  std::uint64_t* cell(std::size_t i) { return bits.data() + i * words; }
+};
+
+struct Payload {
+  std::vector<std::int64_t> index;
+  std::vector<std::uint64_t> bits;
+};
+
+struct Place {
+  SymBuffer* buf;
+  std::size_t offset;
+};
+
+class Player {
+ public:
+  Player(const SymbolicProblem& p, const std::vector<Schedule>& s) : p_(p), sched_(s) {
+    words_ = (static_cast<std::size_t>(p.nranks) + 63) / 64;
+    report_.elements_sent.assign(p.nranks, 0);
+    report_.elements_received.assign(p.nranks, 0);
+    for (int r = 0; r < p.nranks; ++r) {
+      Rank st{buffer_layout(p.collective, p.count, p.nranks, r, p.root, p.in_place), {}, {}, {}};
+      st.recv.emplace_back(st.layout.recv_count, words_);
+      st.send.emplace_back(st.layout.send_aliases_recv ? 0 : st.layout.send_count, words_);
+      st.scratch.emplace_back(s[r].scratch_count, words_);
+      ranks_.push_back(std::move(st));
+      for (std::size_t i = 0; i < ranks_[r].layout.send_count; ++i) {
+        Place pl = place(r, {BufferId::send, i, 1}, "initial");
+        pl.buf->index[pl.offset] = static_cast<std::int64_t>(i);
+        pl.buf->cell(pl.offset)[r / 64] |= std::uint64_t{1} << (r % 64);
+      }
+    }
+  }
+
+  SymbolicReport run() {
+    for (const Schedule& s : sched_) report_.max_steps = std::max(report_.max_steps, s.steps.size());
+    for (std::size_t step = 0; step < report_.max_steps && !full(); ++step) play_step(step);
+    if (!full()) check_final();
+    return std::move(report_);
+  }
+
+ private:
+  struct Rank {
+    BufferLayout layout;
+    std::vector<SymBuffer> recv, send, scratch;  // one each; vectors keep addresses stable
+  };
+
+  bool full() const { return report_.errors.size() > SymbolicReport::kMaxErrors; }
+  void error(const std::string& msg) {
+    if (report_.errors.size() < SymbolicReport::kMaxErrors) report_.errors.push_back(msg);
+    else if (report_.errors.size() == SymbolicReport::kMaxErrors) report_.errors.push_back("...");
+  }
+
+  // Resolves a region to a buffer and offset, following the in-place alias; nullptr if out of bounds.
+  Place place(int r, const Region& reg, const std::string& what) {
+    Rank& st = ranks_[r];
+    std::size_t limit = 0;
+    Place pl{nullptr, reg.offset};
+    switch (reg.buffer) {
+      case BufferId::recv: limit = st.layout.recv_count; pl.buf = &st.recv[0]; break;
+      case BufferId::scratch: limit = st.scratch[0].index.size(); pl.buf = &st.scratch[0]; break;
+      case BufferId::send:
+        limit = st.layout.send_count;
+        if (st.layout.send_aliases_recv) {
+          pl.buf = &st.recv[0];
+          pl.offset += st.layout.send_offset_in_recv;
+        } else {
+          pl.buf = &st.send[0];
+        }
+        break;
+    }
+    if (reg.offset > limit || reg.count > limit - reg.offset) {
+      std::ostringstream os;
+      os << "rank " << r << " " << what << ": region [" << reg.offset << "+" << reg.count
+         << "] is outside its buffer of " << limit << " elements";
+      error(os.str());
+      pl.buf = nullptr;
+    }
+    return pl;
+  }
+
+  static bool overlap(const Place& a, std::size_t na, const Place& b, std::size_t nb) {
+    return a.buf == b.buf && na && nb && a.offset < b.offset + nb && b.offset < a.offset + na;
+  }
+
+  void play_step(std::size_t step) {
+    const std::string at = "step " + std::to_string(step);
+    std::map<std::pair<int, int>, std::deque<Payload>> in_flight;
+    for (int r = 0; r < p_.nranks; ++r) {
+      if (step >= sched_[r].steps.size()) continue;
+      for (const Transfer& t : sched_[r].steps[step].sends) {
+        if (t.peer < 0 || t.peer >= p_.nranks || t.peer == r) {
+          error("rank " + std::to_string(r) + " " + at + ": send to invalid peer " + std::to_string(t.peer));
+          continue;
+        }
+        Place pl = place(r, t.region, at + " send");
+        if (!pl.buf) continue;
+        Payload pay;
+        for (std::size_t i = 0; i < t.region.count; ++i) {
+          pay.index.push_back(pl.buf->index[pl.offset + i]);
+          const std::uint64_t* c = pl.buf->cell(pl.offset + i);
+          pay.bits.insert(pay.bits.end(), c, c + words_);
+        }
+        report_.elements_sent[r] += t.region.count;
+        in_flight[{r, t.peer}].push_back(std::move(pay));
+      }
+    }
+    for (int r = 0; r < p_.nranks; ++r) {
+      if (step >= sched_[r].steps.size()) continue;
+      const Step& st = sched_[r].steps[step];
+      check_races(r, st, at);
+      for (const Transfer& t : st.recvs) receive(r, t, at, in_flight);
+    }
+    for (auto& [key, queue] : in_flight)
+      if (!queue.empty())
+        error("rank " + std::to_string(key.first) + " " + at + ": " + std::to_string(queue.size()) +
+              " send(s) to rank " + std::to_string(key.second) + " have no matching receive");
+    for (int r = 0; r < p_.nranks; ++r)
+      if (step < sched_[r].steps.size())
+        for (const LocalOp& op : sched_[r].steps[step].ops) local(r, op, at);
+  }
+
+  void check_races(int r, const Step& st, const std::string& at) {
+    for (std::size_t i = 0; i < st.recvs.size(); ++i) {
+      Place a = place(r, st.recvs[i].region, at + " recv");
+      if (!a.buf) continue;
+      for (std::size_t j = 0; j < st.recvs.size(); ++j) {
+        Place b = place(r, st.recvs[j].region, at + " recv");
+        if (j > i && b.buf && overlap(a, st.recvs[i].region.count, b, st.recvs[j].region.count))
+          error("rank " + std::to_string(r) + " " + at + ": two receives write overlapping regions");
+      }
+      for (const Transfer& s : st.sends) {
+        Place b = place(r, s.region, at + " send");
+        if (b.buf && overlap(a, st.recvs[i].region.count, b, s.region.count))
+          error("rank " + std::to_string(r) + " " + at + ": a receive overwrites a region being sent");
+      }
+    }
+  }
+
+  void receive(int r, const Transfer& t, const std::string& at,
+               std::map<std::pair<int, int>, std::deque<Payload>>& in_flight) {
+    auto& queue = in_flight[{t.peer, r}];
+    if (queue.empty()) {
+      error("rank " + std::to_string(r) + " " + at + ": receive from rank " + std::to_string(t.peer) +
+            " has no matching send");
+      return;
+    }
+    Payload pay = std::move(queue.front());
+    queue.pop_front();
+    if (pay.index.size() != t.region.count) {
+      error("rank " + std::to_string(r) + " " + at + ": receives " + std::to_string(t.region.count) +
+            " elements from rank " + std::to_string(t.peer) + " which sends " +
+            std::to_string(pay.index.size()));
+      return;
+    }
+    Place pl = place(r, t.region, at + " recv");
+    if (!pl.buf) return;
+    for (std::size_t i = 0; i < t.region.count; ++i) {
+      pl.buf->index[pl.offset + i] = pay.index[i];
+      std::copy_n(pay.bits.begin() + static_cast<std::ptrdiff_t>(i * words_), words_, pl.buf->cell(pl.offset + i));
+    }
+    report_.elements_received[r] += t.region.count;
+  }
+
+  void local(int r, const LocalOp& op, const std::string& at) {
+    const bool is_reduce = op.kind == LocalOp::Kind::reduce;
+    const std::string who = "rank " + std::to_string(r) + " " + at + (is_reduce ? " reduce" : " copy");
+    if (op.a.count != op.dst.count || (is_reduce && op.b.count != op.dst.count)) {
+      error(who + ": regions of different lengths");
+      return;
+    }
+    Place d = place(r, op.dst, who), a = place(r, op.a, who);
+    Place b = is_reduce ? place(r, op.b, who) : Place{nullptr, 0};
+    if (!d.buf || !a.buf || (is_reduce && !b.buf)) return;
+    std::vector<std::uint64_t> tmp(words_);
+    for (std::size_t i = 0; i < op.dst.count; ++i) {
+      std::int64_t ia = a.buf->index[a.offset + i];
+      const std::uint64_t* ca = a.buf->cell(a.offset + i);
+      if (ia < 0) {
+        error(who + ": reads undefined element " + std::to_string(op.a.offset + i));
+        return;
+      }
+      std::copy_n(ca, words_, tmp.begin());
+      if (is_reduce) {
+        std::int64_t ib = b.buf->index[b.offset + i];
+        const std::uint64_t* cb = b.buf->cell(b.offset + i);
+        if (ib < 0 || ib != ia) {
+          error(who + ": combines element " + std::to_string(ia) + " with " +
+                (ib < 0 ? std::string("undefined data") : "element " + std::to_string(ib)));
+          return;
+        }
+        for (std::size_t w = 0; w < words_; ++w) {
+          if (tmp[w] & cb[w]) {
+            error(who + ": counts a rank's contribution twice in element " + std::to_string(ia));
+            return;
+          }
+          tmp[w] |= cb[w];
+        }
+      }
+      d.buf->index[d.offset + i] = ia;
+      std::copy(tmp.begin(), tmp.end(), d.buf->cell(d.offset + i));
+    }
+  }
+
+  // Expected final contents of one element of a rank's receive buffer: (index, ranks).
+  bool expect(int r, std::size_t i, std::int64_t& index, std::vector<std::uint64_t>& want) const {
+    std::fill(want.begin(), want.end(), 0);
+    auto set = [&](int k) { want[k / 64] |= std::uint64_t{1} << (k % 64); };
+    switch (p_.collective) {
+      case Collective::allreduce:
+      case Collective::reduce:
+        index = static_cast<std::int64_t>(i);
+        for (int k = 0; k < p_.nranks; ++k) set(k);
+        return true;
+      case Collective::broadcast:
+        index = static_cast<std::int64_t>(i);
+        set(p_.root);
+        return true;
+      case Collective::gather:
+        index = static_cast<std::int64_t>(i % p_.count);
+        set(static_cast<int>(i / p_.count));
+        return true;
+    }
+    (void)r;
+    return false;
+  }
+
+  void check_final() {
+    std::vector<std::uint64_t> want(words_);
+    for (int r = 0; r < p_.nranks && !full(); ++r) {
+      SymBuffer& b = ranks_[r].recv[0];
+      for (std::size_t i = 0; i < b.index.size(); ++i) {
+        std::int64_t index = -1;
+        expect(r, i, index, want);
+        const std::uint64_t* got = b.cell(i);
+        if (b.index[i] != index || !std::equal(want.begin(), want.end(), got)) {
+          std::ostringstream os;
+          os << "rank " << r << ": final recv[" << i << "] holds element " << b.index[i]
+             << " from " << ranks_text(got) << ", expected element " << index << " from "
+             << ranks_text(want.data());
+          error(os.str());
+          if (full()) return;
+        }
+      }
+    }
+  }
+
+  std::string ranks_text(const std::uint64_t* bits) const {
+    std::ostringstream os;
+    os << "{";
+    int total = 0;
+    for (int k = 0; k < p_.nranks; ++k)
+      if (bits[k / 64] >> (k % 64) & 1) {
+        if (total < 8) os << (total ? "," : "") << k;
+        ++total;
+      }
+    if (total > 8) os << ",... (" << total << " ranks)";
+    os << "}";
+    return os.str();
+  }
+
+  const SymbolicProblem& p_;
+  const std::vector<Schedule>& sched_;
+  std::size_t words_;
+  std::vector<Rank> ranks_;
+  SymbolicReport report_;
+};
+
+}  // namespace
+
+SymbolicReport play_schedules(const SymbolicProblem& p, const std::vector<Schedule>& schedules) {
+  if (static_cast<int>(schedules.size()) != p.nranks) {
+    SymbolicReport r;
+    r.errors.push_back("expected one schedule per rank");
+    return r;
+  }
+  return Player(p, schedules).run();
+}
+
+SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build) {
+  std::vector<Schedule> schedules;
+  schedules.reserve(p.nranks);
+  for (int r = 0; r < p.nranks; ++r)
+    schedules.push_back(build({p.collective, p.nranks, r, p.count, p.root, 4}));
+  return play_schedules(p, schedules);
+}
+
+}  // namespace collbench

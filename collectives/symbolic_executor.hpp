@@ -1,0 +1,38 @@
+#pragma once
+// Plays the schedules of all ranks together, without MPI. Every element carries the
+// index it stands for and the set of ranks whose contribution it holds, so the check
+// catches unmatched or mis-sized messages, races inside a step, double-counted or
+// missing contributions and elements landing in the wrong place.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "collective.hpp"
+#include "schedule.hpp"
+
+namespace collbench {
+
+struct SymbolicReport {
+  std::vector<std::string> errors;          // at most kMaxErrors, then a final "..." line
+  std::vector<std::size_t> elements_sent;   // per rank
+  std::vector<std::size_t> elements_received;
+  std::size_t max_steps = 0;
+  bool ok() const { return errors.empty(); }
+  static constexpr std::size_t kMaxErrors = 20;
+};
+
+struct SymbolicProblem {
+  Collective collective = Collective::allreduce;
+  int nranks = 1;
+  std::size_t count = 0;
+  int root = 0;
+  bool in_place = false;
+};
+
+// Plays the given per-rank schedules (schedules[r] is rank r's).
+SymbolicReport play_schedules(const SymbolicProblem& p, const std::vector<Schedule>& schedules);
+
+// Builds every rank's schedule with `build` and plays them.
+SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build);
+
+}  // namespace collbench

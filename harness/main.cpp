@@ -1,0 +1,136 @@
+// collbench: the benchmark program. Every rank parses the same command line; rank 0
+// alone speaks, and every error ends all ranks with a non-zero exit, never a hang.
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <exception>
+#include <filesystem>
+#include <memory>
+
+#include "metadata.hpp"
+#include "mpi_baseline.hpp"
+#include "mpi_transport.hpp"
+#include "options.hpp"
+#include "reference_algorithms.hpp"
+#include "sweep.hpp"
+#include "table.hpp"
+#include "writers.hpp"
+
+using namespace collbench;
+
+namespace {
+
+std::uint64_t hash_arguments(int argc, const char* const* argv) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a; argv[0] may differ between nodes
+  for (int i = 1; i < argc; ++i)
+    for (const char* p = argv[i];; ++p) {
+      h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ULL;
+      if (!*p) break;
+    }
+  return h;
+}
+
+bool arguments_agree(int argc, const char* const* argv, MPI_Comm comm) {
+  const std::uint64_t h = hash_arguments(argc, argv);
+  std::uint64_t v[2] = {h, ~h};
+  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, comm);
+  return v[0] == ~v[1];  // max equals min
+}
+
+// Rank 0 opens the output files; every rank learns whether that worked.
+std::string open_outputs(RunOptions& o, const nlohmann::json& metadata, int rank, MPI_Comm comm,
+                         std::unique_ptr<CsvWriter>& csv, std::unique_ptr<JsonWriter>& json) {
+  std::string err;
+  if (rank == 0) {
+    try {
+      if (o.csv_path.empty() && o.json_path.empty()) {
+        char stamp[32];
+        const std::time_t t = std::time(nullptr);
+        std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&t));
+        std::filesystem::create_directories(o.output_dir);
+        const std::string base = o.output_dir + "/collbench-" + std::string(collective_name(o.collective)) + "-" + stamp;
+        o.csv_path = base + ".csv";
+        o.json_path = base + ".json";
+      } else if (o.json_path.empty()) {
+        o.json_path = std::filesystem::path(o.csv_path).replace_extension(".json").string();
+      } else if (o.csv_path.empty()) {
+        o.csv_path = std::filesystem::path(o.json_path).replace_extension(".csv").string();
+      }
+      csv = std::make_unique<CsvWriter>(o.csv_path);
+      json = std::make_unique<JsonWriter>(o.json_path, metadata);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+  }
+  int len = static_cast<int>(err.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+  err.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(err.data(), len, MPI_CHAR, 0, comm);
+  return err;
+}
+
+int run_command(int argc, const char* const* argv, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  Registry registry;
+  register_mpi_baselines(registry);
+  register_reference_algorithms(registry);
+
+  Command cmd = parse_command_line(argc, argv, registry, size);
+  auto fail = [&](const std::string& msg) {
+    if (rank == 0) std::fprintf(stderr, "collbench: error: %s\n", msg.c_str());
+    return 2;
+  };
+  if (!arguments_agree(argc, argv, comm))
+    return fail("ranks were launched with different arguments; every rank must get the same command line");
+  switch (cmd.kind) {
+    case Command::Kind::error: return fail(cmd.text);
+    case Command::Kind::help:
+      if (rank == 0) std::printf("%s", cmd.text.c_str());
+      return 0;
+    case Command::Kind::list:
+      if (rank == 0) print_algorithm_list(registry);
+      return 0;
+    case Command::Kind::run: break;
+  }
+
+  RunOptions& o = cmd.run;
+  MpiTransport transport(comm);
+  const nlohmann::json metadata = collect_metadata(argc, argv, comm, o, std::string(transport.name()));
+  std::unique_ptr<CsvWriter> csv;
+  std::unique_ptr<JsonWriter> json;
+  if (std::string err = open_outputs(o, metadata, rank, comm, csv, json); !err.empty()) return fail(err);
+
+  if (rank == 0) print_table_header(o, size, static_cast<int>(metadata["hosts"].size()), mpi_library_summary());
+  const std::int64_t wrong = run_sweep(o, registry, transport, comm, {csv.get(), json.get()});
+  if (rank == 0) {
+    std::printf("# results: %s and %s\n", o.csv_path.c_str(), o.json_path.c_str());
+    if (wrong > 0) std::fprintf(stderr, "collbench: error: %lld wrong element(s) found; see the errors column\n",
+                                static_cast<long long>(wrong));
+  }
+  return wrong > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  int rc = 0;
+  try {
+    rc = run_command(argc, argv, comm);
+  } catch (const std::exception& e) {
+    // Past argument checking, ranks may be inside a collective: abort all of them.
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(stderr, "collbench: error on rank %d: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  MPI_Comm_free(&comm);
+  MPI_Finalize();
+  return rc;
+}

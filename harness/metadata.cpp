@@ -1,0 +1,131 @@
+#include "metadata.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <sstream>
+
+#include "build_info.hpp"
+#include "reduce_kernels.hpp"
+
+extern char** environ;
+
+namespace collbench {
+namespace {
+
+std::string library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  return std::string(text, static_cast<std::size_t>(len));
+}
+
+std::string field(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key, 0) == 0) {
+      std::string v = line.substr(key.size());
+      v.erase(0, v.find_first_not_of(" \t"));
+      return v;
+    }
+  return "";
+}
+
+nlohmann::json relevant_environment() {
+  static const char* prefixes[] = {"MPIR_CVAR_", "MPICH_", "UCX_", "FI_", "HYDRA_", "MALLOC_", "GLIBC_TUNABLES",
+                                   "NCCL_", "CUDA_VISIBLE_DEVICES", "OMP_", "SLURM_JOB_ID", "SLURM_NNODES"};
+  nlohmann::json env = nlohmann::json::object();
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    for (const char* p : prefixes)
+      if (kv.rfind(p, 0) == 0) {
+        const auto eq = kv.find('=');
+        env[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
+      }
+  }
+  return env;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+std::string mpi_library_summary() {
+  const std::string v = library_version();
+  const std::string mpich = field(v, "MPICH Version:");
+  if (!mpich.empty()) {
+    const std::string device = field(v, "MPICH Device:");
+    return "MPICH " + mpich + (device.empty() ? "" : " (" + device + ")");
+  }
+  return v.substr(0, v.find('\n'));
+}
+
+std::vector<std::string> rank_hosts(MPI_Comm comm) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0, size = 1;
+  MPI_Get_processor_name(name, &len);
+  MPI_Comm_size(comm, &size);
+  std::vector<char> all(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < size; ++r) hosts.emplace_back(&all[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
+  return hosts;
+}
+
+nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm, const RunOptions& o,
+                                const std::string& transport) {
+  int size = 1, major = 0, minor = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Get_version(&major, &minor);
+  const auto hosts = rank_hosts(comm);
+  std::map<std::string, std::vector<int>> ranks_by_host;
+  for (int r = 0; r < size; ++r) ranks_by_host[hosts[static_cast<std::size_t>(r)]].push_back(r);
+
+  nlohmann::json m;
+  m["tool"] = "collbench";
+  m["git_revision"] = build_info::git_revision;
+  m["build_type"] = build_info::build_type;
+  m["compiler"] = build_info::compiler;
+  m["cuda_detected"] = build_info::have_cuda;
+  m["nccl_detected"] = build_info::have_nccl;
+  m["reduce_kernel_isa"] = reduce_kernel_isa();
+  m["started_utc"] = utc_now();
+  m["command_line"] = std::vector<std::string>(argv, argv + argc);
+  m["mpi"] = {{"library", mpi_library_summary()},
+              {"standard", std::to_string(major) + "." + std::to_string(minor)},
+              {"library_version", library_version()}};
+  m["ranks"] = size;
+  m["hosts"] = ranks_by_host;
+  m["transport"] = transport;
+  m["environment"] = relevant_environment();
+  m["timing_policy"] = {{"name", timing_policy_name(o.timing)}, {"text", timing_policy_text(o.timing)}};
+  std::vector<std::string> algs;
+  for (const auto* a : o.algorithms) algs.push_back(a->name);
+  m["options"] = {{"collective", collective_name(o.collective)},
+                  {"algorithms", algs},
+                  {"min_bytes", o.min_bytes},
+                  {"max_bytes", o.max_bytes},
+                  {"step_factor", o.step_factor},
+                  {"warmup", o.warmup},
+                  {"iters", o.iters},
+                  {"rounds", o.rounds},
+                  {"dtype", dtype_name(o.dtype)},
+                  {"op", reduce_op_name(o.op)},
+                  {"root", o.root},
+                  {"check", o.check},
+                  {"in_place", o.in_place}};
+  m["definitions"] = {
+      {"bytes", "per-rank buffer for allreduce, broadcast and reduce; the gathered total for gather"},
+      {"algbw_gbps", "bytes / time, 1e9 bytes per second"},
+      {"busbw_gbps", "algbw x 2(n-1)/n for allreduce, (n-1)/n for gather, 1 for broadcast and reduce"},
+      {"errors", "wrong elements summed over ranks; -1 when not checked"}};
+  return m;
+}
+
+}  // namespace collbench

@@ -1,0 +1,21 @@
+#pragma once
+#include <mpi.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "options.hpp"
+
+namespace collbench {
+
+// "MPICH 4.0.2 (ch4:ucx)" or the first line of MPI_Get_library_version.
+std::string mpi_library_summary();
+// Distinct host names of all ranks (collective over comm).
+std::vector<std::string> rank_hosts(MPI_Comm comm);
+
+// Everything needed to reproduce a run: library, environment, hosts, revision,
+// command line, options. Collective over comm.
+nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm, const RunOptions& o,
+                                const std::string& transport);
+
+}  // namespace collbench

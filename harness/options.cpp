@@ -1,0 +1,149 @@
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "sizes.hpp"
+
+namespace collbench {
+namespace {
+
+template <class Range, class Name>
+std::string join_names(const Range& items, Name name) {
+  std::string out;
+  for (const auto& x : items) out += (out.empty() ? "" : ", ") + std::string(name(x));
+  return out;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void resolve(RunOptions& o, const std::string& collective, const std::string& algorithms,
+             const std::string& dtype, const std::string& op, const std::string& minb,
+             const std::string& maxb, const std::string& timing, const Registry& registry, int nranks) {
+  auto c = parse_collective(collective);
+  if (!c) throw std::invalid_argument("unknown collective '" + collective + "'; valid: " +
+                                      join_names(kAllCollectives, collective_name));
+  o.collective = *c;
+  auto t = parse_dtype(dtype);
+  if (!t) throw std::invalid_argument("unknown dtype '" + dtype + "'; valid: " + join_names(kAllDTypes, dtype_name));
+  o.dtype = *t;
+  auto r = parse_reduce_op(op);
+  if (!r) throw std::invalid_argument("unknown op '" + op + "'; valid: " + join_names(kAllReduceOps, reduce_op_name));
+  o.op = *r;
+  if (timing == "per-call") o.timing = TimingPolicy::per_call;
+  else if (timing == "loop") o.timing = TimingPolicy::loop;
+  else throw std::invalid_argument("unknown timing policy '" + timing + "'; valid: per-call, loop");
+
+  const auto available = registry.for_collective(o.collective);
+  auto names = [](const AlgorithmEntry* e) { return e->name; };
+  if (algorithms.empty()) {
+    o.algorithms = available;
+  } else {
+    for (const std::string& name : split_list(algorithms)) {
+      const AlgorithmEntry* e = registry.find(o.collective, name);
+      if (!e) throw std::invalid_argument("unknown algorithm '" + name + "' for " + collective +
+                                          "; valid: " + join_names(available, names));
+      if (std::find(o.algorithms.begin(), o.algorithms.end(), e) == o.algorithms.end()) o.algorithms.push_back(e);
+    }
+    if (o.algorithms.empty()) throw std::invalid_argument("--algorithms names no algorithm");
+  }
+
+  o.min_bytes = parse_size(minb);
+  o.max_bytes = parse_size(maxb);
+  if (o.min_bytes > o.max_bytes)
+    throw std::invalid_argument("--minbytes (" + minb + ") is larger than --maxbytes (" + maxb + ")");
+  const std::size_t elem = dtype_size(o.dtype);
+  for (auto [flag, text, value] : {std::tuple{"--minbytes", minb, o.min_bytes}, std::tuple{"--maxbytes", maxb, o.max_bytes}})
+    if (value % elem)
+      throw std::invalid_argument(std::string(flag) + " " + text + " is not a multiple of the " + dtype + " element size (" +
+                                  std::to_string(elem) + " bytes)");
+  if (!(o.step_factor > 1) && o.min_bytes != o.max_bytes)
+    throw std::invalid_argument("--stepfactor must be greater than 1 when --minbytes and --maxbytes differ");
+  if (!std::isfinite(o.step_factor)) throw std::invalid_argument("--stepfactor must be a finite number");
+  if (o.warmup < 0) throw std::invalid_argument("--warmup must not be negative");
+  if (o.iters < 1) throw std::invalid_argument("--iters must be at least 1");
+  if (o.rounds < 1) throw std::invalid_argument("--rounds must be at least 1");
+  if (o.root < 0 || o.root >= nranks)
+    throw std::invalid_argument("--root " + std::to_string(o.root) + " is out of range for " +
+                                std::to_string(nranks) + " rank(s) (valid: 0.." + std::to_string(nranks - 1) + ")");
+}
+
+}  // namespace
+
+const char* timing_policy_name(TimingPolicy t) { return t == TimingPolicy::loop ? "loop" : "per-call"; }
+
+std::string timing_policy_text(TimingPolicy t) {
+  if (t == TimingPolicy::loop)
+    return "one barrier, then the timed calls back to back (as nccl-tests and a plain MPI_Wtime loop); "
+           "each call's time is the gap between consecutive completions on a rank; the slowest rank "
+           "(largest total) is reported";
+  return "a barrier (not timed) before every call; each call timed alone on every rank (as the OSU "
+         "benchmarks); an iteration's time is the slowest rank's";
+}
+
+Command parse_command_line(int argc, const char* const* argv, const Registry& registry, int nranks) {
+  CLI::App app{"collbench: collective communication benchmarks for distributed training", "collbench"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Print help for every subcommand");
+  CLI::App* list = app.add_subcommand("list", "List collectives, algorithms, dtypes and ops");
+  CLI::App* run = app.add_subcommand("run", "Run a validated size sweep of one collective");
+
+  Command cmd;
+  RunOptions& o = cmd.run;
+  std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", minb = "8", maxb = "64M",
+              timing = "per-call";
+  run->add_option("--collective,-c", collective, "allreduce, broadcast, reduce or gather")->capture_default_str();
+  run->add_option("--algorithms,-a", algorithms, "Comma-separated algorithm names (default: all registered)");
+  run->add_option("-b,--minbytes", minb, "Smallest size in bytes (K/M/G suffixes)")->capture_default_str();
+  run->add_option("-e,--maxbytes", maxb, "Largest size in bytes (K/M/G suffixes)")->capture_default_str();
+  run->add_option("-f,--stepfactor", o.step_factor, "Multiply the size by this between steps")->capture_default_str();
+  run->add_option("-w,--warmup", o.warmup, "Untimed warm-up calls per algorithm, size and round")->capture_default_str();
+  run->add_option("-n,--iters", o.iters, "Timed calls per algorithm, size and round")->capture_default_str();
+  run->add_option("--rounds", o.rounds, "Rounds per size; each round times every algorithm in turn, so "
+                                        "algorithms are measured interleaved")->capture_default_str();
+  run->add_option("-d,--dtype", dtype, "f32, f64, f16, bf16, i32 or i64")->capture_default_str();
+  run->add_option("-o,--op", op, "sum, prod, min or max")->capture_default_str();
+  run->add_option("-r,--root", o.root, "Root rank of broadcast, reduce and gather")->capture_default_str();
+  run->add_flag("--check,!--no-check", o.check, "Validate every algorithm against the MPI library before timing (default on)");
+  run->add_flag("--in-place", o.in_place, "Use one buffer for input and output (MPI_IN_PLACE)");
+  run->add_option("--timing", timing, "per-call or loop (see the table header)")->capture_default_str();
+  run->add_option("--csv", o.csv_path, "CSV output path (default: results/collbench-<collective>-<time>.csv)");
+  run->add_option("--json", o.json_path, "JSON output path (default: next to the CSV)");
+  run->add_option("--output-dir", o.output_dir, "Directory for default output files")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+    if (list->parsed()) {
+      cmd.kind = Command::Kind::list;
+      return cmd;
+    }
+    resolve(o, collective, algorithms, dtype, op, minb, maxb, timing, registry, nranks);
+    cmd.kind = Command::Kind::run;
+  } catch (const CLI::CallForHelp&) {
+    cmd.kind = Command::Kind::help;
+    cmd.text = app.help();
+    if (run->parsed()) cmd.text = run->help();
+  } catch (const CLI::CallForAllHelp&) {
+    cmd.kind = Command::Kind::help;
+    cmd.text = app.help("", CLI::AppFormatMode::All);
+  } catch (const CLI::ParseError& e) {
+    cmd.kind = Command::Kind::error;
+    cmd.text = e.what();
+    if (cmd.text.empty()) cmd.text = "invalid command line";
+    cmd.text += " (run 'collbench --help' for usage)";
+  } catch (const std::invalid_argument& e) {
+    cmd.kind = Command::Kind::error;
+    cmd.text = e.what();
+  }
+  return cmd;
+}
+
+}  // namespace collbench

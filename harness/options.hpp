@@ -1,0 +1,47 @@
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "collective.hpp"
+#include "registry.hpp"
+
+namespace collbench {
+
+enum class TimingPolicy { per_call, loop };
+
+struct RunOptions {
+  Collective collective = Collective::allreduce;
+  std::vector<const AlgorithmEntry*> algorithms;  // resolved; baseline first
+  std::size_t min_bytes = 8;
+  std::size_t max_bytes = std::size_t{64} << 20;
+  double step_factor = 2;
+  int warmup = 5;
+  int iters = 20;
+  int rounds = 1;
+  DType dtype = DType::f32;
+  ReduceOp op = ReduceOp::sum;
+  int root = 0;
+  bool check = true;
+  bool in_place = false;
+  TimingPolicy timing = TimingPolicy::per_call;
+  std::string csv_path;   // empty: results/<stamp>.csv
+  std::string json_path;  // empty: results/<stamp>.json
+  std::string output_dir = "results";
+};
+
+struct Command {
+  enum class Kind { run, list, help, error };
+  Kind kind = Kind::error;
+  RunOptions run;
+  std::string text;  // help or error message
+};
+
+// Parses and validates the command line the same way on every rank; nothing here
+// talks to other ranks. `nranks` lets rank-dependent checks (root) happen here too.
+Command parse_command_line(int argc, const char* const* argv, const Registry& registry, int nranks);
+
+std::string timing_policy_text(TimingPolicy t);
+const char* timing_policy_name(TimingPolicy t);
+
+}  // namespace collbench

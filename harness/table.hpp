@@ -1,0 +1,16 @@
+#pragma once
+#include <optional>
+#include <string>
+
+#include "options.hpp"
+#include "result_row.hpp"
+
+namespace collbench {
+
+// The human-readable table rank 0 prints: a header that states what was run, how it
+// was timed and how bandwidth is defined, then one line per (size, algorithm).
+void print_table_header(const RunOptions& o, int nranks, int nhosts, const std::string& mpi_library);
+void print_table_row(const ResultRow& row, std::optional<double> time_vs_mpi);
+void print_algorithm_list(const class Registry& registry);
+
+}  // namespace collbench

@@ -1,0 +1,36 @@
+#pragma once
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "result_row.hpp"
+
+namespace collbench {
+
+// Appends rows to a CSV file, flushing each so an interrupted sweep keeps them.
+class CsvWriter {
+ public:
+  explicit CsvWriter(const std::string& path);  // throws std::runtime_error if unwritable
+  void write(const ResultRow& row);
+
+ private:
+  std::ofstream out_;
+};
+
+// Keeps a JSON document {"metadata": ..., "rows": [...]} on disk, rewritten whole
+// (to a temporary file, then renamed) after each size so it is always valid JSON.
+class JsonWriter {
+ public:
+  JsonWriter(std::string path, nlohmann::json metadata);  // throws if unwritable
+  void add(const ResultRow& row);
+  void save();
+  void set_summary(const std::string& key, nlohmann::json value);
+
+ private:
+  std::string path_;
+  nlohmann::json doc_;
+};
+
+std::string csv_escape(const nlohmann::json& value);
+
+}  // namespace collbench
