@@ -7,10 +7,34 @@
 namespace collbench {
 
 namespace {
+// Types and ops are made on first use and freed at MPI_Finalize, which deletes
+// MPI_COMM_SELF's attributes first (MPI standard, "Allowing User Functions at Process Termination").
+std::array<MPI_Datatype, 2> half_types{MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+std::array<MPI_Op, 8> half_ops{MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL,
+                               MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+
+int free_at_finalize(MPI_Comm, int, void*, void*) {
+  for (MPI_Datatype& t : half_types)
+    if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  for (MPI_Op& op : half_ops)
+    if (op != MPI_OP_NULL) MPI_Op_free(&op);
+  return MPI_SUCCESS;
+}
+
+void register_cleanup_once() {
+  static const bool done = [] {
+    int key = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_at_finalize, &key, nullptr);
+    MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
+    return true;
+  }();
+  (void)done;
+}
+
 MPI_Datatype half_type(DType t) {
-  static MPI_Datatype f16 = MPI_DATATYPE_NULL, bf16 = MPI_DATATYPE_NULL;
-  MPI_Datatype& slot = t == DType::f16 ? f16 : bf16;
+  MPI_Datatype& slot = half_types[t == DType::f16 ? 0 : 1];
   if (slot == MPI_DATATYPE_NULL) {
+    register_cleanup_once();
     MPI_Type_contiguous(2, MPI_BYTE, &slot);
     MPI_Type_commit(&slot);
   }
@@ -24,13 +48,16 @@ void user_op(void* in, void* inout, int* len, MPI_Datatype*) {
 
 template <DType T>
 MPI_Op half_op(ReduceOp op) {
-  static std::array<MPI_Op, 4> ops{MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   static constexpr std::array<MPI_User_function*, 4> fns{
       &user_op<T, ReduceOp::sum>, &user_op<T, ReduceOp::prod>, &user_op<T, ReduceOp::min>,
       &user_op<T, ReduceOp::max>};
   const auto i = static_cast<std::size_t>(op);
-  if (ops[i] == MPI_OP_NULL) MPI_Op_create(fns[i], /*commute=*/1, &ops[i]);
-  return ops[i];
+  MPI_Op& slot = half_ops[(T == DType::f16 ? 0 : 4) + i];
+  if (slot == MPI_OP_NULL) {
+    register_cleanup_once();
+    MPI_Op_create(fns[i], /*commute=*/1, &slot);
+  }
+  return slot;
 }
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "metadata.hpp"
+#include "mpi_known_defects.hpp"
 #include "mpi_baseline.hpp"
 #include "mpi_transport.hpp"
 #include "options.hpp"
@@ -98,6 +99,7 @@ int run_command(int argc, const char* const* argv, MPI_Comm comm) {
   }
 
   RunOptions& o = cmd.run;
+  if (auto defect = known_mpi_defect(o.collective, o.in_place, o.root)) return fail(*defect);
   MpiTransport transport(comm);
   const nlohmann::json metadata = collect_metadata(argc, argv, comm, o, std::string(transport.name()));
   std::unique_ptr<CsvWriter> csv;

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A short real sweep on 2 ranks: exit 0, one table, the documented CSV columns with a
+# row per (size, algorithm), and a JSON file with metadata and the same rows.
+# usage: sweep_outputs.sh MPIEXEC COLLBENCH
+set -eu
+mpiexec=$1
+collbench=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+out=$("$mpiexec" -n 2 "$collbench" run -b 8 -e 4K -f 8 -n 3 -w 1 --csv "$dir/r.csv")
+echo "$out"
+fail() { echo "FAIL: $1"; exit 1; }
+[ "$(grep -c '^# collbench allreduce' <<<"$out")" -eq 1 ] || fail "the table header must be printed once"
+grep -q '^# timing: ' <<<"$out" || fail "the timing policy must be stated"
+head -1 "$dir/r.csv" | grep -q '^collective,algorithm,transport,ranks,bytes,count,dtype,op,root,iters,min_us,avg_us,p50_us,p99_us,max_us,algbw_gbps,busbw_gbps,errors' \
+  || fail "CSV header"
+[ "$(tail -n +2 "$dir/r.csv" | wc -l)" -eq 8 ] || fail "expected 4 sizes x 2 algorithms = 8 CSV rows"
+[ "$(grep -c ',0,false,' "$dir/r.csv")" -eq 8 ] || fail "every row must have been checked with 0 errors"
+python3 - "$dir/r.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+m = doc["metadata"]
+for key in ("mpi", "environment", "hosts", "git_revision", "command_line", "timing_policy"):
+    assert key in m, key
+assert m["mpi"]["library"].startswith("MPICH"), m["mpi"]
+assert len(doc["rows"]) == 8, len(doc["rows"])
+assert {r["algorithm"] for r in doc["rows"]} == {"mpi", "ring"}
+print("json ok")
+PY

@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "dtype_visit.hpp"
+#include "reduce_kernels.hpp"
+
+using namespace collbench;
+
+namespace {
+
+template <class T>
+double as_double(T v) {
+  if constexpr (std::is_same_v<T, BFloat16>) return static_cast<float>(v);
+  else return static_cast<double>(v);
+}
+
+// The expected element, computed the slow, obvious way (in double, rounded once).
+template <class T>
+T expected(ReduceOp op, T a, T b) {
+  const double x = as_double(a), y = as_double(b);
+  double r = 0;
+  switch (op) {
+    case ReduceOp::sum: r = x + y; break;
+    case ReduceOp::prod: r = x * y; break;
+    case ReduceOp::min: r = std::min(x, y); break;
+    case ReduceOp::max: r = std::max(x, y); break;
+  }
+  if constexpr (std::is_same_v<T, BFloat16>) return BFloat16(static_cast<float>(r));
+  else return static_cast<T>(r);
+}
+
+enum class Alias { none, dst_is_a, dst_is_b };
+
+void check(DType t, ReduceOp op, std::size_t n, Alias alias) {
+  visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    std::mt19937 gen(static_cast<unsigned>(n * 31 + static_cast<unsigned>(op)));
+    std::uniform_int_distribution<int> dist(-40, 40);
+    auto make = [&] {
+      if constexpr (std::is_same_v<T, BFloat16>) return BFloat16(static_cast<float>(dist(gen)) / 8);
+      else if constexpr (std::is_integral_v<T>) return static_cast<T>(dist(gen));
+      else return static_cast<T>(static_cast<double>(dist(gen)) / 8);
+    };
+    std::vector<T> a(n), b(n), d(n);
+    for (std::size_t i = 0; i < n; ++i) a[i] = make(), b[i] = make();
+    std::vector<T> want(n);
+    for (std::size_t i = 0; i < n; ++i) want[i] = expected(op, a[i], b[i]);
+    T* dst = alias == Alias::dst_is_a ? a.data() : alias == Alias::dst_is_b ? b.data() : d.data();
+    reduce(t, op, dst, a.data(), b.data(), n);
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(as_double(dst[i]), as_double(want[i])) << dtype_name(t) << " " << reduce_op_name(op) << " i=" << i;
+  });
+}
+
+}  // namespace
+
+TEST(ReduceKernels, EveryDtypeAndOpMatchesScalarReference) {
+  for (DType t : kAllDTypes)
+    for (ReduceOp op : kAllReduceOps)
+      for (std::size_t n : {0u, 1u, 7u, 33u, 1000u, 4099u})
+        for (Alias alias : {Alias::none, Alias::dst_is_a, Alias::dst_is_b}) check(t, op, n, alias);
+}
+
+TEST(ReduceKernels, HalfPrecisionRoundsOnceToNearestEven) {
+  // f16: 2048 + 1 is a tie between 2048 and 2050; even mantissa wins.
+  Float16 a = static_cast<Float16>(2048.0f), b = static_cast<Float16>(1.0f), d{};
+  reduce(DType::f16, ReduceOp::sum, &d, &a, &b, 1);
+  EXPECT_EQ(static_cast<float>(d), 2048.0f);
+  b = static_cast<Float16>(3.0f);
+  reduce(DType::f16, ReduceOp::sum, &d, &a, &b, 1);
+  EXPECT_EQ(static_cast<float>(d), 2052.0f);
+  // bf16 has 8 significant bits: 256 + 1 ties to 256, 256 + 3 rounds to 260.
+  BFloat16 x(256.0f), y(1.0f), z{};
+  reduce(DType::bf16, ReduceOp::sum, &z, &x, &y, 1);
+  EXPECT_EQ(static_cast<float>(z), 256.0f);
+  y = BFloat16(3.0f);
+  reduce(DType::bf16, ReduceOp::sum, &z, &x, &y, 1);
+  EXPECT_EQ(static_cast<float>(z), 260.0f);
+  // A bf16 product is computed in f32 and rounded once: 1.0078125^2 = 1.01568... -> 1.015625.
+  x = BFloat16(1.0078125f);
+  reduce(DType::bf16, ReduceOp::prod, &z, &x, &x, 1);
+  EXPECT_EQ(static_cast<float>(z), 1.015625f);
+}
+
+TEST(ReduceKernels, IntegerSumWrapsInsteadOfTrapping) {
+  std::int32_t a = 2147483647, b = 1, d = 0;
+  reduce(DType::i32, ReduceOp::sum, &d, &a, &b, 1);
+  EXPECT_EQ(d, -2147483647 - 1);
+}
+
+TEST(ReduceKernels, BFloat16ConversionKeepsNaN) {
+  BFloat16 n(std::nanf(""));
+  EXPECT_TRUE(std::isnan(static_cast<float>(n)));
+}

@@ -1,0 +1,91 @@
+// The symbolic executor is the safety net for every algorithm: these tests break a
+// correct ring schedule in each way it can go wrong and require the error to be caught.
+#include <gtest/gtest.h>
+
+#include "ring_allreduce.hpp"
+#include "symbolic_executor.hpp"
+
+using namespace collbench;
+
+namespace {
+constexpr int kRanks = 4;
+constexpr std::size_t kCount = 10;
+const SymbolicProblem kProblem{Collective::allreduce, kRanks, kCount, 0, false};
+
+std::vector<Schedule> ring() {
+  std::vector<Schedule> s;
+  for (int r = 0; r < kRanks; ++r) s.push_back(build_ring_allreduce({Collective::allreduce, kRanks, r, kCount, 0, 4}));
+  return s;
+}
+
+bool mentions(const SymbolicReport& rep, const std::string& text) {
+  for (const auto& e : rep.errors)
+    if (e.find(text) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST(SymbolicExecutor, AcceptsTheCorrectRing) { EXPECT_TRUE(play_schedules(kProblem, ring()).ok()); }
+
+TEST(SymbolicExecutor, ReportsASendWithoutReceive) {
+  auto s = ring();
+  s[1].steps[0].recvs.clear();
+  s[1].steps[0].ops.clear();
+  const auto rep = play_schedules(kProblem, s);
+  EXPECT_TRUE(mentions(rep, "no matching receive")) << rep.errors.front();
+}
+
+TEST(SymbolicExecutor, ReportsAReceiveWithoutSend) {
+  auto s = ring();
+  s[0].steps[0].sends.clear();
+  EXPECT_TRUE(mentions(play_schedules(kProblem, s), "no matching send"));
+}
+
+TEST(SymbolicExecutor, ReportsMismatchedMessageLengths) {
+  auto s = ring();
+  s[2].steps[1].sends[0].region.count -= 1;
+  EXPECT_TRUE(mentions(play_schedules(kProblem, s), "which sends"));
+}
+
+TEST(SymbolicExecutor, ReportsADoubleCountedContribution) {
+  auto s = ring();
+  const LocalOp first = s[3].steps[0].ops[0];  // recv = own + left neighbour's
+  s[3].steps[0].ops.push_back(reduce_op(first.dst, first.dst, first.b));  // ... + left neighbour's again
+  EXPECT_TRUE(mentions(play_schedules(kProblem, s), "twice"));
+}
+
+TEST(SymbolicExecutor, ReportsAMissingContribution) {
+  auto s = ring();
+  s[1].steps[1].ops[0].kind = LocalOp::Kind::copy;  // drop own data for one chunk
+  const auto rep = play_schedules(kProblem, s);
+  EXPECT_TRUE(mentions(rep, "expected element")) << (rep.ok() ? "no error" : rep.errors.front());
+}
+
+TEST(SymbolicExecutor, ReportsARaceBetweenReceiveAndSend) {
+  auto s = ring();
+  s[0].steps[3].recvs[0].region = s[0].steps[3].sends[0].region;
+  EXPECT_TRUE(mentions(play_schedules(kProblem, s), "overwrites a region being sent"));
+}
+
+TEST(SymbolicExecutor, ReportsRegionsOutsideTheBuffer) {
+  auto s = ring();
+  s[0].steps[0].sends[0].region.offset = kCount;
+  EXPECT_TRUE(mentions(play_schedules(kProblem, s), "outside its buffer"));
+}
+
+TEST(SymbolicExecutor, ReportsCombiningDifferentElements) {
+  auto s = ring();
+  s[2].steps[0].ops[0].a.offset = (s[2].steps[0].ops[0].a.offset + 1) % kCount;
+  EXPECT_TRUE(mentions(play_schedules(kProblem, s), "combines element"));
+}
+
+TEST(SymbolicExecutor, ChecksGatherAndBroadcastExpectations) {
+  // A schedule that does nothing is wrong for every collective on more than one rank.
+  for (Collective c : kAllCollectives) {
+    std::vector<Schedule> nothing(3);
+    EXPECT_FALSE(play_schedules({c, 3, 4, 1, false}, nothing).ok()) << collective_name(c);
+  }
+  // ... and a trivially correct single-rank broadcast passes.
+  std::vector<Schedule> one(1);
+  EXPECT_TRUE(play_schedules({Collective::broadcast, 1, 4, 0, false}, one).ok());
+}
