@@ -1,7 +1,15 @@
 #include "reduce_kernels.hpp"
 
+#include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#include <unistd.h>
+#endif
 
 #include "half.hpp"
 
@@ -62,25 +70,126 @@ inline void by_op(ReduceOp op, void* d, const void* a, const void* b, std::size_
   }
 }
 
+// 16-bit floats go through f32 one L1-sized block at a time: convert both inputs,
+// reduce in f32 (vectorised), round back once. Reading a block before writing it
+// keeps exact aliasing (in place) safe.
+constexpr std::size_t kBlock = 1024;
+
+inline void bf16_to_f32(const BFloat16* in, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(std::uint32_t(in[i].bits) << 16);
+}
+inline void f32_to_bf16(const float* in, BFloat16* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i].bits = BFloat16::from_float(in[i]);
+}
+inline void f16_to_f32(const Float16* in, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(in[i]);
+}
+inline void f32_to_f16(const float* in, Float16* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<Float16>(in[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// GCC 12 does not vectorise _Float16 conversions, so the AVX2 path uses F16C directly.
+[[gnu::target("avx2,f16c")]] void f16_to_f32_f16c(const Float16* in, float* out, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
+  for (; i < n; ++i) out[i] = static_cast<float>(in[i]);
+}
+[[gnu::target("avx2,f16c")]] void f32_to_f16_f16c(const float* in, Float16* out, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  for (; i < n; ++i) out[i] = static_cast<Float16>(in[i]);
+}
+#endif
+
+template <class H, bool kF16C>
+void by_op_half(ReduceOp op, void* dst, const void* a, const void* b, std::size_t n) {
+  alignas(64) float fa[kBlock], fb[kBlock];
+  auto* d = static_cast<H*>(dst);
+  auto* x = static_cast<const H*>(a);
+  auto* y = static_cast<const H*>(b);
+  auto widen = [](const H* in, float* out, std::size_t m) {
+    if constexpr (std::is_same_v<H, BFloat16>) bf16_to_f32(in, out, m);
+#if defined(__x86_64__) && defined(__GNUC__)
+    else if constexpr (kF16C) f16_to_f32_f16c(in, out, m);
+#endif
+    else f16_to_f32(in, out, m);
+  };
+  auto narrow = [](const float* in, H* out, std::size_t m) {
+    if constexpr (std::is_same_v<H, BFloat16>) f32_to_bf16(in, out, m);
+#if defined(__x86_64__) && defined(__GNUC__)
+    else if constexpr (kF16C) f32_to_f16_f16c(in, out, m);
+#endif
+    else f32_to_f16(in, out, m);
+  };
+  for (std::size_t i = 0; i < n; i += kBlock) {
+    const std::size_t m = std::min(kBlock, n - i);
+    widen(x + i, fa, m);
+    widen(y + i, fb, m);
+    by_op<float>(op, fa, fa, fb, m);
+    narrow(fa, d + i, m);
+  }
+}
+
+template <bool kF16C>
 inline void by_type(DType t, ReduceOp op, void* d, const void* a, const void* b, std::size_t n) {
   switch (t) {
     case DType::f32: return by_op<float>(op, d, a, b, n);
     case DType::f64: return by_op<double>(op, d, a, b, n);
-    case DType::f16: return by_op<Float16>(op, d, a, b, n);
-    case DType::bf16: return by_op<BFloat16>(op, d, a, b, n);
+    case DType::f16: return by_op_half<Float16, kF16C>(op, d, a, b, n);
+    case DType::bf16: return by_op_half<BFloat16, kF16C>(op, d, a, b, n);
     case DType::i32: return by_op<std::int32_t>(op, d, a, b, n);
     case DType::i64: return by_op<std::int64_t>(op, d, a, b, n);
   }
 }
 
 // The same kernels compiled twice: flatten inlines them into each clone, so the
-// AVX2 clone gets 256-bit loops and hardware f16 conversion while the build stays
-// portable to any x86-64 (or other) CPU.
+// AVX2 clone gets 256-bit loops while the build stays portable to any CPU.
 #if defined(__x86_64__) && defined(__GNUC__)
+// Outputs larger than the last-level cache are written with non-temporal stores
+// through an L1 block, as glibc's memcpy does past its threshold: this saves the
+// read-for-ownership of every destination line.
+std::size_t streaming_threshold_bytes() {
+  static const std::size_t bytes = [] {
+    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return static_cast<std::size_t>(llc > 0 ? llc : 32L << 20);
+  }();
+  return bytes;
+}
+
+[[gnu::target("avx2,f16c"), gnu::flatten]] void by_type_streaming(DType t, ReduceOp op, std::byte* d,
+                                                                  const std::byte* a, const std::byte* b,
+                                                                  std::size_t n) {
+  const std::size_t elem = dtype_size(t);
+  constexpr std::size_t kBytes = 8192;
+  alignas(64) std::byte tmp[kBytes];
+  // Scalar-width head until the destination is 32-byte aligned.
+  std::size_t head = ((32 - reinterpret_cast<std::uintptr_t>(d) % 32) % 32) / elem;
+  if (reinterpret_cast<std::uintptr_t>(d + head * elem) % 32 != 0) head = n;  // misaligned elements
+  head = std::min(head, n);
+  by_type<true>(t, op, d, a, b, head);
+  std::size_t i = head;
+  const std::size_t per_block = kBytes / elem;
+  for (; i + per_block <= n; i += per_block) {
+    by_type<true>(t, op, tmp, a + i * elem, b + i * elem, per_block);
+    auto* out = reinterpret_cast<__m256i*>(d + i * elem);
+    const auto* in = reinterpret_cast<const __m256i*>(tmp);
+    for (std::size_t k = 0; k < kBytes / 32; ++k) _mm256_stream_si256(out + k, _mm256_load_si256(in + k));
+  }
+  _mm_sfence();
+  by_type<true>(t, op, d + i * elem, a + i * elem, b + i * elem, n - i);
+}
+
 [[gnu::target("avx2,f16c"), gnu::flatten]] void by_type_avx2(DType t, ReduceOp op, void* d,
                                                              const void* a, const void* b,
                                                              std::size_t n) {
-  by_type(t, op, d, a, b, n);
+  if (n * dtype_size(t) * 3 > streaming_threshold_bytes())
+    return by_type_streaming(t, op, static_cast<std::byte*>(d), static_cast<const std::byte*>(a),
+                             static_cast<const std::byte*>(b), n);
+  by_type<true>(t, op, d, a, b, n);
 }
 bool cpu_has_avx2() {
   static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
@@ -90,7 +199,7 @@ bool cpu_has_avx2() {
 
 [[gnu::flatten]] void by_type_baseline(DType t, ReduceOp op, void* d, const void* a,
                                        const void* b, std::size_t n) {
-  by_type(t, op, d, a, b, n);
+  by_type<false>(t, op, d, a, b, n);
 }
 
 }  // namespace
