@@ -186,7 +186,7 @@ std::size_t streaming_threshold_bytes() {
 [[gnu::target("avx2,f16c"), gnu::flatten]] void by_type_avx2(DType t, ReduceOp op, void* d,
                                                              const void* a, const void* b,
                                                              std::size_t n) {
-  if (n * dtype_size(t) * 3 > streaming_threshold_bytes())
+  if (n * dtype_size(t) >= reduce_streaming_min_bytes())
     return by_type_streaming(t, op, static_cast<std::byte*>(d), static_cast<const std::byte*>(a),
                              static_cast<const std::byte*>(b), n);
   by_type<true>(t, op, d, a, b, n);
@@ -209,6 +209,14 @@ void reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::
   if (cpu_has_avx2()) return by_type_avx2(t, op, dst, a, b, count);
 #endif
   by_type_baseline(t, op, dst, a, b, count);
+}
+
+std::size_t reduce_streaming_min_bytes() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  return streaming_threshold_bytes() / 3 + 1;  // a, b and dst together exceed the LLC
+#else
+  return SIZE_MAX;
+#endif
 }
 
 const char* reduce_kernel_isa() {

@@ -9,6 +9,10 @@ namespace collbench {
 // other overlap is allowed. 16-bit floats are computed in f32 and rounded once.
 void reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count);
 
+// Outputs of at least this many bytes take the streaming (non-temporal store) path
+// on CPUs that have it; exposed so tests can exercise that path.
+std::size_t reduce_streaming_min_bytes();
+
 // Name of the code path reduce() dispatches to on this CPU ("avx2+f16c" or "baseline").
 const char* reduce_kernel_isa();
 

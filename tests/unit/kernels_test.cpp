@@ -95,3 +95,19 @@ TEST(ReduceKernels, BFloat16ConversionKeepsNaN) {
   BFloat16 n(std::nanf(""));
   EXPECT_TRUE(std::isnan(static_cast<float>(n)));
 }
+
+TEST(ReduceKernels, StreamingPathForOutputsLargerThanTheCache) {
+  // Past the threshold the kernel writes through an L1 block with non-temporal stores;
+  // odd offsets exercise its unaligned head and partial tail.
+  const std::size_t n = reduce_streaming_min_bytes() / sizeof(float) + 1003;
+  std::vector<float> a(n + 1), b(n + 1), d(n + 1);
+  for (std::size_t i = 0; i <= n; ++i) a[i] = static_cast<float>(i % 97), b[i] = static_cast<float>(i % 13);
+  reduce(DType::f32, ReduceOp::sum, d.data() + 1, a.data() + 1, b.data() + 1, n);
+  std::size_t bad = 0;
+  for (std::size_t i = 1; i <= n; ++i) bad += d[i] != a[i] + b[i];
+  EXPECT_EQ(bad, 0u);
+  reduce(DType::f32, ReduceOp::max, a.data(), a.data(), b.data(), n + 1);  // in place
+  bad = 0;
+  for (std::size_t i = 0; i <= n; ++i) bad += a[i] != std::max<float>(static_cast<float>(i % 97), b[i]);
+  EXPECT_EQ(bad, 0u);
+}
