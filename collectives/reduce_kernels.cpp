@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -160,35 +161,74 @@ std::size_t streaming_threshold_bytes() {
   return bytes;
 }
 
-[[gnu::target("avx2,f16c"), gnu::flatten]] void by_type_streaming(DType t, ReduceOp op, std::byte* d,
+// One 32-byte vector at a time, in registers (GCC vector extensions), then stored
+// past the cache. Integer sum/prod use unsigned lanes so they wrap like apply().
+template <class T, bool = std::is_integral_v<T>>
+struct WrappingLane { using type = T; };
+template <class T>
+struct WrappingLane<T, true> { using type = std::make_unsigned_t<T>; };
+
+template <class T, ReduceOp Op>
+[[gnu::target("avx2,f16c")]] void stream_vectors(std::byte* d, const std::byte* a, const std::byte* b,
+                                                 std::size_t vectors) {
+  using U = typename WrappingLane<T>::type;
+  typedef T V __attribute__((vector_size(32)));
+  typedef U VU __attribute__((vector_size(32)));
+  for (std::size_t v = 0; v < vectors; ++v) {
+    V x, y, r;
+    std::memcpy(&x, a + v * 32, 32);
+    std::memcpy(&y, b + v * 32, 32);
+    if constexpr (Op == ReduceOp::sum) r = reinterpret_cast<V>(reinterpret_cast<VU>(x) + reinterpret_cast<VU>(y));
+    if constexpr (Op == ReduceOp::prod) r = reinterpret_cast<V>(reinterpret_cast<VU>(x) * reinterpret_cast<VU>(y));
+    if constexpr (Op == ReduceOp::min) r = y < x ? y : x;
+    if constexpr (Op == ReduceOp::max) r = y > x ? y : x;
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + v * 32), reinterpret_cast<__m256i>(r));
+  }
+}
+
+template <class T>
+[[gnu::target("avx2,f16c"), gnu::flatten]] void stream_by_op(ReduceOp op, std::byte* d, const std::byte* a,
+                                                              const std::byte* b, std::size_t vectors) {
+  switch (op) {
+    case ReduceOp::sum: return stream_vectors<T, ReduceOp::sum>(d, a, b, vectors);
+    case ReduceOp::prod: return stream_vectors<T, ReduceOp::prod>(d, a, b, vectors);
+    case ReduceOp::min: return stream_vectors<T, ReduceOp::min>(d, a, b, vectors);
+    case ReduceOp::max: return stream_vectors<T, ReduceOp::max>(d, a, b, vectors);
+  }
+}
+
+// Returns false for the 16-bit types, which are compute-bound and keep the cached path.
+[[gnu::target("avx2,f16c"), gnu::flatten]] bool by_type_streaming(DType t, ReduceOp op, std::byte* d,
                                                                   const std::byte* a, const std::byte* b,
                                                                   std::size_t n) {
   const std::size_t elem = dtype_size(t);
-  constexpr std::size_t kBytes = 8192;
-  alignas(64) std::byte tmp[kBytes];
-  // Scalar-width head until the destination is 32-byte aligned.
-  std::size_t head = ((32 - reinterpret_cast<std::uintptr_t>(d) % 32) % 32) / elem;
-  if (reinterpret_cast<std::uintptr_t>(d + head * elem) % 32 != 0) head = n;  // misaligned elements
-  head = std::min(head, n);
+  if (elem < 4) return false;
+  // Ordinary stores until the destination is 32-byte aligned (or for all of it, if it never will be).
+  std::size_t head = ((32 - reinterpret_cast<std::uintptr_t>(d) % 32) % 32);
+  head = head % elem ? n : std::min(n, head / elem);
   by_type<true>(t, op, d, a, b, head);
-  std::size_t i = head;
-  const std::size_t per_block = kBytes / elem;
-  for (; i + per_block <= n; i += per_block) {
-    by_type<true>(t, op, tmp, a + i * elem, b + i * elem, per_block);
-    auto* out = reinterpret_cast<__m256i*>(d + i * elem);
-    const auto* in = reinterpret_cast<const __m256i*>(tmp);
-    for (std::size_t k = 0; k < kBytes / 32; ++k) _mm256_stream_si256(out + k, _mm256_load_si256(in + k));
+  const std::size_t vectors = (n - head) * elem / 32;
+  const std::size_t off = head * elem;
+  switch (t) {
+    case DType::f32: stream_by_op<float>(op, d + off, a + off, b + off, vectors); break;
+    case DType::f64: stream_by_op<double>(op, d + off, a + off, b + off, vectors); break;
+    case DType::i32: stream_by_op<std::int32_t>(op, d + off, a + off, b + off, vectors); break;
+    case DType::i64: stream_by_op<std::int64_t>(op, d + off, a + off, b + off, vectors); break;
+    case DType::f16: case DType::bf16: break;
   }
   _mm_sfence();
-  by_type<true>(t, op, d + i * elem, a + i * elem, b + i * elem, n - i);
+  const std::size_t done = head + vectors * 32 / elem;
+  by_type<true>(t, op, d + done * elem, a + done * elem, b + done * elem, n - done);
+  return true;
 }
 
 [[gnu::target("avx2,f16c"), gnu::flatten]] void by_type_avx2(DType t, ReduceOp op, void* d,
                                                              const void* a, const void* b,
                                                              std::size_t n) {
-  if (n * dtype_size(t) >= reduce_streaming_min_bytes())
-    return by_type_streaming(t, op, static_cast<std::byte*>(d), static_cast<const std::byte*>(a),
-                             static_cast<const std::byte*>(b), n);
+  if (n * dtype_size(t) >= reduce_streaming_min_bytes() &&
+      by_type_streaming(t, op, static_cast<std::byte*>(d), static_cast<const std::byte*>(a),
+                        static_cast<const std::byte*>(b), n))
+    return;
   by_type<true>(t, op, d, a, b, n);
 }
 bool cpu_has_avx2() {

@@ -219,27 +219,23 @@ class Player {
     }
   }
 
-  // Expected final contents of one element of a rank's receive buffer: (index, ranks).
-  bool expect(int r, std::size_t i, std::int64_t& index, std::vector<std::uint64_t>& want) const {
+  // Expected final contents of element i of a receive buffer: (index, ranks).
+  std::int64_t expect(std::size_t i, std::vector<std::uint64_t>& want) const {
     std::fill(want.begin(), want.end(), 0);
     auto set = [&](int k) { want[k / 64] |= std::uint64_t{1} << (k % 64); };
     switch (p_.collective) {
       case Collective::allreduce:
       case Collective::reduce:
-        index = static_cast<std::int64_t>(i);
         for (int k = 0; k < p_.nranks; ++k) set(k);
-        return true;
+        return static_cast<std::int64_t>(i);
       case Collective::broadcast:
-        index = static_cast<std::int64_t>(i);
         set(p_.root);
-        return true;
+        return static_cast<std::int64_t>(i);
       case Collective::gather:
-        index = static_cast<std::int64_t>(i % p_.count);
         set(static_cast<int>(i / p_.count));
-        return true;
+        return static_cast<std::int64_t>(i % p_.count);
     }
-    (void)r;
-    return false;
+    return -1;
   }
 
   void check_final() {
@@ -247,8 +243,7 @@ class Player {
     for (int r = 0; r < p_.nranks && !full(); ++r) {
       SymBuffer& b = ranks_[r].recv[0];
       for (std::size_t i = 0; i < b.index.size(); ++i) {
-        std::int64_t index = -1;
-        expect(r, i, index, want);
+        const std::int64_t index = expect(i, want);
         const std::uint64_t* got = b.cell(i);
         if (b.index[i] != index || !std::equal(want.begin(), want.end(), got)) {
           std::ostringstream os;

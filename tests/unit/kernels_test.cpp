@@ -97,17 +97,24 @@ TEST(ReduceKernels, BFloat16ConversionKeepsNaN) {
 }
 
 TEST(ReduceKernels, StreamingPathForOutputsLargerThanTheCache) {
-  // Past the threshold the kernel writes through an L1 block with non-temporal stores;
-  // odd offsets exercise its unaligned head and partial tail.
-  const std::size_t n = reduce_streaming_min_bytes() / sizeof(float) + 1003;
-  std::vector<float> a(n + 1), b(n + 1), d(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) a[i] = static_cast<float>(i % 97), b[i] = static_cast<float>(i % 13);
-  reduce(DType::f32, ReduceOp::sum, d.data() + 1, a.data() + 1, b.data() + 1, n);
-  std::size_t bad = 0;
-  for (std::size_t i = 1; i <= n; ++i) bad += d[i] != a[i] + b[i];
-  EXPECT_EQ(bad, 0u);
-  reduce(DType::f32, ReduceOp::max, a.data(), a.data(), b.data(), n + 1);  // in place
-  bad = 0;
-  for (std::size_t i = 0; i <= n; ++i) bad += a[i] != std::max<float>(static_cast<float>(i % 97), b[i]);
-  EXPECT_EQ(bad, 0u);
+  // Past the threshold the kernel streams its output with non-temporal stores; an
+  // odd element offset exercises the unaligned head and the partial tail.
+  for (DType t : kAllDTypes)
+    for (ReduceOp op : kAllReduceOps)
+      visit_dtype(t, [&](auto zero) {
+        using T = decltype(zero);
+        const std::size_t n = reduce_streaming_min_bytes() / sizeof(T) + 1003;
+        std::vector<T> a(n + 1), b(n + 1), d(n + 1);
+        for (std::size_t i = 0; i <= n; ++i) {
+          a[i] = T(static_cast<float>(static_cast<int>(i % 97) - 40));
+          b[i] = T(static_cast<float>(static_cast<int>(i % 13) - 6));
+        }
+        reduce(t, op, d.data() + 1, a.data() + 1, b.data() + 1, n);
+        std::size_t bad = 0;
+        for (std::size_t i = 1; i <= n; ++i) bad += as_double(d[i]) != as_double(expected(op, a[i], b[i]));
+        EXPECT_EQ(bad, 0u) << dtype_name(t) << " " << reduce_op_name(op);
+        const T a0 = a[0];
+        reduce(t, op, a.data(), a.data(), b.data(), n + 1);  // in place, aligned
+        EXPECT_EQ(as_double(a[0]), as_double(expected(op, a0, b[0]))) << dtype_name(t) << " " << reduce_op_name(op);
+      });
 }
