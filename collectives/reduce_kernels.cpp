@@ -150,9 +150,9 @@ inline void by_type(DType t, ReduceOp op, void* d, const void* a, const void* b,
 // The same kernels compiled twice: flatten inlines them into each clone, so the
 // AVX2 clone gets 256-bit loops while the build stays portable to any CPU.
 #if defined(__x86_64__) && defined(__GNUC__)
-// Outputs larger than the last-level cache are written with non-temporal stores
-// through an L1 block, as glibc's memcpy does past its threshold: this saves the
-// read-for-ownership of every destination line.
+// When a, b and dst together exceed the last-level cache, 32/64-bit outputs are
+// written with non-temporal stores, as glibc's memcpy does past its threshold: this
+// saves the read-for-ownership of every destination line.
 std::size_t streaming_threshold_bytes() {
   static const std::size_t bytes = [] {
     const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
