@@ -1,5 +1,7 @@
 #include "collective.hpp"
 
+#include <cstddef>
+
 namespace collbench {
 
 std::string_view collective_name(Collective c) {
@@ -56,6 +58,14 @@ BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank
       break;
   }
   return l;
+}
+
+CollectiveCall bind_buffers(CollectiveCall call, const BufferLayout& layout, const void* send, void* recv) {
+  call.recv = recv;
+  call.send = layout.send_aliases_recv
+                  ? static_cast<std::byte*>(recv) + layout.send_offset_in_recv * dtype_size(call.dtype)
+                  : send;
+  return call;
 }
 
 }  // namespace collbench

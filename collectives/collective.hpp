@@ -45,4 +45,8 @@ struct CollectiveCall {
   bool in_place = false;
 };
 
+// Points `call` at its buffers: send is the receive buffer (at its offset) where the
+// layout aliases them, as MPI_IN_PLACE does.
+CollectiveCall bind_buffers(CollectiveCall call, const BufferLayout& layout, const void* send, void* recv);
+
 }  // namespace collbench

@@ -32,18 +32,12 @@ class SizeRun {
         layout_(buffer_layout(o.collective, count, nranks, rank, o.root, o.in_place)) {}
 
   CollectiveCall call(std::vector<std::byte>& out) const {
-    CollectiveCall c{o_.collective, o_.dtype, o_.op, count_, o_.root, b_.send.data(), out.data(), o_.in_place};
-    if (layout_.send_aliases_recv) c.send = out.data() + layout_.send_offset_in_recv * dtype_size(o_.dtype);
-    return c;
+    const CollectiveCall shape{o_.collective, o_.dtype, o_.op, count_, o_.root, nullptr, nullptr, o_.in_place};
+    return bind_buffers(shape, layout_, b_.send.data(), out.data());
   }
 
   // Poisons `out` and writes this rank's input where the call reads it.
-  void load_inputs(std::vector<std::byte>& out) const {
-    const std::size_t elem = dtype_size(o_.dtype);
-    poison(out.data(), layout_.recv_count * elem);
-    const bool has_input = o_.collective != Collective::broadcast || rank_ == o_.root;
-    if (has_input) fill_input(spec_, rank_, const_cast<void*>(call(out).send), layout_.send_count);
-  }
+  void load_inputs(std::vector<std::byte>& out) const { collbench::load_inputs(call(out), layout_, rank_, spec_.nranks); }
 
   std::size_t mismatches_against_ref() const {
     return count_mismatches(o_.dtype, b_.recv.data(), b_.ref.data(), layout_.recv_count, tolerance(spec_));

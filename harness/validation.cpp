@@ -78,6 +78,13 @@ void fill_input(const InputSpec& s, int rank, void* buf, std::size_t count) {
 
 void poison(void* buf, std::size_t bytes) { std::memset(buf, 0xA5, bytes); }
 
+void load_inputs(const CollectiveCall& call, const BufferLayout& layout, int rank, int nranks) {
+  poison(call.recv, layout.recv_count * dtype_size(call.dtype));
+  if (call.collective == Collective::broadcast && rank != call.root) return;
+  // The send buffer is the caller's input buffer; only collectives treat it as const.
+  fill_input({call.collective, call.dtype, call.op, nranks}, rank, const_cast<void*>(call.send), layout.send_count);
+}
+
 double tolerance(const InputSpec& s) {
   if (!uses_reduce_op(s.collective) || s.op != ReduceOp::sum || !is_floating(s.dtype)) return 0;
   const double n = s.nranks, k = static_cast<double>(sum_magnitude(s));

@@ -22,6 +22,10 @@ void fill_input(const InputSpec& spec, int rank, void* buf, std::size_t count);
 // Fills with a byte pattern no valid result equals, so a stale buffer cannot pass.
 void poison(void* buf, std::size_t bytes);
 
+// Poisons the call's receive buffer, then writes `rank`'s input where the call reads
+// it (for broadcast only the root has input).
+void load_inputs(const CollectiveCall& call, const BufferLayout& layout, int rank, int nranks);
+
 // Absolute tolerance used when comparing results (0: exact).
 double tolerance(const InputSpec& spec);
 

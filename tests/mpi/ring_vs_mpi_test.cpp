@@ -28,11 +28,8 @@ struct Fixture {
     const std::size_t elem = dtype_size(t);
     const BufferLayout l = buffer_layout(c, count, n, rank, root, in_place);
     std::vector<std::byte> send(l.send_count * elem + 1), recv(std::max(l.recv_count, l.send_count) * elem + 1);
-    poison(recv.data(), recv.size());
-    CollectiveCall call{c, t, op, count, root, send.data(), recv.data(), in_place};
-    if (l.send_aliases_recv) call.send = recv.data() + l.send_offset_in_recv * elem;
-    if (c != Collective::broadcast || rank == root)
-      fill_input({c, t, op, n}, rank, const_cast<void*>(call.send), l.send_count);
+    const CollectiveCall call = bind_buffers({c, t, op, count, root, nullptr, nullptr, in_place}, l, send.data(), recv.data());
+    load_inputs(call, l, rank, n);
     prepare(*registry.find(c, name), call, transport, workspace)->run();
     recv.resize(l.recv_count * elem);
     return recv;
