@@ -1,24 +1,12 @@
 #include "mpi_known_defects.hpp"
 
-#include <mpi.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "mpi_library.hpp"
+
 namespace collbench {
 namespace {
-
-// MPICH version as major*10000 + minor*100 + patch, or 0 for another library.
-int mpich_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(text, &len);
-  const char* v = std::strstr(text, "MPICH Version:");
-  int major = 0, minor = 0, patch = 0;
-  if (!v || std::sscanf(v, "MPICH Version: %d.%d.%d", &major, &minor, &patch) < 2) return 0;
-  return major * 10000 + minor * 100 + patch;
-}
 
 bool env_is(const char* name, const char* value) {
   const char* v = std::getenv(name);
@@ -28,7 +16,7 @@ bool env_is(const char* name, const char* value) {
 }  // namespace
 
 std::optional<std::string> known_mpi_defect(Collective c, bool in_place, int root) {
-  const int v = mpich_version();
+  const int v = mpich_version_number();
   // pmodels/mpich#6540: ch4's reduce composition reads a bad address when a non-zero
   // root passes MPI_IN_PLACE (seen here with 4.0.2 from 2 KiB up; reported for 4.1.1).
   if (c == Collective::reduce && in_place && root != 0 && v >= 40000 && v < 40102 &&

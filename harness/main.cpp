@@ -106,7 +106,8 @@ int run_command(int argc, const char* const* argv, MPI_Comm comm) {
   std::unique_ptr<JsonWriter> json;
   if (std::string err = open_outputs(o, metadata, rank, comm, csv, json); !err.empty()) return fail(err);
 
-  if (rank == 0) print_table_header(o, size, static_cast<int>(metadata["hosts"].size()), mpi_library_summary());
+  if (rank == 0)
+    print_table_header(o, size, static_cast<int>(metadata["hosts"].size()), metadata["mpi"]["library"].get<std::string>());
   const std::int64_t wrong = run_sweep(o, registry, transport, comm, {csv.get(), json.get()});
   if (rank == 0) {
     std::printf("# results: %s and %s\n", o.csv_path.c_str(), o.json_path.c_str());

@@ -4,33 +4,15 @@
 #include <cstdlib>
 #include <ctime>
 #include <map>
-#include <sstream>
 
 #include "build_info.hpp"
+#include "mpi_library.hpp"
 #include "reduce_kernels.hpp"
 
 extern char** environ;
 
 namespace collbench {
 namespace {
-
-std::string library_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(text, &len);
-  return std::string(text, static_cast<std::size_t>(len));
-}
-
-std::string field(const std::string& text, const std::string& key) {
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(key, 0) == 0) {
-      std::string v = line.substr(key.size());
-      v.erase(0, v.find_first_not_of(" \t"));
-      return v;
-    }
-  return "";
-}
 
 nlohmann::json relevant_environment() {
   static const char* prefixes[] = {"MPIR_CVAR_", "MPICH_", "UCX_", "FI_", "HYDRA_", "MALLOC_", "GLIBC_TUNABLES",
@@ -55,16 +37,6 @@ std::string utc_now() {
 }
 
 }  // namespace
-
-std::string mpi_library_summary() {
-  const std::string v = library_version();
-  const std::string mpich = field(v, "MPICH Version:");
-  if (!mpich.empty()) {
-    const std::string device = field(v, "MPICH Device:");
-    return "MPICH " + mpich + (device.empty() ? "" : " (" + device + ")");
-  }
-  return v.substr(0, v.find('\n'));
-}
 
 std::vector<std::string> rank_hosts(MPI_Comm comm) {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
@@ -99,7 +71,7 @@ nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm
   m["command_line"] = std::vector<std::string>(argv, argv + argc);
   m["mpi"] = {{"library", mpi_library_summary()},
               {"standard", std::to_string(major) + "." + std::to_string(minor)},
-              {"library_version", library_version()}};
+              {"library_version", mpi_library_version()}};
   m["ranks"] = size;
   m["hosts"] = ranks_by_host;
   m["transport"] = transport;

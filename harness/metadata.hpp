@@ -8,8 +8,6 @@
 
 namespace collbench {
 
-// "MPICH 4.0.2 (ch4:ucx)" or the first line of MPI_Get_library_version.
-std::string mpi_library_summary();
 // Distinct host names of all ranks (collective over comm).
 std::vector<std::string> rank_hosts(MPI_Comm comm);
 
