@@ -43,6 +43,14 @@ class MpiCollective final : public PreparedCollective {
         if (a_.large) MPI_Gather_c(a_.send, a_.count, a_.type, a_.recv, a_.count, a_.type, a_.root, a_.comm);
         else MPI_Gather(a_.send, n, a_.type, a_.recv, n, a_.type, a_.root, a_.comm);
         break;
+      case Collective::allgather:
+        if (a_.large) MPI_Allgather_c(a_.send, a_.count, a_.type, a_.recv, a_.count, a_.type, a_.comm);
+        else MPI_Allgather(a_.send, n, a_.type, a_.recv, n, a_.type, a_.comm);
+        break;
+      case Collective::reduce_scatter:
+        if (a_.large) MPI_Reduce_scatter_block_c(a_.send, a_.recv, a_.count, a_.type, a_.op, a_.comm);
+        else MPI_Reduce_scatter_block(a_.send, a_.recv, n, a_.type, a_.op, a_.comm);
+        break;
     }
   }
 
@@ -57,8 +65,7 @@ std::unique_ptr<PreparedCollective> prepare_mpi(const CollectiveCall& call, Tran
   MpiArgs a{call.send, call.recv, static_cast<MPI_Count>(call.count), mpi_datatype(call.dtype),
             uses_reduce_op(call.collective) ? mpi_op(call.dtype, call.op) : MPI_OP_NULL,
             call.root, mpi->comm(), call.count > static_cast<std::size_t>(INT_MAX)};
-  if (call.in_place && (call.collective == Collective::allreduce || mpi->rank() == call.root))
-    a.send = MPI_IN_PLACE;
+  if (call.in_place && (!uses_root(call.collective) || mpi->rank() == call.root)) a.send = MPI_IN_PLACE;
   return std::make_unique<MpiCollective>(call.collective, a);
 }
 
@@ -68,7 +75,9 @@ void register_mpi_baselines(Registry& registry) {
   const std::pair<Collective, const char*> functions[] = {{Collective::allreduce, "MPI_Allreduce"},
                                                           {Collective::broadcast, "MPI_Bcast"},
                                                           {Collective::reduce, "MPI_Reduce"},
-                                                          {Collective::gather, "MPI_Gather"}};
+                                                          {Collective::gather, "MPI_Gather"},
+                                                          {Collective::allgather, "MPI_Allgather"},
+                                                          {Collective::reduce_scatter, "MPI_Reduce_scatter_block"}};
   for (const auto& [c, function] : functions)
     registry.add({c, "mpi", std::string("the MPI library's own ") + function, nullptr, prepare_mpi});
 }

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace collbench {
@@ -44,6 +45,24 @@ int mpich_version_number() {
   if (std::sscanf(field(mpi_library_version(), "MPICH Version:").c_str(), "%d.%d.%d", &major, &minor, &patch) < 2)
     return 0;
   return major * 10000 + minor * 100 + patch;
+}
+
+std::string mpich_algorithm_variable(Collective c) {
+  switch (c) {
+    case Collective::allreduce: return "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM";
+    case Collective::broadcast: return "MPIR_CVAR_BCAST_INTRA_ALGORITHM";
+    case Collective::reduce: return "MPIR_CVAR_REDUCE_INTRA_ALGORITHM";
+    case Collective::gather: return "MPIR_CVAR_GATHER_INTRA_ALGORITHM";
+    case Collective::allgather: return "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM";
+    case Collective::reduce_scatter: return "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM";
+  }
+  return "";
+}
+
+std::string mpich_forced_algorithm(Collective c) {
+  const char* v = std::getenv(mpich_algorithm_variable(c).c_str());
+  if (!v || !*v || std::string(v) == "auto") return "";
+  return v;
 }
 
 }  // namespace collbench

@@ -1,6 +1,8 @@
 #pragma once
 #include <string>
 
+#include "collective.hpp"
+
 namespace collbench {
 
 // The full MPI_Get_library_version text.
@@ -9,5 +11,11 @@ std::string mpi_library_version();
 std::string mpi_library_summary();
 // MPICH's version as major*10000 + minor*100 + patch; 0 for another library.
 int mpich_version_number();
+
+// The MPICH control variable that forces the library's algorithm for a collective
+// (e.g. MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM), and the algorithm it forces now: its
+// value, or "" when unset or "auto".
+std::string mpich_algorithm_variable(Collective c);
+std::string mpich_forced_algorithm(Collective c);
 
 }  // namespace collbench

@@ -11,6 +11,11 @@ std::byte* Workspace::reserve(std::size_t bytes) {
   return storage_.data();
 }
 
+std::size_t AlgorithmEntry::segment_bytes(const AlgorithmParams& params) const {
+  if (!pipelined()) return 0;
+  return params.segment_bytes ? params.segment_bytes : default_segment_bytes;
+}
+
 void Registry::add(AlgorithmEntry entry) {
   if (find(entry.collective, entry.name))
     throw std::logic_error("algorithm registered twice: " + std::string(collective_name(entry.collective)) +
@@ -44,10 +49,13 @@ class ScheduledCollective final : public PreparedCollective {
 }  // namespace
 
 std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const CollectiveCall& call,
-                                            Transport& transport, Workspace& workspace) {
+                                            Transport& transport, Workspace& workspace,
+                                            const AlgorithmParams& params) {
   if (entry.is_baseline()) return entry.prepare_library(call, transport);
+  AlgorithmParams resolved = params;
+  resolved.segment_bytes = entry.segment_bytes(params);
   const ScheduleRequest req{call.collective, transport.size(), transport.rank(), call.count,
-                            call.root, dtype_size(call.dtype)};
+                            call.root, dtype_size(call.dtype), &resolved};
   Schedule s = entry.build(req);
   const std::size_t scratch_bytes = s.scratch_count * dtype_size(call.dtype);
   std::byte* scratch = workspace.reserve(scratch_bytes);

@@ -40,7 +40,12 @@ struct AlgorithmEntry {
   std::string summary;
   ScheduleBuilder build = nullptr;
   LibraryPrepare prepare_library;
+  std::size_t default_segment_bytes = 0;  // pipelined: the segment used unless the run sets one
+  bool topology_aware = false;            // its schedule depends on AlgorithmParams::node_of_rank
   bool is_baseline() const { return build == nullptr; }
+  bool pipelined() const { return default_segment_bytes > 0; }
+  // The segment a run with `params` uses (0 for algorithms that are not pipelined).
+  std::size_t segment_bytes(const AlgorithmParams& params) const;
 };
 
 class Registry {
@@ -55,6 +60,7 @@ class Registry {
 
 // Sets up `entry` for `call`: builds and binds the schedule, or prepares the library call.
 std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const CollectiveCall& call,
-                                            Transport& transport, Workspace& workspace);
+                                            Transport& transport, Workspace& workspace,
+                                            const AlgorithmParams& params = {});
 
 }  // namespace collbench

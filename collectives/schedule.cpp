@@ -1,8 +1,18 @@
 #include "schedule.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace collbench {
+
+std::size_t ScheduleRequest::segment_elements(std::size_t default_bytes) const {
+  const std::size_t bytes = params && params->segment_bytes ? params->segment_bytes : default_bytes;
+  return std::max<std::size_t>(1, bytes / std::max<std::size_t>(1, element_size));
+}
+
+int ScheduleRequest::node_of(int r) const {
+  return params && !params->node_of_rank.empty() ? params->node_of_rank.at(static_cast<std::size_t>(r)) : 0;
+}
 
 LocalOp copy_op(Region dst, Region src) { return {LocalOp::Kind::copy, dst, src, {}}; }
 LocalOp reduce_op(Region dst, Region a, Region b) { return {LocalOp::Kind::reduce, dst, a, b}; }

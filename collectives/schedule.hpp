@@ -43,6 +43,12 @@ struct Schedule {
   std::vector<Step> steps;
 };
 
+// Settings that shape a schedule beyond the call itself.
+struct AlgorithmParams {
+  std::size_t segment_bytes = 0;  // pipelined algorithms: 0 picks the algorithm's default
+  std::vector<int> node_of_rank;  // node id of every rank; empty: all ranks share one node
+};
+
 // What a schedule builder is asked for.
 struct ScheduleRequest {
   Collective collective = Collective::allreduce;
@@ -50,7 +56,12 @@ struct ScheduleRequest {
   int rank = 0;
   std::size_t count = 0;
   int root = 0;
-  std::size_t element_size = 4;  // bytes; builders may use it to size pipeline segments
+  std::size_t element_size = 4;  // bytes; builders use it to size pipeline segments
+  const AlgorithmParams* params = nullptr;  // nullptr: defaults
+
+  // Elements per pipeline segment (at least 1): the requested size, else `default_bytes`.
+  std::size_t segment_elements(std::size_t default_bytes) const;
+  int node_of(int r) const;
 };
 
 using ScheduleBuilder = Schedule (*)(const ScheduleRequest&);

@@ -69,7 +69,7 @@ class Player {
   }
 
   // Resolves a region to a buffer and offset, following the in-place alias; nullptr if out of bounds.
-  Place place(int r, const Region& reg, const std::string& what) {
+  Place place(int r, const Region& reg, const std::string& what, const char* suffix = "") {
     Rank& st = ranks_[r];
     std::size_t limit = 0;
     Place pl{nullptr, reg.offset};
@@ -88,7 +88,7 @@ class Player {
     }
     if (reg.offset > limit || reg.count > limit - reg.offset) {
       std::ostringstream os;
-      os << "rank " << r << " " << what << ": region [" << reg.offset << "+" << reg.count
+      os << "rank " << r << " " << what << suffix << ": region [" << reg.offset << "+" << reg.count
          << "] is outside its buffer of " << limit << " elements";
       error(os.str());
       pl.buf = nullptr;
@@ -110,7 +110,7 @@ class Player {
           error("rank " + std::to_string(r) + " " + at + ": send to invalid peer " + std::to_string(t.peer));
           continue;
         }
-        Place pl = place(r, t.region, at + " send");
+        Place pl = place(r, t.region, at, " send");
         if (!pl.buf) continue;
         Payload pay;
         for (std::size_t i = 0; i < t.region.count; ++i) {
@@ -139,15 +139,15 @@ class Player {
 
   void check_races(int r, const Step& st, const std::string& at) {
     for (std::size_t i = 0; i < st.recvs.size(); ++i) {
-      Place a = place(r, st.recvs[i].region, at + " recv");
+      Place a = place(r, st.recvs[i].region, at, " recv");
       if (!a.buf) continue;
       for (std::size_t j = 0; j < st.recvs.size(); ++j) {
-        Place b = place(r, st.recvs[j].region, at + " recv");
+        Place b = place(r, st.recvs[j].region, at, " recv");
         if (j > i && b.buf && overlap(a, st.recvs[i].region.count, b, st.recvs[j].region.count))
           error("rank " + std::to_string(r) + " " + at + ": two receives write overlapping regions");
       }
       for (const Transfer& s : st.sends) {
-        Place b = place(r, s.region, at + " send");
+        Place b = place(r, s.region, at, " send");
         if (b.buf && overlap(a, st.recvs[i].region.count, b, s.region.count))
           error("rank " + std::to_string(r) + " " + at + ": a receive overwrites a region being sent");
       }
@@ -170,7 +170,7 @@ class Player {
             std::to_string(pay.index.size()));
       return;
     }
-    Place pl = place(r, t.region, at + " recv");
+    Place pl = place(r, t.region, at, " recv");
     if (!pl.buf) return;
     for (std::size_t i = 0; i < t.region.count; ++i) {
       pl.buf->index[pl.offset + i] = pay.index[i];
@@ -181,20 +181,21 @@ class Player {
 
   void local(int r, const LocalOp& op, const std::string& at) {
     const bool is_reduce = op.kind == LocalOp::Kind::reduce;
-    const std::string who = "rank " + std::to_string(r) + " " + at + (is_reduce ? " reduce" : " copy");
+    const char* kind = is_reduce ? " reduce" : " copy";
+    auto who = [&] { return "rank " + std::to_string(r) + " " + at + kind; };  // built only for errors
     if (op.a.count != op.dst.count || (is_reduce && op.b.count != op.dst.count)) {
-      error(who + ": regions of different lengths");
+      error(who() + ": regions of different lengths");
       return;
     }
-    Place d = place(r, op.dst, who), a = place(r, op.a, who);
-    Place b = is_reduce ? place(r, op.b, who) : Place{nullptr, 0};
+    Place d = place(r, op.dst, at, kind), a = place(r, op.a, at, kind);
+    Place b = is_reduce ? place(r, op.b, at, kind) : Place{nullptr, 0};
     if (!d.buf || !a.buf || (is_reduce && !b.buf)) return;
     std::vector<std::uint64_t> tmp(words_);
     for (std::size_t i = 0; i < op.dst.count; ++i) {
       std::int64_t ia = a.buf->index[a.offset + i];
       const std::uint64_t* ca = a.buf->cell(a.offset + i);
       if (ia < 0) {
-        error(who + ": reads undefined element " + std::to_string(op.a.offset + i));
+        error(who() + ": reads undefined element " + std::to_string(op.a.offset + i));
         return;
       }
       std::copy_n(ca, words_, tmp.begin());
@@ -202,13 +203,13 @@ class Player {
         std::int64_t ib = b.buf->index[b.offset + i];
         const std::uint64_t* cb = b.buf->cell(b.offset + i);
         if (ib < 0 || ib != ia) {
-          error(who + ": combines element " + std::to_string(ia) + " with " +
+          error(who() + ": combines element " + std::to_string(ia) + " with " +
                 (ib < 0 ? std::string("undefined data") : "element " + std::to_string(ib)));
           return;
         }
         for (std::size_t w = 0; w < words_; ++w) {
           if (tmp[w] & cb[w]) {
-            error(who + ": counts a rank's contribution twice in element " + std::to_string(ia));
+            error(who() + ": counts a rank's contribution twice in element " + std::to_string(ia));
             return;
           }
           tmp[w] |= cb[w];
@@ -220,7 +221,7 @@ class Player {
   }
 
   // Expected final contents of element i of a receive buffer: (index, ranks).
-  std::int64_t expect(std::size_t i, std::vector<std::uint64_t>& want) const {
+  std::int64_t expect(int rank, std::size_t i, std::vector<std::uint64_t>& want) const {
     std::fill(want.begin(), want.end(), 0);
     auto set = [&](int k) { want[k / 64] |= std::uint64_t{1} << (k % 64); };
     switch (p_.collective) {
@@ -232,8 +233,12 @@ class Player {
         set(p_.root);
         return static_cast<std::int64_t>(i);
       case Collective::gather:
+      case Collective::allgather:
         set(static_cast<int>(i / p_.count));
         return static_cast<std::int64_t>(i % p_.count);
+      case Collective::reduce_scatter:
+        for (int k = 0; k < p_.nranks; ++k) set(k);
+        return static_cast<std::int64_t>(static_cast<std::size_t>(rank) * p_.count + i);
     }
     return -1;
   }
@@ -242,8 +247,8 @@ class Player {
     std::vector<std::uint64_t> want(words_);
     for (int r = 0; r < p_.nranks && !full(); ++r) {
       SymBuffer& b = ranks_[r].recv[0];
-      for (std::size_t i = 0; i < b.index.size(); ++i) {
-        const std::int64_t index = expect(i, want);
+      for (std::size_t i = 0; i < ranks_[r].layout.result_count; ++i) {
+        const std::int64_t index = expect(r, i, want);
         const std::uint64_t* got = b.cell(i);
         if (b.index[i] != index || !std::equal(want.begin(), want.end(), got)) {
           std::ostringstream os;
@@ -289,11 +294,11 @@ SymbolicReport play_schedules(const SymbolicProblem& p, const std::vector<Schedu
   return Player(p, schedules).run();
 }
 
-SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build) {
+SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build, const AlgorithmParams& params) {
   std::vector<Schedule> schedules;
   schedules.reserve(p.nranks);
   for (int r = 0; r < p.nranks; ++r)
-    schedules.push_back(build({p.collective, p.nranks, r, p.count, p.root, 4}));
+    schedules.push_back(build({p.collective, p.nranks, r, p.count, p.root, 4, &params}));
   return play_schedules(p, schedules);
 }
 

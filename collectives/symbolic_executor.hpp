@@ -33,6 +33,6 @@ struct SymbolicProblem {
 SymbolicReport play_schedules(const SymbolicProblem& p, const std::vector<Schedule>& schedules);
 
 // Builds every rank's schedule with `build` and plays them.
-SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build);
+SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build, const AlgorithmParams& params = {});
 
 }  // namespace collbench
