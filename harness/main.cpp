@@ -17,6 +17,7 @@
 #include "reference_algorithms.hpp"
 #include "sweep.hpp"
 #include "table.hpp"
+#include "topology.hpp"
 #include "writers.hpp"
 
 using namespace collbench;
@@ -101,14 +102,17 @@ int run_command(int argc, const char* const* argv, MPI_Comm comm) {
   RunOptions& o = cmd.run;
   if (auto defect = known_mpi_defect(o.collective, o.in_place, o.root)) return fail(*defect);
   MpiTransport transport(comm);
-  const nlohmann::json metadata = collect_metadata(argc, argv, comm, o, std::string(transport.name()));
+  const Topology topology = discover_topology(comm, o.ranks_per_node);
+  o.params.segment_bytes = o.segment_bytes;
+  o.params.node_of_rank = topology.node_of_rank;
+  const nlohmann::json metadata = collect_metadata(argc, argv, comm, o, std::string(transport.name()), topology);
   std::unique_ptr<CsvWriter> csv;
   std::unique_ptr<JsonWriter> json;
   if (std::string err = open_outputs(o, metadata, rank, comm, csv, json); !err.empty()) return fail(err);
 
   if (rank == 0)
     print_table_header(o, size, static_cast<int>(metadata["hosts"].size()), metadata["mpi"]["library"].get<std::string>());
-  const std::int64_t wrong = run_sweep(o, registry, transport, comm, {csv.get(), json.get()});
+  const std::int64_t wrong = run_sweep(o, registry, transport, comm, {csv.get(), json.get()}, topology);
   if (rank == 0) {
     std::printf("# results: %s and %s\n", o.csv_path.c_str(), o.json_path.c_str());
     if (wrong > 0) std::fprintf(stderr, "collbench: error: %lld wrong element(s) found; see the errors column\n",

@@ -38,6 +38,11 @@ std::string utc_now() {
 
 }  // namespace
 
+std::string mpi_baseline_row_name(Collective c) {
+  const std::string forced = mpich_forced_algorithm(c);
+  return forced.empty() ? "mpi" : "mpi[" + forced + "]";
+}
+
 std::vector<std::string> rank_hosts(MPI_Comm comm) {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0, size = 1;
@@ -51,7 +56,7 @@ std::vector<std::string> rank_hosts(MPI_Comm comm) {
 }
 
 nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm, const RunOptions& o,
-                                const std::string& transport) {
+                                const std::string& transport, const Topology& topology) {
   int size = 1, major = 0, minor = 0;
   MPI_Comm_size(comm, &size);
   MPI_Get_version(&major, &minor);
@@ -76,6 +81,14 @@ nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm
   m["hosts"] = ranks_by_host;
   m["transport"] = transport;
   m["environment"] = relevant_environment();
+  const std::string forced = mpich_forced_algorithm(o.collective);
+  m["mpi_baseline"] = {{"algorithm_variable", mpich_algorithm_variable(o.collective)},
+                       {"forced_algorithm", forced.empty() ? "auto" : forced},
+                       {"row_name", mpi_baseline_row_name(o.collective)}};
+  m["topology"] = {{"nodes", topology.nodes},
+                   {"max_ranks_per_node", topology.max_ranks_per_node},
+                   {"node_of_rank", topology.node_of_rank},
+                   {"source", topology.source}};
   m["timing_policy"] = {{"name", timing_policy_name(o.timing)}, {"text", timing_policy_text(o.timing)}};
   std::vector<std::string> algs;
   for (const auto* a : o.algorithms) algs.push_back(a->name);
@@ -91,11 +104,16 @@ nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm
                   {"op", reduce_op_name(o.op)},
                   {"root", o.root},
                   {"check", o.check},
-                  {"in_place", o.in_place}};
+                  {"in_place", o.in_place},
+                  {"segment_bytes", o.segment_bytes},
+                  {"ranks_per_node", o.ranks_per_node}};
   m["definitions"] = {
-      {"bytes", "per-rank buffer for allreduce, broadcast and reduce; the gathered total for gather"},
+      {"bytes", "per-rank buffer for allreduce, broadcast and reduce; all n blocks for gather, allgather "
+                "and reduce_scatter"},
       {"algbw_gbps", "bytes / time, 1e9 bytes per second"},
-      {"busbw_gbps", "algbw x 2(n-1)/n for allreduce, (n-1)/n for gather, 1 for broadcast and reduce"},
+      {"busbw_gbps", "algbw x 2(n-1)/n for allreduce, (n-1)/n for gather, allgather and reduce_scatter, 1 for "
+                     "broadcast and reduce"},
+      {"segment_bytes", "pipeline segment of pipelined algorithms, 0 for the others"},
       {"errors", "wrong elements summed over ranks; -1 when not checked"}};
   return m;
 }

@@ -29,7 +29,8 @@ std::vector<std::string> split_list(const std::string& text) {
 
 void resolve(RunOptions& o, const std::string& collective, const std::string& algorithms,
              const std::string& dtype, const std::string& op, const std::string& minb,
-             const std::string& maxb, const std::string& timing, const Registry& registry, int nranks) {
+             const std::string& maxb, const std::string& timing, const std::string& segment,
+             const Registry& registry, int nranks) {
   auto c = parse_collective(collective);
   if (!c) throw std::invalid_argument("unknown collective '" + collective + "'; valid: " +
                                       join_names(kAllCollectives, collective_name));
@@ -73,6 +74,11 @@ void resolve(RunOptions& o, const std::string& collective, const std::string& al
   if (o.warmup < 0) throw std::invalid_argument("--warmup must not be negative");
   if (o.iters < 1) throw std::invalid_argument("--iters must be at least 1");
   if (o.rounds < 1) throw std::invalid_argument("--rounds must be at least 1");
+  if (!segment.empty()) {
+    o.segment_bytes = parse_size(segment);
+    if (o.segment_bytes < elem)
+      throw std::invalid_argument("--segment-size " + segment + " is smaller than one " + dtype + " element");
+  }
   if (o.root < 0 || o.root >= nranks)
     throw std::invalid_argument("--root " + std::to_string(o.root) + " is out of range for " +
                                 std::to_string(nranks) + " rank(s) (valid: 0.." + std::to_string(nranks - 1) + ")");
@@ -101,8 +107,8 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   Command cmd;
   RunOptions& o = cmd.run;
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", minb = "8", maxb = "64M",
-              timing = "per-call";
-  run->add_option("--collective,-c", collective, "allreduce, broadcast, reduce or gather")->capture_default_str();
+              timing = "per-call", segment;
+  run->add_option("--collective,-c", collective, join_names(kAllCollectives, collective_name))->capture_default_str();
   run->add_option("--algorithms,-a", algorithms, "Comma-separated algorithm names (default: all registered)");
   run->add_option("-b,--minbytes", minb, "Smallest size in bytes (K/M/G suffixes)")->capture_default_str();
   run->add_option("-e,--maxbytes", maxb, "Largest size in bytes (K/M/G suffixes)")->capture_default_str();
@@ -116,6 +122,11 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   run->add_option("-r,--root", o.root, "Root rank of broadcast, reduce and gather")->capture_default_str();
   run->add_flag("--check,!--no-check", o.check, "Validate every algorithm against the MPI library before timing (default on)");
   run->add_flag("--in-place", o.in_place, "Use one buffer for input and output (MPI_IN_PLACE)");
+  run->add_option("--segment-size", segment, "Pipeline segment of pipelined algorithms (K/M suffixes; "
+                                              "default: each algorithm's own, see 'collbench list')");
+  run->add_option("--ranks-per-node", o.ranks_per_node, "Emulate nodes of this many consecutive ranks for "
+                                                        "hierarchical algorithms (default: real nodes, "
+                                                        "from MPI_COMM_TYPE_SHARED)");
   run->add_option("--timing", timing, "per-call or loop (see the table header)")->capture_default_str();
   run->add_option("--csv", o.csv_path, "CSV output path (default: results/collbench-<collective>-<time>.csv)");
   run->add_option("--json", o.json_path, "JSON output path (default: next to the CSV)");
@@ -127,7 +138,9 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
       cmd.kind = Command::Kind::list;
       return cmd;
     }
-    resolve(o, collective, algorithms, dtype, op, minb, maxb, timing, registry, nranks);
+    if (run->count("--ranks-per-node") && o.ranks_per_node < 1)
+      throw std::invalid_argument("--ranks-per-node must be at least 1");
+    resolve(o, collective, algorithms, dtype, op, minb, maxb, timing, segment, registry, nranks);
     cmd.kind = Command::Kind::run;
   } catch (const CLI::CallForHelp&) {
     cmd.kind = Command::Kind::help;

@@ -25,6 +25,9 @@ struct RunOptions {
   bool check = true;
   bool in_place = false;
   TimingPolicy timing = TimingPolicy::per_call;
+  std::size_t segment_bytes = 0;  // pipelined algorithms; 0: each algorithm's default
+  int ranks_per_node = 0;         // emulated nodes; 0: from MPI_COMM_TYPE_SHARED
+  AlgorithmParams params;         // filled in once the topology is known
   std::string csv_path;   // empty: results/<stamp>.csv
   std::string json_path;  // empty: results/<stamp>.json
   std::string output_dir = "results";

@@ -10,7 +10,8 @@ Fields csv_fields(const ResultRow& r) {
           {"p50_us", r.time_us.p50},    {"p99_us", r.time_us.p99},    {"max_us", r.time_us.max},
           {"algbw_gbps", r.algbw_gbps}, {"busbw_gbps", r.busbw_gbps}, {"errors", r.errors},
           {"in_place", r.in_place},     {"warmup", r.warmup},         {"rounds", r.rounds},
-          {"timing", r.timing}};
+          {"timing", r.timing},         {"nodes", r.nodes},           {"ranks_per_node", r.ranks_per_node},
+          {"segment_bytes", r.segment_bytes}};
 }
 
 nlohmann::json to_json(const ResultRow& r) {

@@ -24,6 +24,8 @@ struct ResultRow {
   bool in_place = false;
   int warmup = 0, rounds = 1;
   std::string timing;
+  int nodes = 1, ranks_per_node = 1;  // the topology hierarchical algorithms used
+  std::size_t segment_bytes = 0;      // pipelined algorithms; 0 for the others
   std::vector<double> round_mean_us;  // JSON only: the spread between rounds
 };
 

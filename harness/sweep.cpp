@@ -8,6 +8,7 @@
 #include "stats.hpp"
 #include "table.hpp"
 #include "timing.hpp"
+#include "metadata.hpp"
 #include "validation.hpp"
 
 namespace collbench {
@@ -15,7 +16,7 @@ namespace {
 
 std::size_t per_rank_count(const RunOptions& o, std::size_t bytes, int nranks) {
   const std::size_t elem = dtype_size(o.dtype);
-  return o.collective == Collective::gather ? bytes / elem / static_cast<std::size_t>(nranks) : bytes / elem;
+  return size_counts_all_blocks(o.collective) ? bytes / elem / static_cast<std::size_t>(nranks) : bytes / elem;
 }
 
 // The three buffers of a run, allocated once at the largest size: inputs, the output
@@ -40,7 +41,7 @@ class SizeRun {
   void load_inputs(std::vector<std::byte>& out) const { collbench::load_inputs(call(out), layout_, rank_, spec_.nranks); }
 
   std::size_t mismatches_against_ref() const {
-    return count_mismatches(o_.dtype, b_.recv.data(), b_.ref.data(), layout_.recv_count, tolerance(spec_));
+    return count_mismatches(o_.dtype, b_.recv.data(), b_.ref.data(), layout_.result_count, tolerance(spec_));
   }
   std::size_t wrong_in_ref() const { return count_wrong_results(spec_, rank_, o_.root, count_, b_.ref.data()); }
 
@@ -56,7 +57,7 @@ class SizeRun {
 }  // namespace
 
 std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTransport& transport, MPI_Comm comm,
-                       Outputs out) {
+                       Outputs out, const Topology& topology) {
   const int rank = transport.rank(), nranks = transport.size();
   const std::size_t elem = dtype_size(o.dtype);
   const auto sizes = sweep_sizes(o.min_bytes, o.max_bytes, o.step_factor, elem);
@@ -73,18 +74,18 @@ std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTranspo
     // Size the shared scratch for the largest call now, so it is allocated once.
     SizeRun largest(o, buf, max_count, rank, nranks);
     for (const AlgorithmEntry* a : o.algorithms)
-      if (!a->is_baseline()) prepare(*a, largest.call(buf.recv), transport, workspace);
+      if (!a->is_baseline()) prepare(*a, largest.call(buf.recv), transport, workspace, o.params);
   }
 
   std::int64_t total_errors = 0;
   for (std::size_t bytes_requested : sizes) {
     const std::size_t count = per_rank_count(o, bytes_requested, nranks);
-    const std::size_t bytes = o.collective == Collective::gather ? count * elem * static_cast<std::size_t>(nranks)
-                                                                 : count * elem;
+    const std::size_t bytes = size_in_elements(o.collective, count, nranks) * elem;
     SizeRun size_run(o, buf, count, rank, nranks);
 
     std::vector<std::unique_ptr<PreparedCollective>> prepared;
-    for (const AlgorithmEntry* a : o.algorithms) prepared.push_back(prepare(*a, size_run.call(buf.recv), transport, workspace));
+    for (const AlgorithmEntry* a : o.algorithms)
+      prepared.push_back(prepare(*a, size_run.call(buf.recv), transport, workspace, o.params));
 
     // Validation: separate from the timed calls so checking never pollutes the numbers.
     std::vector<std::int64_t> errors(o.algorithms.size(), -1);
@@ -120,7 +121,7 @@ std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTranspo
     for (std::size_t i = 0; i < o.algorithms.size(); ++i) {
       ResultRow r;
       r.collective = collective_name(o.collective);
-      r.algorithm = o.algorithms[i]->name;
+      r.algorithm = o.algorithms[i] == mpi ? mpi_baseline_row_name(o.collective) : o.algorithms[i]->name;
       r.transport = o.algorithms[i]->is_baseline() ? "mpi-library" : std::string(transport.name());
       r.ranks = nranks;
       r.bytes = bytes;
@@ -139,6 +140,9 @@ std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTranspo
       r.rounds = o.rounds;
       r.timing = timing_policy_name(o.timing);
       r.round_mean_us = round_means[i];
+      r.nodes = topology.nodes;
+      r.ranks_per_node = topology.max_ranks_per_node;
+      r.segment_bytes = o.algorithms[i]->segment_bytes(o.params);
       if (o.algorithms[i] == mpi) mpi_mean = r.time_us.mean;
       rows.push_back(std::move(r));
     }

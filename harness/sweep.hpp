@@ -3,6 +3,7 @@
 
 #include "mpi_transport.hpp"
 #include "options.hpp"
+#include "topology.hpp"
 #include "writers.hpp"
 
 namespace collbench {
@@ -17,6 +18,6 @@ struct Outputs {
 // table and writes each size's rows as soon as they are measured. Returns the total
 // number of wrong elements found (0 when --no-check).
 std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTransport& transport, MPI_Comm comm,
-                       Outputs out);
+                       Outputs out, const Topology& topology = {});
 
 }  // namespace collbench

@@ -116,24 +116,27 @@ std::size_t count_wrong_results(const InputSpec& s, int rank, int root, std::siz
   const std::size_t elem = dtype_size(s.dtype);
   const auto* out = static_cast<const std::byte*>(recv);
   const double tol = tolerance(s);
+  std::size_t first_index = 0;  // input element that result element 0 stands for
   switch (s.collective) {
     case Collective::broadcast:
-    case Collective::gather: {
+    case Collective::gather:
+    case Collective::allgather: {
       if (s.collective == Collective::gather && rank != root) return 0;
-      const int first = s.collective == Collective::gather ? 0 : root;
-      const int last = s.collective == Collective::gather ? s.nranks - 1 : root;
+      const bool all = s.collective != Collective::broadcast;
+      const int first = all ? 0 : root, last = all ? s.nranks - 1 : root;
       std::vector<std::byte> want(count * elem);
       std::size_t bad = 0;
       for (int r = first; r <= last; ++r) {
         fill_input(s, r, want.data(), count);
-        const std::size_t at = s.collective == Collective::gather ? static_cast<std::size_t>(r) * count : 0;
+        const std::size_t at = all ? static_cast<std::size_t>(r) * count : 0;
         bad += count_mismatches(s.dtype, out + at * elem, want.data(), count, tol);
       }
       return bad;
     }
     case Collective::reduce:
       if (rank != root) return 0;
-      [[fallthrough]];
+      break;
+    case Collective::reduce_scatter: first_index = static_cast<std::size_t>(rank) * count; break;
     case Collective::allreduce: break;
   }
   // Fold every rank's input block by block with the same kernel; exact inputs make the
@@ -151,9 +154,9 @@ std::size_t count_wrong_results(const InputSpec& s, int rank, int root, std::siz
       using T = decltype(zero);
       auto* a = reinterpret_cast<T*>(acc.data());
       auto* x = reinterpret_cast<T*>(next.data());
-      for (std::size_t i = 0; i < n; ++i) a[i] = from_double<T>(input_value(s, 0, first + i));
+      for (std::size_t i = 0; i < n; ++i) a[i] = from_double<T>(input_value(s, 0, first_index + first + i));
       for (int r = 1; r < s.nranks; ++r) {
-        for (std::size_t i = 0; i < n; ++i) x[i] = from_double<T>(input_value(s, r, first + i));
+        for (std::size_t i = 0; i < n; ++i) x[i] = from_double<T>(input_value(s, r, first_index + first + i));
         reduce(s.dtype, s.op, a, a, x, n);
       }
     });

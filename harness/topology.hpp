@@ -1,0 +1,22 @@
+#pragma once
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace collbench {
+
+// Which node each rank is on, as ids 0..nodes-1 in order of each node's lowest rank.
+struct Topology {
+  std::vector<int> node_of_rank;
+  int nodes = 1;
+  int max_ranks_per_node = 1;
+  std::string source;  // how the nodes were found, for the metadata
+};
+
+// Node boundaries from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, with
+// ranks_per_node > 0, consecutive groups of that many ranks (emulated nodes).
+// Collective over comm.
+Topology discover_topology(MPI_Comm comm, int ranks_per_node);
+
+}  // namespace collbench
