@@ -23,15 +23,15 @@ struct Fixture {
   }
   // Runs `name` once on this rank's inputs and returns its receive buffer.
   std::vector<std::byte> run(Collective c, const std::string& name, DType t, ReduceOp op, std::size_t count, int root,
-                             bool in_place) {
+                             bool in_place, const AlgorithmParams& params = {}) {
     const int n = transport.size(), rank = transport.rank();
     const std::size_t elem = dtype_size(t);
     const BufferLayout l = buffer_layout(c, count, n, rank, root, in_place);
     std::vector<std::byte> send(l.send_count * elem + 1), recv(std::max(l.recv_count, l.send_count) * elem + 1);
     const CollectiveCall call = bind_buffers({c, t, op, count, root, nullptr, nullptr, in_place}, l, send.data(), recv.data());
     load_inputs(call, l, rank, n);
-    prepare(*registry.find(c, name), call, transport, workspace)->run();
-    recv.resize(l.recv_count * elem);
+    prepare(*registry.find(c, name), call, transport, workspace, params)->run();
+    recv.resize(l.result_count * elem);
     return recv;
   }
 };
@@ -43,27 +43,86 @@ Fixture& fixture() {
 
 }  // namespace
 
-TEST(RingAllreduce, EqualsMpiAllreduceForEveryDtypeOpAndCount) {
-  Fixture& f = fixture();
+// One algorithm against the MPI library (always out of place: MPICH 4.0.2 has an
+// in-place reduce defect) and against the exact closed-form result.
+void expect_matches_mpi(Fixture& f, const AlgorithmEntry& e, DType t, ReduceOp op, std::size_t count, int root,
+                        bool in_place, const AlgorithmParams& params = {}) {
   const int n = f.transport.size();
-  for (DType t : kAllDTypes)
-    for (ReduceOp op : kAllReduceOps)
-      for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{100003}})
-        for (bool in_place : {false, true}) {
-          SCOPED_TRACE(testing::Message() << dtype_name(t) << " " << reduce_op_name(op) << " count " << count
-                                          << (in_place ? " in place" : " out of place") << " on " << n << " ranks");
-          const auto want = f.run(Collective::allreduce, "mpi", t, op, count, 0, false);
-          const auto got = f.run(Collective::allreduce, "ring", t, op, count, 0, in_place);
-          EXPECT_EQ(count_mismatches(t, got.data(), want.data(), count, 0), 0u);
-          EXPECT_EQ(count_wrong_results({Collective::allreduce, t, op, n}, f.transport.rank(), 0, count, want.data()), 0u)
-              << "MPI_Allreduce itself disagrees with the exact result";
-        }
+  SCOPED_TRACE(testing::Message() << collective_name(e.collective) << "/" << e.name << " " << dtype_name(t) << " "
+                                  << reduce_op_name(op) << " count " << count << " root " << root
+                                  << (in_place ? " in place" : " out of place") << " segment " << params.segment_bytes
+                                  << " nodes " << testing::PrintToString(params.node_of_rank) << " on " << n << " ranks");
+  const auto want = f.run(e.collective, "mpi", t, op, count, root, false);
+  const auto got = f.run(e.collective, e.name, t, op, count, root, in_place, params);
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(count_mismatches(t, got.data(), want.data(), got.size() / dtype_size(t), 0), 0u);
+  EXPECT_EQ(count_wrong_results({e.collective, t, op, n}, f.transport.rank(), root, count, want.data()), 0u)
+      << "the MPI library itself disagrees with the exact result";
 }
 
-TEST(MpiBaselines, RootedCollectivesGiveTheExactResult) {
+std::vector<const AlgorithmEntry*> reference_algorithms(const Registry& r) {
+  std::vector<const AlgorithmEntry*> out;
+  for (Collective c : kAllCollectives)
+    for (const AlgorithmEntry* e : r.for_collective(c))
+      if (!e->is_baseline()) out.push_back(e);
+  return out;
+}
+
+TEST(ReferenceAlgorithms, EqualMpiForEveryDtypeAndOp) {
+  Fixture& f = fixture();
+  const int n = f.transport.size();
+  for (const AlgorithmEntry* e : reference_algorithms(f.registry)) {
+    int combo = 0;
+    for (DType t : kAllDTypes)
+      for (ReduceOp op : kAllReduceOps) {
+        if (!uses_reduce_op(e->collective) && op != ReduceOp::sum) continue;
+        // A prime count, a root other than 0, in and out of place in turn.
+        expect_matches_mpi(f, *e, t, op, 7, n - 1, combo++ % 2 == 1);
+      }
+  }
+}
+
+TEST(ReferenceAlgorithms, EqualMpiForAwkwardCountsAndRoots) {
+  Fixture& f = fixture();
+  const int n = f.transport.size();
+  const std::size_t uneven = 1000 * static_cast<std::size_t>(n) + 1;  // not divisible by the rank count
+  for (const AlgorithmEntry* e : reference_algorithms(f.registry))
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, uneven})
+      for (int root : {0, n / 2, n - 1})
+        for (bool in_place : {false, true}) expect_matches_mpi(f, *e, DType::i32, ReduceOp::sum, count, root, in_place);
+}
+
+TEST(ReferenceAlgorithms, EqualMpiAtALargePrimeCount) {
+  Fixture& f = fixture();
+  for (const AlgorithmEntry* e : reference_algorithms(f.registry))
+    expect_matches_mpi(f, *e, DType::f32, ReduceOp::sum, 100003, f.transport.size() - 1, false);
+}
+
+TEST(ReferenceAlgorithms, PipelinesWithSmallSegmentsEqualMpi) {
+  Fixture& f = fixture();
+  for (const AlgorithmEntry* e : reference_algorithms(f.registry))
+    if (e->pipelined())
+      for (std::size_t segment : {std::size_t{4}, std::size_t{60}, std::size_t{4096}})
+        expect_matches_mpi(f, *e, DType::f64, ReduceOp::max, 1001, 0, segment == 60, {segment, {}});
+}
+
+TEST(ReferenceAlgorithms, HierarchicalOnEmulatedNodesEqualMpi) {
+  Fixture& f = fixture();
+  const int n = f.transport.size();
+  for (const AlgorithmEntry* e : reference_algorithms(f.registry))
+    if (e->topology_aware)
+      for (int per_node : {1, 2, 3}) {
+        AlgorithmParams p;
+        for (int r = 0; r < n; ++r) p.node_of_rank.push_back(r / per_node);
+        for (std::size_t count : {std::size_t{1}, std::size_t{4099}})
+          expect_matches_mpi(f, *e, DType::f32, ReduceOp::sum, count, 0, per_node == 2, p);
+      }
+}
+
+TEST(MpiBaselines, GiveTheExactResult) {
   Fixture& f = fixture();
   const int n = f.transport.size(), rank = f.transport.rank();
-  for (Collective c : {Collective::broadcast, Collective::reduce, Collective::gather})
+  for (Collective c : kAllCollectives)
     for (DType t : {DType::f32, DType::bf16, DType::i64})
       for (std::size_t count : {std::size_t{0}, std::size_t{7}, std::size_t{1000}})
         for (int root : {0, n - 1})

@@ -6,7 +6,7 @@
 #include "mpi_baseline.hpp"
 #include "mpi_transport.hpp"
 #include "reference_algorithms.hpp"
-#include "ring_allreduce.hpp"
+#include "builders.hpp"
 #include "sweep.hpp"
 
 using namespace collbench;

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "ring_allreduce.hpp"
+#include "builders.hpp"
 #include "symbolic_executor.hpp"
 
 using namespace collbench;

@@ -2,7 +2,7 @@
 // correct ring schedule in each way it can go wrong and require the error to be caught.
 #include <gtest/gtest.h>
 
-#include "ring_allreduce.hpp"
+#include "builders.hpp"
 #include "symbolic_executor.hpp"
 
 using namespace collbench;

@@ -1,0 +1,100 @@
+// Every reference algorithm, verified symbolically for every rank count from 1 to
+// 128 (and a few far larger), every root, several counts, in and out of place.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "reference_algorithms.hpp"
+#include "symbolic_executor.hpp"
+
+using namespace collbench;
+
+namespace {
+
+const Registry& reference_registry() {
+  static const Registry r = [] {
+    Registry reg;
+    register_reference_algorithms(reg);
+    return reg;
+  }();
+  return r;
+}
+
+std::vector<const AlgorithmEntry*> all_reference_algorithms() {
+  std::vector<const AlgorithmEntry*> out;
+  for (Collective c : kAllCollectives)
+    for (const AlgorithmEntry* e : reference_registry().for_collective(c)) out.push_back(e);
+  return out;
+}
+
+std::string label(const AlgorithmEntry& e) { return std::string(collective_name(e.collective)) + "_" + e.name; }
+
+// The settings each rank count is tried with: pipelines cut into 2-element segments
+// as well as their default, and several node layouts (even, uneven, one node).
+std::vector<AlgorithmParams> params_for(const AlgorithmEntry& e, int n) {
+  std::vector<AlgorithmParams> out{{}};
+  if (e.pipelined()) out.push_back({8, {}});
+  if (!e.topology_aware) return out;
+  for (int per_node : {1, 2, 3}) {
+    AlgorithmParams p;
+    for (int r = 0; r < n; ++r) p.node_of_rank.push_back(r / per_node);
+    out.push_back(p);
+  }
+  AlgorithmParams scattered;  // nodes of unequal size, ranks not contiguous
+  for (int r = 0; r < n; ++r) scattered.node_of_rank.push_back((r * r + 1) % 3);
+  out.push_back(scattered);
+  return out;
+}
+
+std::string describe_params(const AlgorithmParams& p) {
+  std::string s = "segment_bytes=" + std::to_string(p.segment_bytes) + " nodes=";
+  for (int node : p.node_of_rank) s += std::to_string(node) + ",";
+  return s;
+}
+
+class ReferenceSchedule : public testing::TestWithParam<const AlgorithmEntry*> {
+ protected:
+  void verify(int n, int root, std::size_t count, bool in_place, const AlgorithmParams& params) {
+    const AlgorithmEntry& e = *GetParam();
+    const SymbolicReport rep = verify_builder({e.collective, n, count, root, in_place}, e.build, params);
+    ASSERT_TRUE(rep.ok()) << label(e) << " n=" << n << " root=" << root << " count=" << count
+                          << " in_place=" << in_place << " " << describe_params(params) << ": " << rep.errors.front();
+  }
+};
+
+TEST_P(ReferenceSchedule, VerifiesForEveryRankCountRootAndCountUpTo128) {
+  const AlgorithmEntry& e = *GetParam();
+  // Block collectives (gather, allgather, reduce_scatter) count one rank's block.
+  const bool blocks = size_counts_all_blocks(e.collective);
+  for (int n = 1; n <= 128; ++n) {
+    const auto params = params_for(e, n);
+    const std::vector<std::size_t> counts =
+        blocks ? std::vector<std::size_t>{0, 1, 3} : std::vector<std::size_t>{0, 1, 7, static_cast<std::size_t>(2 * n + 3)};
+    // Every root with one count not divisible by n; the other counts at a few roots.
+    const int roots = uses_root(e.collective) ? n : 1;
+    for (int root = 0; root < roots; ++root)
+      verify(n, root, blocks ? 2 : static_cast<std::size_t>(n + 1), root % 2 == 1, params.back());
+    for (int root : {0, n / 2, n - 1}) {
+      if (!uses_root(e.collective) && root != 0) continue;
+      for (std::size_t count : counts)
+        for (bool in_place : {false, true})
+          for (const AlgorithmParams& p : params) verify(n, root, count, in_place, p);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST_P(ReferenceSchedule, VerifiesAtAThousandRanks) {
+  const int n = 1000;
+  const AlgorithmEntry& e = *GetParam();
+  const std::size_t larger = size_counts_all_blocks(e.collective) ? 3 : 1003;
+  for (int root : {0, 1, 617, 999}) {
+    if (!uses_root(e.collective) && root != 0) continue;
+    for (std::size_t count : {std::size_t{1}, larger}) verify(n, root, count, root == 617, params_for(e, n).back());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ReferenceSchedule, testing::ValuesIn(all_reference_algorithms()),
+                         [](const testing::TestParamInfo<const AlgorithmEntry*>& info) { return label(*info.param); });
+
+}  // namespace
