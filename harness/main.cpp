@@ -2,6 +2,7 @@
 // alone speaks, and every error ends all ranks with a non-zero exit, never a hang.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "control.hpp"
 #include "metadata.hpp"
 #include "mpi_known_defects.hpp"
 #include "mpi_baseline.hpp"
@@ -35,9 +37,9 @@ std::uint64_t hash_arguments(int argc, const char* const* argv) {
 }
 
 bool arguments_agree(int argc, const char* const* argv, MPI_Comm comm) {
-  const std::uint64_t h = hash_arguments(argc, argv);
-  std::uint64_t v[2] = {h, ~h};
-  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, comm);
+  const auto h = static_cast<long long>(hash_arguments(argc, argv));
+  std::vector<long long> v{h, ~h};
+  control_allreduce(v, [](long long a, long long b) { return std::max(a, b); }, comm);
   return v[0] == ~v[1];  // max equals min
 }
 
@@ -66,10 +68,7 @@ std::string open_outputs(RunOptions& o, const nlohmann::json& metadata, int rank
       err = e.what();
     }
   }
-  int len = static_cast<int>(err.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
-  err.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(err.data(), len, MPI_CHAR, 0, comm);
+  control_broadcast(err, 0, comm);
   return err;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "build_info.hpp"
+#include "control.hpp"
 #include "mpi_library.hpp"
 #include "reduce_kernels.hpp"
 
@@ -45,14 +46,9 @@ std::string mpi_baseline_row_name(Collective c) {
 
 std::vector<std::string> rank_hosts(MPI_Comm comm) {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
-  int len = 0, size = 1;
+  int len = 0;
   MPI_Get_processor_name(name, &len);
-  MPI_Comm_size(comm, &size);
-  std::vector<char> all(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
-  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
-  std::vector<std::string> hosts;
-  for (int r = 0; r < size; ++r) hosts.emplace_back(&all[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
-  return hosts;
+  return control_allgather(std::string(name, static_cast<std::size_t>(len)), comm);
 }
 
 nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm, const RunOptions& o,

@@ -8,6 +8,7 @@
 #include "stats.hpp"
 #include "table.hpp"
 #include "timing.hpp"
+#include "control.hpp"
 #include "metadata.hpp"
 #include "validation.hpp"
 
@@ -102,7 +103,9 @@ std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTranspo
         prepared[i]->run();
         errors[i] = static_cast<std::int64_t>(size_run.mismatches_against_ref());
       }
-      MPI_Allreduce(MPI_IN_PLACE, errors.data(), static_cast<int>(errors.size()), MPI_INT64_T, MPI_SUM, comm);
+      std::vector<long long> sum(errors.begin(), errors.end());
+      control_allreduce(sum, [](long long a, long long b) { return a + b; }, comm);
+      std::copy(sum.begin(), sum.end(), errors.begin());
     }
 
     size_run.load_inputs(buf.recv);
@@ -156,8 +159,9 @@ std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTranspo
     }
     if (out.json) out.json->save();
   }
-  MPI_Bcast(&total_errors, 1, MPI_INT64_T, 0, comm);
-  return total_errors;
+  std::vector<long long> total{rank == 0 ? total_errors : 0};
+  control_allreduce(total, [](long long a, long long b) { return a + b; }, comm);
+  return total[0];
 }
 
 }  // namespace collbench

@@ -17,14 +17,15 @@ void print_table_header(const RunOptions& o, int nranks, int nhosts, const std::
   std::printf("# timing: %s.\n#   %d warm-up + %d timed calls per algorithm and size, x %d round(s) interleaving the algorithms\n",
               timing_policy_text(o.timing).c_str(), o.warmup, o.iters, o.rounds);
   std::printf("# algbw = bytes/time (GB/s = 1e9 B/s); busbw = algbw x %s (nccl-tests); bytes = %s\n",
-              c == Collective::allreduce ? "2(n-1)/n" : c == Collective::gather ? "(n-1)/n" : "1",
-              c == Collective::gather ? "the gathered total" : "the per-rank buffer");
+              c == Collective::allreduce ? "2(n-1)/n" : size_counts_all_blocks(c) ? "(n-1)/n" : "1",
+              size_counts_all_blocks(c) ? "all n ranks' blocks" : "the per-rank buffer");
+  if (o.segment_bytes) std::printf("# pipelined algorithms use %zu-byte segments\n", o.segment_bytes);
   if (o.check)
     std::printf("# check: each algorithm's result compared with the MPI library's on the same inputs; "
                 "mpi's own result compared with the exact expected values. errors = wrong elements over all ranks\n");
   else
     std::printf("# check: off (--no-check); errors = -1\n");
-  std::printf("#\n# %11s %11s %5s %5s %-12s %10s %10s %10s %10s %10s %8s %8s %7s %7s\n", "bytes", "count", "dtype",
+  std::printf("#\n# %11s %11s %5s %5s %-18s %10s %10s %10s %10s %10s %8s %8s %7s %7s\n", "bytes", "count", "dtype",
               "op", "algorithm", "min_us", "avg_us", "p50_us", "p99_us", "max_us", "algbw", "busbw", "errors",
               "vs_mpi");
   std::fflush(stdout);
@@ -33,7 +34,7 @@ void print_table_header(const RunOptions& o, int nranks, int nhosts, const std::
 void print_table_row(const ResultRow& r, std::optional<double> vs) {
   char ratio[16] = "-";
   if (vs) std::snprintf(ratio, sizeof ratio, "%.3f", *vs);
-  std::printf("  %11zu %11zu %5s %5s %-12s %10.2f %10.2f %10.2f %10.2f %10.2f %8.3f %8.3f %7lld %7s\n", r.bytes,
+  std::printf("  %11zu %11zu %5s %5s %-18s %10.2f %10.2f %10.2f %10.2f %10.2f %8.3f %8.3f %7lld %7s\n", r.bytes,
               r.count, r.dtype.c_str(), r.op.c_str(), r.algorithm.c_str(), r.time_us.min, r.time_us.mean,
               r.time_us.p50, r.time_us.p99, r.time_us.max, r.algbw_gbps, r.busbw_gbps,
               static_cast<long long>(r.errors), ratio);
@@ -45,7 +46,9 @@ void print_algorithm_list(const Registry& registry) {
   for (Collective c : kAllCollectives) {
     std::printf("  %s\n", std::string(collective_name(c)).c_str());
     for (const AlgorithmEntry* e : registry.for_collective(c))
-      std::printf("    %-22s %s\n", e->name.c_str(), e->summary.c_str());
+      std::printf("    %-22s %s%s\n", e->name.c_str(), e->summary.c_str(),
+                  e->pipelined() ? (" [default segment " + std::to_string(e->default_segment_bytes / 1024) + " KiB]").c_str()
+                                 : "");
   }
   std::printf("dtypes:");
   for (DType t : kAllDTypes) std::printf(" %s", std::string(dtype_name(t)).c_str());

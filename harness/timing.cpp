@@ -1,6 +1,10 @@
 #include "timing.hpp"
 
+#include <algorithm>
 #include <numeric>
+#include <string>
+
+#include "control.hpp"
 
 namespace collbench {
 
@@ -15,7 +19,7 @@ std::vector<double> time_calls(PreparedCollective& call, int warmup, int iters, 
       call.run();
       x = MPI_Wtime() - t0;
     }
-    MPI_Allreduce(MPI_IN_PLACE, t.data(), iters, MPI_DOUBLE, MPI_MAX, comm);
+    control_allreduce(t, [](double a, double b) { return std::max(a, b); }, comm);
     return t;
   }
   double prev = MPI_Wtime();
@@ -27,13 +31,16 @@ std::vector<double> time_calls(PreparedCollective& call, int warmup, int iters, 
   }
   // Report the slowest rank's own series, so its mean is exactly what a plain loop
   // timed on that rank gives.
-  struct {
-    double total;
-    int rank;
-  } mine{std::accumulate(t.begin(), t.end(), 0.0), 0}, slowest{};
-  MPI_Comm_rank(comm, &mine.rank);
-  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
-  MPI_Bcast(t.data(), iters, MPI_DOUBLE, slowest.rank, comm);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::vector<double> totals(static_cast<std::size_t>(size), 0.0);
+  totals[static_cast<std::size_t>(rank)] = std::accumulate(t.begin(), t.end(), 0.0);
+  control_allreduce(totals, [](double a, double b) { return a + b; }, comm);
+  const int slowest = static_cast<int>(std::max_element(totals.begin(), totals.end()) - totals.begin());
+  std::string bytes(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(double));
+  control_broadcast(bytes, slowest, comm);
+  std::copy_n(reinterpret_cast<const double*>(bytes.data()), t.size(), t.begin());
   return t;
 }
 

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+
+#include "control.hpp"
+#include "metadata.hpp"
+#include "mpi_library.hpp"
 
 namespace collbench {
 
@@ -14,14 +19,23 @@ Topology discover_topology(MPI_Comm comm, int ranks_per_node) {
   if (ranks_per_node > 0) {
     for (int r = 0; r < size; ++r) leader[static_cast<std::size_t>(r)] = r - r % ranks_per_node;
     t.source = "--ranks-per-node " + std::to_string(ranks_per_node) + " (emulated nodes of consecutive ranks)";
+  } else if (const std::string forced = mpich_forced_algorithm(Collective::allreduce); !forced.empty()) {
+    // MPICH's split runs small allreduces internally, which a forced algorithm may
+    // refuse; ranks with the same host name share a node just as well.
+    const auto hosts = rank_hosts(comm);
+    for (int r = 0; r < size; ++r)
+      leader[static_cast<std::size_t>(r)] = static_cast<int>(
+          std::find(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(r)]) - hosts.begin());
+    t.source = "host names (MPI_Comm_split_type is skipped while MPICH's allreduce is forced to " + forced + ")";
   } else {
     // A node is named by its lowest rank, which every rank on it learns from the split.
     MPI_Comm shared;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
-    int lowest = rank;
-    MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, shared);
+    std::vector<double> lowest{static_cast<double>(rank)};
+    control_allreduce(lowest, [](double a, double b) { return std::min(a, b); }, shared);
     MPI_Comm_free(&shared);
-    MPI_Allgather(&lowest, 1, MPI_INT, leader.data(), 1, MPI_INT, comm);
+    const auto all = control_allgather(std::to_string(static_cast<int>(lowest[0])), comm);
+    for (int r = 0; r < size; ++r) leader[static_cast<std::size_t>(r)] = std::stoi(all[static_cast<std::size_t>(r)]);
     t.source = "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)";
   }
   std::map<int, int> id;

@@ -7,7 +7,7 @@ mpiexec=$1
 collbench=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-out=$("$mpiexec" -n 2 "$collbench" run -b 8 -e 4K -f 8 -n 3 -w 1 --csv "$dir/r.csv")
+out=$("$mpiexec" -n 2 "$collbench" run -a mpi,ring -b 8 -e 4K -f 8 -n 3 -w 1 --csv "$dir/r.csv")
 echo "$out"
 fail() { echo "FAIL: $1"; exit 1; }
 [ "$(grep -c '^# collbench allreduce' <<<"$out")" -eq 1 ] || fail "the table header must be printed once"

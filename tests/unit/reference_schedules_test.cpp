@@ -2,6 +2,7 @@
 // 128 (and a few far larger), every root, several counts, in and out of place.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "reference_algorithms.hpp"
@@ -20,14 +21,22 @@ const Registry& reference_registry() {
   return r;
 }
 
-std::vector<const AlgorithmEntry*> all_reference_algorithms() {
-  std::vector<const AlgorithmEntry*> out;
+std::string label(const AlgorithmEntry& e) { return std::string(collective_name(e.collective)) + "_" + e.name; }
+
+// Test parameters are labels ("allreduce_ring"), so ctest's test names stay stable.
+std::vector<std::string> all_reference_algorithms() {
+  std::vector<std::string> out;
   for (Collective c : kAllCollectives)
-    for (const AlgorithmEntry* e : reference_registry().for_collective(c)) out.push_back(e);
+    for (const AlgorithmEntry* e : reference_registry().for_collective(c)) out.push_back(label(*e));
   return out;
 }
 
-std::string label(const AlgorithmEntry& e) { return std::string(collective_name(e.collective)) + "_" + e.name; }
+const AlgorithmEntry& entry(const std::string& name) {
+  for (Collective c : kAllCollectives)
+    for (const AlgorithmEntry* e : reference_registry().for_collective(c))
+      if (label(*e) == name) return *e;
+  throw std::logic_error("no algorithm " + name);
+}
 
 // The settings each rank count is tried with: pipelines cut into 2-element segments
 // as well as their default, and several node layouts (even, uneven, one node).
@@ -52,10 +61,10 @@ std::string describe_params(const AlgorithmParams& p) {
   return s;
 }
 
-class ReferenceSchedule : public testing::TestWithParam<const AlgorithmEntry*> {
+class ReferenceSchedule : public testing::TestWithParam<std::string> {
  protected:
   void verify(int n, int root, std::size_t count, bool in_place, const AlgorithmParams& params) {
-    const AlgorithmEntry& e = *GetParam();
+    const AlgorithmEntry& e = entry(GetParam());
     const SymbolicReport rep = verify_builder({e.collective, n, count, root, in_place}, e.build, params);
     ASSERT_TRUE(rep.ok()) << label(e) << " n=" << n << " root=" << root << " count=" << count
                           << " in_place=" << in_place << " " << describe_params(params) << ": " << rep.errors.front();
@@ -63,7 +72,7 @@ class ReferenceSchedule : public testing::TestWithParam<const AlgorithmEntry*> {
 };
 
 TEST_P(ReferenceSchedule, VerifiesForEveryRankCountRootAndCountUpTo128) {
-  const AlgorithmEntry& e = *GetParam();
+  const AlgorithmEntry& e = entry(GetParam());
   // Block collectives (gather, allgather, reduce_scatter) count one rank's block.
   const bool blocks = size_counts_all_blocks(e.collective);
   for (int n = 1; n <= 128; ++n) {
@@ -86,7 +95,7 @@ TEST_P(ReferenceSchedule, VerifiesForEveryRankCountRootAndCountUpTo128) {
 
 TEST_P(ReferenceSchedule, VerifiesAtAThousandRanks) {
   const int n = 1000;
-  const AlgorithmEntry& e = *GetParam();
+  const AlgorithmEntry& e = entry(GetParam());
   const std::size_t larger = size_counts_all_blocks(e.collective) ? 3 : 1003;
   for (int root : {0, 1, 617, 999}) {
     if (!uses_root(e.collective) && root != 0) continue;
@@ -95,6 +104,6 @@ TEST_P(ReferenceSchedule, VerifiesAtAThousandRanks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ReferenceSchedule, testing::ValuesIn(all_reference_algorithms()),
-                         [](const testing::TestParamInfo<const AlgorithmEntry*>& info) { return label(*info.param); });
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace

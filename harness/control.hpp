@@ -1,0 +1,25 @@
+#pragma once
+// The harness's own small collectives (argument checks, error counts, timings,
+// topology), written with point-to-point calls through rank 0. Forcing one of MPICH's
+// collective algorithms (MPIR_CVAR_<COLL>_INTRA_ALGORITHM with fallback off) then
+// changes only the calls being measured: some forced algorithms refuse the tiny
+// counts the harness needs (reduce_scatter_allgather wants count >= ranks).
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace collbench {
+
+// Element-wise reduction of `values` over all ranks with `combine`; every rank gets
+// the result. Every rank must pass the same length.
+void control_allreduce(std::vector<double>& values, const std::function<double(double, double)>& combine, MPI_Comm comm);
+void control_allreduce(std::vector<long long>& values, const std::function<long long(long long, long long)>& combine,
+                       MPI_Comm comm);
+// Rank `root`'s bytes, on every rank (resized to match).
+void control_broadcast(std::string& bytes, int root, MPI_Comm comm);
+// Every rank's string, in rank order, on every rank.
+std::vector<std::string> control_allgather(const std::string& mine, MPI_Comm comm);
+
+}  // namespace collbench
