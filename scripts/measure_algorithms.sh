@@ -12,10 +12,10 @@ iters=${ITERS:-20}
 maxbytes=${MAXBYTES:-64M}
 mkdir -p "$out"
 for coll in allreduce broadcast reduce gather allgather reduce_scatter; do
-  MPIEXEC_ARGS="-bind-to core" NP=2 scripts/mpich_algorithms.sh "$coll" "$out" \
+  MPIEXEC_ARGS="-bind-to core" NP=2 REFERENCE=${REFERENCE:-1} scripts/mpich_algorithms.sh "$coll" "$out" \
     -b 8 -e "$maxbytes" -n "$iters" -w 5 --rounds "$rounds"
 done
 csvs=()
 for coll in allreduce broadcast reduce gather allgather reduce_scatter; do csvs+=("$out/$coll.csv"); done
-python3 scripts/summarize_algorithms.py "$out" >"$out/SUMMARY.md"
-python3 scripts/plot_sweep.py "$out/sweep.png" "${csvs[@]}" --title "collbench, 2 ranks, MPICH 4.0.2 ch4:ucx, one machine"
+${PYTHON:-python3} scripts/summarize_algorithms.py "$out" >"$out/SUMMARY.md"
+${PYTHON:-python3} scripts/plot_sweep.py "$out/sweep.png" "${csvs[@]}" --title "collbench, 2 ranks, MPICH 4.0.2 ch4:ucx, one machine"

@@ -5,7 +5,8 @@
 #
 # Usage: scripts/mpich_algorithms.sh COLLECTIVE OUTDIR [collbench run options...]
 # Environment: NP (ranks, default 2), MPIEXEC (default mpiexec), MPIEXEC_ARGS,
-#              ALGS (MPICH algorithms to force; default: all that MPICH 4.0 offers).
+#              ALGS (MPICH algorithms to force; default: all that MPICH 4.0 offers),
+#              REFERENCE=0 (reuse OUTDIR/parts/COLLECTIVE-reference.csv instead of rerunning it).
 #
 # Forced runs set MPIR_CVAR_COLLECTIVE_FALLBACK=error, so an algorithm MPICH cannot
 # use fails loudly instead of silently running another one, and
@@ -39,23 +40,28 @@ mkdir -p "$out/parts"
 # shellcheck disable=SC2086
 run() { ${MPIEXEC:-mpiexec} ${MPIEXEC_ARGS:-} -n "$np" "$collbench" run -c "$coll" "$@"; }
 
-parts=()
-echo "== $coll: reference algorithms and MPICH's automatic choice"
-if run --csv "$out/parts/$coll-reference.csv" "$@"; then parts+=("$out/parts/$coll-reference.csv")
-else echo "$0: the reference run failed (kept what it measured)" >&2; parts+=("$out/parts/$coll-reference.csv"); fi
+reference="$out/parts/$coll-reference.csv"
+if [ "${REFERENCE:-1}" = 0 ] && [ -s "$reference" ]; then
+  echo "== $coll: reusing $reference"
+else
+  echo "== $coll: reference algorithms and MPICH's automatic choice"
+  run --csv "$reference" "$@" || echo "$0: the reference run failed (kept what it measured)" >&2
+fi
 failed=()
 for alg in $algs; do
   echo "== $coll: MPICH forced to $alg ($var=$alg)"
   part="$out/parts/$coll-mpi-$alg.csv"
-  if env "$var=$alg" MPIR_CVAR_COLLECTIVE_FALLBACK=error MPIR_CVAR_DEVICE_COLLECTIVES=none \
-       run -a mpi --csv "$part" "$@"; then
-    parts+=("$part")
-  else
+  rm -f "$part"
+  if ! (export "$var=$alg" MPIR_CVAR_COLLECTIVE_FALLBACK=error MPIR_CVAR_DEVICE_COLLECTIVES=none
+        run -a mpi --csv "$part" "$@"); then
     failed+=("$alg")
-    [ -s "$part" ] && parts+=("$part")
+    [ -s "$part" ] || rm -f "$part" "${part%.csv}.json"
   fi
 done
-python3 scripts/merge_results.py "$out/$coll" "${parts[@]}"
+# Merge every part in the folder, so a rerun of some algorithms (ALGS=...) keeps the others.
+shopt -s nullglob
+others=("$out/parts/$coll-mpi-"*.csv)
+${PYTHON:-python3} scripts/merge_results.py "$out/$coll" "$reference" "${others[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "$0: MPICH refused or failed with: ${failed[*]} (see the output above); their rows are missing or partial" >&2
 fi

@@ -55,13 +55,15 @@ def main():
             style = "--" if alg.startswith("mpi") else "-"
             lat.plot(x, [p[1] for p in points if p[0] > 0], style, marker=".", label=alg)
             bw.plot(x, [p[2] for p in points if p[0] > 0], style, marker=".", label=alg)
+        sizes = [p[0] for points in data[coll].values() for p in points if p[0] > 0]
         for ax, ylabel in ((lat, "latency p50 (µs)"), (bw, "busbw (GB/s)")):
             ax.set_xscale("log", base=2)
+            ax.set_xlim(min(sizes), max(sizes))
             ax.set_xlabel("bytes")
             ax.set_ylabel(ylabel)
             ax.set_title(f"{coll}: {ylabel.split(' ')[0]}")
             ax.grid(True, which="major", alpha=0.3)
-            ticks = [t for t in ax.get_xticks() if t >= 1]
+            ticks = [t for t in ax.get_xticks() if min(sizes) <= t <= max(sizes)]
             ax.set_xticks(ticks[::2])
             ax.set_xticklabels([size_label(int(t)) for t in ticks[::2]])
         lat.set_yscale("log")
