@@ -59,7 +59,7 @@ void ScheduleWriter::reduce(std::size_t step, Region dst, Region a, Region b) {
 void ScheduleWriter::need_scratch(std::size_t count) { s_.scratch_count = std::max(s_.scratch_count, count); }
 
 namespace {
-// Calls f(sub-span) for the pieces of `s` between the cuts of every placement given.
+// Calls f(sub-span) for the pieces of `s` between the cuts of both placements.
 template <class F>
 void for_pieces(Span s, std::initializer_list<const Placement*> placements, F f) {
   std::vector<std::size_t> cuts;
@@ -80,12 +80,6 @@ void ScheduleWriter::send(std::size_t step, int peer, Span s, const Placement& m
 }
 void ScheduleWriter::recv(std::size_t step, int peer, Span s, const Placement& mine, const Placement& theirs) {
   for_pieces(s, {&mine, &theirs}, [&](Span p) { recv(step, peer, mine.region(p)); });
-}
-void ScheduleWriter::copy(std::size_t step, Span s, const Placement& dst, const Placement& src) {
-  for_pieces(s, {&dst, &src}, [&](Span p) { copy(step, dst.region(p), src.region(p)); });
-}
-void ScheduleWriter::reduce(std::size_t step, Span s, const Placement& dst, const Placement& a, const Placement& b) {
-  for_pieces(s, {&dst, &a, &b}, [&](Span p) { reduce(step, dst.region(p), a.region(p), b.region(p)); });
 }
 
 int ceil_log2(int m) {

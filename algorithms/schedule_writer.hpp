@@ -18,7 +18,7 @@ struct Span {
 
 // Where the pieces of a logical vector live on one rank: an ordered list of spans,
 // each stored contiguously in some buffer. Most vectors are one piece; a gather's
-// output wraps around the root, and a reduce-scatter keeps its own block apart.
+// output wraps around at rank 0, and a non-root keeps its own block in its send buffer.
 class Placement {
  public:
   Placement() = default;
@@ -51,13 +51,10 @@ class ScheduleWriter {
   void reduce(std::size_t step, Region dst, Region a, Region b);
   void need_scratch(std::size_t count);
 
-  // The same, for spans whose storage may be in several pieces: a transfer is cut
-  // wherever either side's storage is (both sides pass both placements, so they cut
-  // alike); local operations are cut wherever any operand's storage is.
+  // The same, for a span whose storage may be in several pieces: the transfer is cut
+  // wherever either side's storage is (both sides pass both placements, so they cut alike).
   void send(std::size_t step, int peer, Span s, const Placement& mine, const Placement& theirs);
   void recv(std::size_t step, int peer, Span s, const Placement& mine, const Placement& theirs);
-  void copy(std::size_t step, Span s, const Placement& dst, const Placement& src);
-  void reduce(std::size_t step, Span s, const Placement& dst, const Placement& a, const Placement& b);
 
  private:
   Schedule& s_;
