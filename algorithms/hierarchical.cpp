@@ -44,14 +44,11 @@ Region recv_at(Span x) { return {BufferId::recv, x.offset, x.count}; }
 Region send_at(Span x) { return {BufferId::send, x.offset, x.count}; }
 
 // Ring allreduce of `data` in place in the receive buffer among `members`.
-std::size_t ring_allreduce_in_place(ScheduleWriter& w, std::size_t step, std::vector<int> members, int me, Span data,
-                                    const RegionOf& input) {
+std::size_t ring_allreduce_in_place(ScheduleWriter& w, std::size_t step, std::vector<int> members, int me, Span data) {
   const int m = static_cast<int>(members.size());
   Ring ring{std::move(members), me, even_spans(data.count, m), 0};
   for (Span& b : ring.blocks) b.offset += data.offset;
-  w.need_scratch(ring.blocks[0].count);
-  const std::size_t rs = ring_reduce_scatter(w, step, ring, {input, [](int, Span x) { return recv_at(x); }, recv_at, 0});
-  return rs + ring_allgather(w, step + rs, ring, recv_at);
+  return ring_allreduce_phases(w, step, ring, recv_at);
 }
 
 }  // namespace
@@ -73,7 +70,7 @@ Schedule build_hierarchical_allreduce(const ScheduleRequest& q) {
   if (nodes.local == 0 && leaders > 1) {
     std::vector<int> members;
     for (const auto& n : nodes.ranks) members.push_back(n[0]);
-    ring_allreduce_in_place(w, step, members, nodes.mine, {0, c}, recv_at);
+    ring_allreduce_in_place(w, step, members, nodes.mine, {0, c});
   }
   if (leaders > 1) step += 2 * static_cast<std::size_t>(leaders - 1);
   // 3. Broadcast from each leader within its node.
@@ -102,7 +99,7 @@ Schedule build_hierarchical_2d_allreduce(const ScheduleRequest& q) {
   if (static_cast<std::size_t>(nodes.local) < shards.size() && node_count > 1) {
     std::vector<int> members;
     for (const auto& n : nodes.ranks) members.push_back(n[static_cast<std::size_t>(nodes.local)]);
-    ring_allreduce_in_place(w, step, members, nodes.mine, shards[static_cast<std::size_t>(nodes.local)], recv_at);
+    ring_allreduce_in_place(w, step, members, nodes.mine, shards[static_cast<std::size_t>(nodes.local)]);
   }
   if (node_count > 1) step += 2 * static_cast<std::size_t>(node_count - 1);
   // 3. Allgather within the node.

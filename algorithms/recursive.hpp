@@ -42,6 +42,10 @@ void fold_in(ScheduleWriter& w, std::size_t step, const PowerOfTwoFold& f, int r
 void fold_out(ScheduleWriter& w, std::size_t step, const PowerOfTwoFold& f, int r,
               const std::function<int(int)>& absolute, Region result);
 
+// The spans of the new ranks when every old rank owns a block of `block` elements:
+// a new rank that took in its partner covers both blocks.
+std::vector<Span> folded_block_spans(const PowerOfTwoFold& f, std::size_t block);
+
 // Even split of `length` elements into one span per new rank.
 std::vector<Span> even_spans(std::size_t length, int parts);
 

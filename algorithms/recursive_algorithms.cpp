@@ -78,10 +78,7 @@ Schedule build_recursive_doubling_allgather(const ScheduleRequest& q) {
   }
   const int nr = fold.new_rank(q.rank);
   if (nr >= 0) {
-    RecursiveGroup g{&fold, nr, identity, {}};
-    for (int i = 0; i < fold.p; ++i)
-      g.spans.push_back({c * static_cast<std::size_t>(fold.first_old(i)),
-                         c * static_cast<std::size_t>(fold.end_old(i) - fold.first_old(i))});
+    const RecursiveGroup g{&fold, nr, identity, folded_block_spans(fold, c)};
     recursive_doubling(w, step, g, recv_at,
                        fold.extra ? RegionOf{} : RegionOf([&](Span x) { return Region{BufferId::send, x.offset - mine, x.count}; }));
   }
@@ -120,10 +117,7 @@ Schedule build_recursive_halving_reduce_scatter(const ScheduleRequest& q) {
             {BufferId::scratch, total, total});
   const int nr = fold.new_rank(q.rank);
   if (nr >= 0) {
-    RecursiveGroup g{&fold, nr, identity, {}};
-    for (int i = 0; i < fold.p; ++i)
-      g.spans.push_back({c * static_cast<std::size_t>(fold.first_old(i)),
-                         c * static_cast<std::size_t>(fold.end_old(i) - fold.first_old(i))});
+    const RecursiveGroup g{&fold, nr, identity, folded_block_spans(fold, c)};
     const std::size_t rounds = recursive_halving(w, step, g, send_at, acc, total, fold.takes_partner(q.rank));
     w.copy(step + rounds - 1, out, acc({mine, c}));
   }

@@ -74,6 +74,17 @@ std::size_t ring_allgather(ScheduleWriter& w, std::size_t first_step, const Ring
   return ring.steps();
 }
 
+std::size_t ring_allreduce_phases(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
+                                  const std::function<Region(Span)>& input) {
+  auto recv = [](Span x) { return Region{BufferId::recv, x.offset, x.count}; };
+  std::size_t largest = 0;
+  for (const Span& b : ring.blocks) largest = std::max(largest, b.count);
+  w.need_scratch(ring.segment ? std::min(ring.segment, largest) : largest);
+  const std::size_t rs =
+      ring_reduce_scatter(w, first_step, ring, {input, [&](int, Span x) { return recv(x); }, recv, 0});
+  return rs + ring_allgather(w, first_step + rs, ring, recv);
+}
+
 Ring full_ring(const ScheduleRequest& q, std::size_t length, std::size_t segment) {
   Ring r;
   r.me = q.rank;
@@ -91,13 +102,8 @@ namespace {
 Schedule ring_allreduce(const ScheduleRequest& q, std::size_t segment) {
   Schedule s;
   ScheduleWriter w(s);
-  const Ring ring = full_ring(q, q.count, segment);
-  auto recv = [](Span x) { return Region{BufferId::recv, x.offset, x.count}; };
-  auto send = [](Span x) { return Region{BufferId::send, x.offset, x.count}; };
-  w.need_scratch(segment ? std::min(segment, ring.blocks[0].count) : ring.blocks[0].count);
-  const std::size_t steps =
-      ring_reduce_scatter(w, 0, ring, {send, [&](int, Span x) { return recv(x); }, recv, 0});
-  ring_allgather(w, steps, ring, recv);
+  ring_allreduce_phases(w, 0, full_ring(q, q.count, segment),
+                        [](Span x) { return Region{BufferId::send, x.offset, x.count}; });
   return s;
 }
 

@@ -42,6 +42,12 @@ std::size_t ring_allgather(ScheduleWriter& w, std::size_t first_step, const Ring
                            const std::function<Region(Span)>& result,
                            const std::function<Region(Span)>& own = {});
 
+// Ring allreduce of the blocks' spans: own data read at `input`, the result (and
+// the partial sums on the way) in the receive buffer at the same offsets. Reserves
+// its scratch. Returns the steps used.
+std::size_t ring_allreduce_phases(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
+                                  const std::function<Region(Span)>& input);
+
 // A ring over all ranks in rank order, blocks split as evenly as possible.
 Ring full_ring(const ScheduleRequest& q, std::size_t length, std::size_t segment = 0);
 
