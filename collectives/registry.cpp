@@ -36,6 +36,24 @@ std::vector<const AlgorithmEntry*> Registry::for_collective(Collective c) const 
   return out;
 }
 
+void Registry::add_protocol(ProtocolEntry entry) {
+  for (const auto& p : protocols_)
+    if (p.name == entry.name) throw std::logic_error("protocol registered twice: " + entry.name);
+  protocols_.push_back(std::move(entry));
+}
+
+const ProtocolEntry* Registry::find_protocol(const std::string& family, const std::string& variant) const {
+  for (const auto& p : protocols_)
+    if (p.family == family && p.variant == variant) return &p;
+  return nullptr;
+}
+
+std::vector<const ProtocolEntry*> Registry::protocols() const {
+  std::vector<const ProtocolEntry*> out;
+  for (const auto& p : protocols_) out.push_back(&p);
+  return out;
+}
+
 namespace {
 class ScheduledCollective final : public PreparedCollective {
  public:

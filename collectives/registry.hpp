@@ -48,14 +48,28 @@ struct AlgorithmEntry {
   std::size_t segment_bytes(const AlgorithmParams& params) const;
 };
 
+// A protocol written as code against the Transport rather than as a schedule (the
+// parameter server, DESIGN.md): the harness drives it; the registry names it, so that
+// `collbench list` and the result rows see it next to the collectives.
+struct ProtocolEntry {
+  std::string family;   // what --collective names, e.g. "ps"
+  std::string name;     // the result rows' algorithm, e.g. "ps-sync"
+  std::string variant;  // what the protocol itself is told, e.g. "sync"
+  std::string summary;
+};
+
 class Registry {
  public:
   void add(AlgorithmEntry entry);  // throws on a duplicate (collective, name)
   const AlgorithmEntry* find(Collective c, const std::string& name) const;
   std::vector<const AlgorithmEntry*> for_collective(Collective c) const;
+  void add_protocol(ProtocolEntry entry);  // throws on a duplicate name
+  const ProtocolEntry* find_protocol(const std::string& family, const std::string& variant) const;
+  std::vector<const ProtocolEntry*> protocols() const;
 
  private:
   std::vector<AlgorithmEntry> entries_;
+  std::vector<ProtocolEntry> protocols_;
 };
 
 // Sets up `entry` for `call`: builds and binds the schedule, or prepares the library call.

@@ -11,7 +11,18 @@ struct Message {
   std::size_t bytes = 0;
 };
 
-// Moves bytes between ranks, one schedule step at a time.
+// A posted tagged message (see Transport::post_send); -1 is "none".
+using Ticket = int;
+
+// Which of the tickets passed to wait_any completed, and what arrived.
+struct Completion {
+  std::size_t index = 0;  // position in the span given to wait_any
+  std::size_t bytes = 0;  // bytes received (0 for a send)
+};
+
+// Moves bytes between ranks. Schedules use exchange(), one step at a time; protocols
+// that answer whatever arrives (the parameter server) post tagged messages and wait for
+// any of them. The two kinds of traffic never match each other.
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -21,6 +32,17 @@ class Transport {
   // Posts every receive and send of one step, then waits for all of them.
   // Messages between the same pair of ranks are matched in posting order.
   virtual void exchange(std::span<const Message> sends, std::span<const Message> recvs) = 0;
+
+  // Tagged messages: between two ranks, messages with the same tag are matched in
+  // posting order. A receive may be larger than what arrives. Buffers must stay
+  // untouched until the ticket completes.
+  virtual Ticket post_send(int peer, int tag, const std::byte* data, std::size_t bytes) = 0;
+  virtual Ticket post_recv(int peer, int tag, std::byte* data, std::size_t capacity) = 0;
+  // Blocks until one of `tickets` (none may be -1) completes; that ticket is then spent.
+  virtual Completion wait_any(std::span<const Ticket> tickets) = 0;
+  // Blocks until every ticket has completed.
+  virtual void wait_all(std::span<const Ticket> tickets) = 0;
+  void wait(Ticket t) { wait_any(std::span<const Ticket>(&t, 1)); }
 };
 
 }  // namespace collbench

@@ -16,6 +16,9 @@
 #include "mpi_baseline.hpp"
 #include "mpi_transport.hpp"
 #include "options.hpp"
+#include "ps_protocol.hpp"
+#include "ps_report.hpp"
+#include "ps_sweep.hpp"
 #include "reference_algorithms.hpp"
 #include "sweep.hpp"
 #include "table.hpp"
@@ -54,7 +57,8 @@ std::string open_outputs(RunOptions& o, const nlohmann::json& metadata, int rank
         const std::time_t t = std::time(nullptr);
         std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&t));
         std::filesystem::create_directories(o.output_dir);
-        const std::string base = o.output_dir + "/collbench-" + std::string(collective_name(o.collective)) + "-" + stamp;
+        const std::string name = o.parameter_server ? "ps" : std::string(collective_name(o.collective));
+        const std::string base = o.output_dir + "/collbench-" + name + "-" + stamp;
         o.csv_path = base + ".csv";
         o.json_path = base + ".json";
       } else if (o.json_path.empty()) {
@@ -62,7 +66,7 @@ std::string open_outputs(RunOptions& o, const nlohmann::json& metadata, int rank
       } else if (o.csv_path.empty()) {
         o.csv_path = std::filesystem::path(o.json_path).replace_extension(".csv").string();
       }
-      csv = std::make_unique<CsvWriter>(o.csv_path);
+      csv = std::make_unique<CsvWriter>(o.csv_path, o.parameter_server ? ps_extra_columns() : std::vector<std::string>{});
       json = std::make_unique<JsonWriter>(o.json_path, metadata);
     } catch (const std::exception& e) {
       err = e.what();
@@ -79,6 +83,7 @@ int run_command(int argc, const char* const* argv, MPI_Comm comm) {
   Registry registry;
   register_mpi_baselines(registry);
   register_reference_algorithms(registry);
+  register_parameter_server(registry);
 
   Command cmd = parse_command_line(argc, argv, registry, size);
   auto fail = [&](const std::string& msg) {
@@ -99,7 +104,7 @@ int run_command(int argc, const char* const* argv, MPI_Comm comm) {
   }
 
   RunOptions& o = cmd.run;
-  if (auto defect = known_mpi_defect(o.collective, o.in_place, o.root)) return fail(*defect);
+  if (auto defect = known_mpi_defect(o.collective, o.in_place, o.root); defect && !o.parameter_server) return fail(*defect);
   MpiTransport transport(comm);
   const Topology topology = discover_topology(comm, o.ranks_per_node);
   o.params.segment_bytes = o.segment_bytes;
@@ -109,9 +114,23 @@ int run_command(int argc, const char* const* argv, MPI_Comm comm) {
   std::unique_ptr<JsonWriter> json;
   if (std::string err = open_outputs(o, metadata, rank, comm, csv, json); !err.empty()) return fail(err);
 
-  if (rank == 0)
-    print_table_header(o, size, static_cast<int>(metadata["hosts"].size()), metadata["mpi"]["library"].get<std::string>());
-  const std::int64_t wrong = run_sweep(o, registry, transport, comm, {csv.get(), json.get()}, topology);
+  if (rank == 0) {
+    const int hosts = static_cast<int>(metadata["hosts"].size());
+    const std::string library = metadata["mpi"]["library"].get<std::string>();
+    if (o.parameter_server) print_ps_table_header(o, size, hosts, library, metadata["parameter_server"]);
+    else print_table_header(o, size, hosts, library);
+  }
+  std::int64_t wrong = 0;
+  if (o.parameter_server) {
+    try {
+      wrong = run_ps_sweep(o, registry, transport, comm, {csv.get(), json.get()}, topology);
+    } catch (const PsRunError& e) {
+      if (rank == 0) std::printf("# results so far: %s and %s\n", o.csv_path.c_str(), o.json_path.c_str());
+      return fail(e.what());
+    }
+  } else {
+    wrong = run_sweep(o, registry, transport, comm, {csv.get(), json.get()}, topology);
+  }
   if (rank == 0) {
     std::printf("# results: %s and %s\n", o.csv_path.c_str(), o.json_path.c_str());
     if (wrong > 0) std::fprintf(stderr, "collbench: error: %lld wrong element(s) found; see the errors column\n",

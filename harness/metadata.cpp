@@ -8,11 +8,58 @@
 #include "build_info.hpp"
 #include "control.hpp"
 #include "mpi_library.hpp"
+#include "ps_sweep.hpp"
 #include "reduce_kernels.hpp"
 
 extern char** environ;
 
 namespace collbench {
+namespace {
+
+std::string join_ranks(const std::vector<int>& ranks) {
+  std::string out;
+  for (int r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
+  return out;
+}
+
+nlohmann::json ps_metadata(const RunOptions& o, int nranks, const Topology& topology) {
+  const PsRoles roles = ps_roles(nranks, o.ps.servers);
+  std::vector<int> servers, workers;
+  for (int r = 0; r < nranks; ++r) (roles.is_server(r) ? servers : workers).push_back(r);
+  std::vector<std::string> modes, compare;
+  for (const auto* m : o.ps.modes) modes.push_back(m->name);
+  for (const auto* a : o.ps.compare) compare.push_back(a->name);
+  return {{"servers", roles.servers},
+          {"workers", roles.workers()},
+          {"server_ranks", servers},
+          {"server_ranks_text", join_ranks(servers)},
+          {"worker_ranks", workers},
+          {"modes", modes},
+          {"staleness_bound", o.ps.staleness},
+          {"learning_rate", o.ps.learning_rate},
+          {"partition_bytes", o.ps.partition_bytes},
+          {"assignment", ps_assignment_name(o.ps.assignment)},
+          {"sparse_rows", o.ps.sparse_rows},
+          {"row_bytes", o.ps.row_bytes},
+          {"slow_ranks", o.ps.slow_ranks},
+          {"slow_ranks_text", join_ranks(o.ps.slow_ranks)},
+          {"slow_us", o.ps.slow_us},
+          {"compare_allreduce_among_workers", compare},
+          {"waits_yield", node_is_oversubscribed(topology)},
+          {"check_steps", 3},
+          {"definitions",
+           {{"bytes", "dense: the model (one tensor); sparse: the whole table"},
+            {"time", "a worker's step: push until every server acknowledged, plus pull until every value arrived"},
+            {"algbw_gbps", "bytes / mean step time"},
+            {"busbw_gbps", "bytes a worker sent per step / mean step time"},
+            {"goodput_worker_gbps", "gradient bytes a worker pushed per step / mean step time"},
+            {"goodput_server_gbps", "bytes a server received / its session time, mean over servers"},
+            {"wait_mean_us", "how long a server held pulls back for consistency (sync, bounded)"},
+            {"staleness", "per pull: steps the worker is ahead of the slowest worker whose pushes the server has"},
+            {"ring_allreduce_bytes_per_step", "2(W-1)/W x bytes: what ring allreduce sends (and receives) per worker"}}}};
+}
+
+}  // namespace
 namespace {
 
 nlohmann::json relevant_environment() {
@@ -103,6 +150,7 @@ nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm
                   {"in_place", o.in_place},
                   {"segment_bytes", o.segment_bytes},
                   {"ranks_per_node", o.ranks_per_node}};
+  if (o.parameter_server) m["parameter_server"] = ps_metadata(o, size, topology);
   m["definitions"] = {
       {"bytes", "per-rank buffer for allreduce, broadcast and reduce; all n blocks for gather, allgather "
                 "and reduce_scatter"},

@@ -27,13 +27,80 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
+struct PsFlags {
+  std::string modes = "sync", partition = "4096000", assignment = "round-robin", row_bytes, slow_ranks,
+              compare = "ring";
+};
+
+std::vector<int> parse_rank_list(const std::string& text, const std::string& flag) {
+  std::vector<int> out;
+  for (const std::string& item : split_list(text)) {
+    std::size_t used = 0;
+    int r = -1;
+    try {
+      r = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size()) throw std::invalid_argument(flag + " expects comma-separated ranks, not '" + item + "'");
+    out.push_back(r);
+  }
+  return out;
+}
+
+void resolve_ps(RunOptions& o, const PsFlags& f, const Registry& registry, int nranks) {
+  PsRunOptions& ps = o.ps;
+  const PsRoles roles = ps_roles(nranks, ps.servers);
+  require_ps_dtype(o.dtype);
+  for (const std::string& m : split_list(f.modes)) {
+    const ProtocolEntry* e = registry.find_protocol("ps", m);
+    if (!e) throw std::invalid_argument("unknown --ps-mode '" + m + "'; valid: sync, async, bounded");
+    if (std::find(ps.modes.begin(), ps.modes.end(), e) == ps.modes.end()) ps.modes.push_back(e);
+  }
+  if (ps.modes.empty()) throw std::invalid_argument("--ps-mode names no mode");
+  if (ps.staleness < 0) throw std::invalid_argument("--staleness must not be negative");
+  if (!std::isfinite(ps.learning_rate)) throw std::invalid_argument("--lr must be a finite number");
+  const std::size_t elem = dtype_size(o.dtype);
+  ps.partition_bytes = parse_size(f.partition);
+  if (ps.partition_bytes < elem) throw std::invalid_argument("--partition-size " + f.partition + " is smaller than one element");
+  auto a = parse_ps_assignment(f.assignment);
+  if (!a) throw std::invalid_argument("unknown --assignment '" + f.assignment + "'; valid: round-robin, hash");
+  ps.assignment = *a;
+  if ((ps.sparse_rows > 0) != !f.row_bytes.empty())
+    throw std::invalid_argument("--sparse-rows and --row-bytes go together (a sparse table needs both)");
+  if (ps.sparse()) {
+    ps.row_bytes = parse_size(f.row_bytes);
+    if (ps.row_bytes == 0 || ps.row_bytes % elem)
+      throw std::invalid_argument("--row-bytes " + f.row_bytes + " is not a positive multiple of the " +
+                                  std::string(dtype_name(o.dtype)) + " element size");
+    if (o.min_bytes < ps.row_bytes)
+      throw std::invalid_argument("--minbytes " + std::to_string(o.min_bytes) + " is smaller than one " +
+                                  std::to_string(ps.row_bytes) + "-byte row of the sparse table");
+  } else if (o.min_bytes == 0) {
+    throw std::invalid_argument("--minbytes must be at least one element for the parameter server");
+  }
+  ps.slow_ranks = parse_rank_list(f.slow_ranks, "--slow-ranks");
+  for (int r : ps.slow_ranks)
+    if (r < 0 || r >= roles.workers())
+      throw std::invalid_argument("--slow-ranks " + std::to_string(r) + " is not a worker (workers are ranks 0.." +
+                                  std::to_string(roles.workers() - 1) + ")");
+  if (ps.slow_us < 0) throw std::invalid_argument("--slow-us must not be negative");
+  if (f.compare != "none")
+    for (const std::string& name : split_list(f.compare)) {
+      const AlgorithmEntry* e = registry.find(Collective::allreduce, name);
+      if (!e) throw std::invalid_argument("unknown --compare allreduce algorithm '" + name + "'");
+      ps.compare.push_back(e);
+    }
+}
+
 void resolve(RunOptions& o, const std::string& collective, const std::string& algorithms,
              const std::string& dtype, const std::string& op, const std::string& minb,
              const std::string& maxb, const std::string& timing, const std::string& segment,
              const Registry& registry, int nranks) {
-  auto c = parse_collective(collective);
+  o.parameter_server = collective == "ps";
+  auto c = o.parameter_server ? std::optional{Collective::allreduce} : parse_collective(collective);
   if (!c) throw std::invalid_argument("unknown collective '" + collective + "'; valid: " +
-                                      join_names(kAllCollectives, collective_name));
+                                      join_names(kAllCollectives, collective_name) + ", ps");
   o.collective = *c;
   auto t = parse_dtype(dtype);
   if (!t) throw std::invalid_argument("unknown dtype '" + dtype + "'; valid: " + join_names(kAllDTypes, dtype_name));
@@ -45,6 +112,8 @@ void resolve(RunOptions& o, const std::string& collective, const std::string& al
   else if (timing == "loop") o.timing = TimingPolicy::loop;
   else throw std::invalid_argument("unknown timing policy '" + timing + "'; valid: per-call, loop");
 
+  if (o.parameter_server && !algorithms.empty())
+    throw std::invalid_argument("--collective ps takes --ps-mode (and --compare), not --algorithms");
   const auto available = registry.for_collective(o.collective);
   auto names = [](const AlgorithmEntry* e) { return e->name; };
   if (algorithms.empty()) {
@@ -108,7 +177,8 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   RunOptions& o = cmd.run;
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", minb = "8", maxb = "64M",
               timing = "per-call", segment;
-  run->add_option("--collective,-c", collective, join_names(kAllCollectives, collective_name))->capture_default_str();
+  run->add_option("--collective,-c", collective, join_names(kAllCollectives, collective_name) + ", ps (parameter server)")
+      ->capture_default_str();
   run->add_option("--algorithms,-a", algorithms, "Comma-separated algorithm names (default: all registered)");
   run->add_option("-b,--minbytes", minb, "Smallest size in bytes (K/M/G suffixes)")->capture_default_str();
   run->add_option("-e,--maxbytes", maxb, "Largest size in bytes (K/M/G suffixes)")->capture_default_str();
@@ -127,6 +197,24 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   run->add_option("--ranks-per-node", o.ranks_per_node, "Emulate nodes of this many consecutive ranks for "
                                                         "hierarchical algorithms (default: real nodes, "
                                                         "from MPI_COMM_TYPE_SHARED)");
+  PsFlags ps;
+  const std::string ps_group = "Parameter server (--collective ps)";
+  run->add_option("--servers", o.ps.servers, "Server ranks: the last S ranks serve, ranks 0..n-S-1 are workers")
+      ->capture_default_str()->group(ps_group);
+  run->add_option("--ps-mode", ps.modes, "sync, async, bounded, or a comma-separated list")->capture_default_str()->group(ps_group);
+  run->add_option("--staleness", o.ps.staleness, "bounded: steps a worker may run ahead of the slowest")
+      ->capture_default_str()->group(ps_group);
+  run->add_option("--lr", o.ps.learning_rate, "SGD learning rate the servers apply")->capture_default_str()->group(ps_group);
+  run->add_option("--partition-size", ps.partition, "Largest partition of a tensor (K/M suffixes; BytePS's default)")
+      ->capture_default_str()->group(ps_group);
+  run->add_option("--assignment", ps.assignment, "Partitions to servers: round-robin or hash")->capture_default_str()->group(ps_group);
+  run->add_option("--sparse-rows", o.ps.sparse_rows, "Sparse: rows each worker pushes and pulls per step, of a "
+                                                     "table of (size / row bytes) rows")->group(ps_group);
+  run->add_option("--row-bytes", ps.row_bytes, "Sparse: bytes per table row")->group(ps_group);
+  run->add_option("--slow-ranks", ps.slow_ranks, "Comma-separated workers that sleep --slow-us before every step")->group(ps_group);
+  run->add_option("--slow-us", o.ps.slow_us, "Delay of --slow-ranks per step, microseconds")->capture_default_str()->group(ps_group);
+  run->add_option("--compare", ps.compare, "Allreduce algorithms run among the workers on the same sizes, or none")
+      ->capture_default_str()->group(ps_group);
   run->add_option("--timing", timing, "per-call or loop (see the table header)")->capture_default_str();
   run->add_option("--csv", o.csv_path, "CSV output path (default: results/collbench-<collective>-<time>.csv)");
   run->add_option("--json", o.json_path, "JSON output path (default: next to the CSV)");
@@ -141,6 +229,7 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
     if (run->count("--ranks-per-node") && o.ranks_per_node < 1)
       throw std::invalid_argument("--ranks-per-node must be at least 1");
     resolve(o, collective, algorithms, dtype, op, minb, maxb, timing, segment, registry, nranks);
+    if (o.parameter_server) resolve_ps(o, ps, registry, nranks);
     cmd.kind = Command::Kind::run;
   } catch (const CLI::CallForHelp&) {
     cmd.kind = Command::Kind::help;

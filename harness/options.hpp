@@ -4,11 +4,28 @@
 #include <vector>
 
 #include "collective.hpp"
+#include "ps_plan.hpp"
 #include "registry.hpp"
 
 namespace collbench {
 
 enum class TimingPolicy { per_call, loop };
+
+// `--collective ps`: the parameter server's own settings.
+struct PsRunOptions {
+  int servers = 1;
+  std::vector<const ProtocolEntry*> modes;  // resolved from --ps-mode
+  int staleness = 2;
+  double learning_rate = 0.01;
+  std::size_t partition_bytes = 4096000;
+  PsAssignment assignment = PsAssignment::round_robin;
+  std::size_t sparse_rows = 0;  // rows each worker touches per step; 0: dense
+  std::size_t row_bytes = 0;
+  std::vector<int> slow_ranks;  // workers that wait slow_us before every step
+  double slow_us = 0;
+  std::vector<const AlgorithmEntry*> compare;  // allreduce algorithms run among the workers
+  bool sparse() const { return sparse_rows > 0; }
+};
 
 struct RunOptions {
   Collective collective = Collective::allreduce;
@@ -28,6 +45,8 @@ struct RunOptions {
   std::size_t segment_bytes = 0;  // pipelined algorithms; 0: each algorithm's default
   int ranks_per_node = 0;         // emulated nodes; 0: from MPI_COMM_TYPE_SHARED
   AlgorithmParams params;         // filled in once the topology is known
+  bool parameter_server = false;  // --collective ps; `collective` is then allreduce (its check)
+  PsRunOptions ps;
   std::string csv_path;   // empty: results/<stamp>.csv
   std::string json_path;  // empty: results/<stamp>.json
   std::string output_dir = "results";

@@ -17,7 +17,9 @@ Fields csv_fields(const ResultRow& r) {
 nlohmann::json to_json(const ResultRow& r) {
   nlohmann::json j = nlohmann::json::object();
   for (auto& [k, v] : csv_fields(r)) j[k] = v;
+  for (auto& [k, v] : r.extra) j[k] = v;
   j["round_mean_us"] = r.round_mean_us;
+  if (!r.details.is_null()) j["details"] = r.details;
   return j;
 }
 

@@ -27,6 +27,10 @@ struct ResultRow {
   int nodes = 1, ranks_per_node = 1;  // the topology hierarchical algorithms used
   std::size_t segment_bytes = 0;      // pipelined algorithms; 0 for the others
   std::vector<double> round_mean_us;  // JSON only: the spread between rounds
+  // Columns of one kind of run (the parameter server's), after the common ones; the
+  // CSV writer is told their names up front so every row has the same columns.
+  std::vector<std::pair<std::string, nlohmann::json>> extra;
+  nlohmann::json details;  // JSON only: per-server and distribution data
 };
 
 using Fields = std::vector<std::pair<std::string, nlohmann::json>>;

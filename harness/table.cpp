@@ -2,9 +2,19 @@
 
 #include <cstdio>
 
+#include "ps_plan.hpp"
 #include "registry.hpp"
 
 namespace collbench {
+
+namespace {
+void print_column_header() {
+  std::printf("#\n# %11s %11s %5s %5s %-18s %10s %10s %10s %10s %10s %8s %8s %7s %7s\n", "bytes", "count", "dtype",
+              "op", "algorithm", "min_us", "avg_us", "p50_us", "p99_us", "max_us", "algbw", "busbw", "errors",
+              "vs_mpi");
+  std::fflush(stdout);
+}
+}  // namespace
 
 void print_table_header(const RunOptions& o, int nranks, int nhosts, const std::string& mpi_library) {
   const Collective c = o.collective;
@@ -25,11 +35,42 @@ void print_table_header(const RunOptions& o, int nranks, int nhosts, const std::
                 "mpi's own result compared with the exact expected values. errors = wrong elements over all ranks\n");
   else
     std::printf("# check: off (--no-check); errors = -1\n");
-  std::printf("#\n# %11s %11s %5s %5s %-18s %10s %10s %10s %10s %10s %8s %8s %7s %7s\n", "bytes", "count", "dtype",
-              "op", "algorithm", "min_us", "avg_us", "p50_us", "p99_us", "max_us", "algbw", "busbw", "errors",
-              "vs_mpi");
-  std::fflush(stdout);
+  print_column_header();
 }
+
+void print_ps_table_header(const RunOptions& o, int nranks, int nhosts, const std::string& mpi_library,
+                           const nlohmann::json& ps) {
+  std::printf("# collbench ps (parameter server): %d rank(s) on %d host(s), dtype %s; servers: ranks %s; workers: "
+              "ranks 0..%d\n",
+              nranks, nhosts, std::string(dtype_name(o.dtype)).c_str(), ps["server_ranks_text"].get<std::string>().c_str(),
+              ps["workers"].get<int>() - 1);
+  std::printf("# MPI library: %s; protocol over MPI point-to-point tagged messages%s\n", mpi_library.c_str(),
+              ps["waits_yield"].get<bool>() ? "; more ranks than cores here, so waits yield the core between polls" : "");
+  std::printf("# model: %s; partitions of at most %zu B dealt %s; servers sum a step's pushes (sync) or apply each "
+              "push (async, bounded), then SGD with lr %g\n",
+              o.ps.sparse() ? ("a table of size/" + std::to_string(o.ps.row_bytes) + " rows; each worker step pushes and pulls " +
+                               std::to_string(o.ps.sparse_rows) + " rows of " + std::to_string(o.ps.row_bytes) + " B").c_str()
+                            : "one dense tensor of the size",
+              o.ps.partition_bytes, std::string(ps_assignment_name(o.ps.assignment)).c_str(), o.ps.learning_rate);
+  if (!o.ps.slow_ranks.empty())
+    std::printf("# slow workers: ranks %s sleep %g us before every step\n", ps["slow_ranks_text"].get<std::string>().c_str(),
+                o.ps.slow_us);
+  std::printf("# timing: per mode and round, each worker runs %d warm-up + %d timed steps back to back, x %d round(s) "
+              "interleaving the modes;\n#   a step = push (until every server acknowledged) + pull (until every value "
+              "arrived); times pooled over workers\n",
+              o.warmup, o.iters, o.rounds);
+  std::printf("# algbw = size / step time; busbw = bytes a worker sent per step / step time (GB/s = 1e9 B/s); "
+              "allreduce rows (--compare) ran among the workers only, timed back to back\n");
+  if (o.check)
+    std::printf("# check: %d steps of known gradients; the reference is MPI_Allreduce of them plus the same SGD. "
+                "sync: every pull must equal it exactly; every mode: the servers' final parameters (async and "
+                "bounded within rounding). errors = wrong elements over all ranks\n",
+                ps["check_steps"].get<int>());
+  else
+    std::printf("# check: off (--no-check); errors = -1\n");
+  print_column_header();
+}
+
 
 void print_table_row(const ResultRow& r, std::optional<double> vs) {
   char ratio[16] = "-";
@@ -50,6 +91,9 @@ void print_algorithm_list(const Registry& registry) {
                   e->pipelined() ? (" [default segment " + std::to_string(e->default_segment_bytes / 1024) + " KiB]").c_str()
                                  : "");
   }
+  std::printf("  ps (parameter server; choose with --ps-mode, see 'collbench run --help')\n");
+  for (const ProtocolEntry* p : registry.protocols())
+    std::printf("    %-22s %s\n", p->name.c_str(), p->summary.c_str());
   std::printf("dtypes:");
   for (DType t : kAllDTypes) std::printf(" %s", std::string(dtype_name(t)).c_str());
   std::printf("\nops:");

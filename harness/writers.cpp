@@ -14,16 +14,23 @@ std::string csv_escape(const nlohmann::json& v) {
   return q + "\"";
 }
 
-CsvWriter::CsvWriter(const std::string& path) : out_(path, std::ios::out | std::ios::trunc) {
+CsvWriter::CsvWriter(const std::string& path, std::vector<std::string> extra_columns)
+    : out_(path, std::ios::out | std::ios::trunc), extra_columns_(std::move(extra_columns)) {
   if (!out_) throw std::runtime_error("cannot write CSV output '" + path + "'");
   std::string header;
   for (const auto& [k, v] : csv_fields(ResultRow{})) header += (header.empty() ? "" : ",") + k;
+  for (const std::string& k : extra_columns_) header += "," + k;
   out_ << header << '\n' << std::flush;
 }
 
 void CsvWriter::write(const ResultRow& row) {
   std::string line;
   for (const auto& [k, v] : csv_fields(row)) line += (line.empty() ? "" : ",") + csv_escape(v);
+  for (const std::string& column : extra_columns_) {
+    line += ",";
+    for (const auto& [k, v] : row.extra)
+      if (k == column && !v.is_null()) line += csv_escape(v);
+  }
   out_ << line << '\n' << std::flush;
 }
 

@@ -2,6 +2,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "result_row.hpp"
 
@@ -10,11 +11,13 @@ namespace collbench {
 // Appends rows to a CSV file, flushing each so an interrupted sweep keeps them.
 class CsvWriter {
  public:
-  explicit CsvWriter(const std::string& path);  // throws std::runtime_error if unwritable
+  // `extra_columns` follow the common columns; a row lacking one leaves it empty.
+  explicit CsvWriter(const std::string& path, std::vector<std::string> extra_columns = {});  // throws if unwritable
   void write(const ResultRow& row);
 
  private:
   std::ofstream out_;
+  std::vector<std::string> extra_columns_;
 };
 
 // Keeps a JSON document {"metadata": ..., "rows": [...]} on disk, rewritten whole

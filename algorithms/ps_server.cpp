@@ -1,0 +1,428 @@
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <chrono>
+#include <cstring>
+#include <limits>
+
+#include "ps_protocol.hpp"
+#include "reduce_kernels.hpp"
+#include "registry.hpp"
+
+namespace collbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ps_wire::Kind;
+
+struct WorkerState {
+  ps_wire::Request incoming{}, current{};
+  int data_pending = 0;
+  std::vector<std::byte> push_in;  // dense gradients, laid out like the shard
+  std::vector<std::byte> sparse_in, sparse_out;
+  std::string text;
+  std::int64_t pushes = 0;
+  bool finished = false;
+  bool pull_pending = false;
+  Clock::time_point pull_arrived;
+  ps_wire::Reply ack{}, pull_reply{};
+  Ticket ack_send = -1, pull_reply_send = -1;
+  std::vector<Ticket> pull_sends;  // the pull's values, read from the shard while in flight
+};
+
+struct SparseRows {
+  std::vector<std::uint64_t> counts;  // per sparse tensor
+  const std::uint64_t* rows = nullptr;
+  const std::byte* values = nullptr;
+};
+
+class PsServer {
+ public:
+  PsServer(Transport& tr, const PsConfig& config, PsRoles roles)
+      : tr_(tr), config_(config), roles_(roles), plan_(make_ps_plan(config, roles.servers)),
+        me_(roles.server_index(tr.rank())), elem_(dtype_size(config.dtype)),
+        workers_(static_cast<std::size_t>(roles.workers())) {
+    offset_.assign(plan_.partitions.size(), kNotMine);
+    std::size_t bytes = 0;
+    for (std::size_t p = 0; p < plan_.partitions.size(); ++p) {
+      const PsPartition& part = plan_.partitions[p];
+      if (part.server != me_) continue;
+      offset_[p] = bytes;
+      owned_.push_back(p);
+      bytes += part.rows * row_bytes(part.tensor);
+    }
+    shard_.resize(bytes);
+    for (std::size_t p : owned_) {
+      const PsPartition& part = plan_.partitions[p];
+      const std::size_t re = config_.tensors[part.tensor].row_elements;
+      ps_initial_params(config_.dtype, part.tensor, part.first_row * re, part.rows * re, shard_.data() + offset_[p]);
+    }
+    if (config_.mode == PsMode::sync)
+      for (auto& a : sum_) a.assign(bytes, std::byte{0});
+    for (std::size_t t = 0; t < config_.tensors.size(); ++t)
+      if (config_.tensors[t].sparse) sparse_tensors_.push_back(t);
+  }
+
+  PsServerReport run(const PsFinalParams& on_final) {
+    const auto start = Clock::now();
+    for (std::size_t w = 0; w < workers_.size(); ++w) {
+      workers_[w].push_in.resize(shard_.size());
+      post_request_recv(static_cast<int>(w));
+    }
+    while (!waiting_.empty()) {
+      const Completion c = tr_.wait_any(waiting_);
+      const Waiting what = owners_[c.index];
+      waiting_[c.index] = waiting_.back();
+      waiting_.pop_back();
+      owners_[c.index] = owners_.back();
+      owners_.pop_back();
+      report_.ingress_bytes += c.bytes;
+      WorkerState& ws = workers_[static_cast<std::size_t>(what.worker)];
+      if (what.is_request) on_request(what.worker);
+      else if (--ws.data_pending == 0) on_request_complete(what.worker);
+    }
+    for (WorkerState& ws : workers_) {
+      finish_sends(ws);
+      if (ws.ack_send >= 0) tr_.wait(ws.ack_send);
+    }
+    report_.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+    if (on_final)
+      for (std::size_t p : owned_) on_final(plan_.partitions[p], shard_.data() + offset_[p]);
+    report_.error = error_;
+    return std::move(report_);
+  }
+
+ private:
+  static constexpr std::size_t kNotMine = std::numeric_limits<std::size_t>::max();
+  struct Waiting {
+    int worker = 0;
+    bool is_request = false;
+  };
+
+  std::size_t row_bytes(std::size_t tensor) const { return config_.tensors[tensor].row_elements * elem_; }
+  std::string whoami() const { return "server rank " + std::to_string(tr_.rank()); }
+
+  void wait_for(int worker, bool is_request, Ticket t) {
+    waiting_.push_back(t);
+    owners_.push_back({worker, is_request});
+  }
+  void post_request_recv(int w) {
+    WorkerState& ws = workers_[static_cast<std::size_t>(w)];
+    wait_for(w, true, tr_.post_recv(w, ps_wire::kRequest, reinterpret_cast<std::byte*>(&ws.incoming), sizeof ws.incoming));
+  }
+  void post_data_recv(int w, std::byte* data, std::size_t bytes) {
+    ++workers_[static_cast<std::size_t>(w)].data_pending;
+    wait_for(w, false, tr_.post_recv(w, ps_wire::kRequestData, data, bytes));
+  }
+
+  void on_request(int w) {
+    WorkerState& ws = workers_[static_cast<std::size_t>(w)];
+    ws.current = ws.incoming;
+    const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(0, ws.current.bytes));
+    if (ws.current.kind != Kind::finish) post_request_recv(w);  // finish is a worker's last word
+    switch (ws.current.kind) {
+      case Kind::hello:
+      case Kind::abort:
+        ws.text.assign(bytes, '\0');
+        if (bytes) post_data_recv(w, reinterpret_cast<std::byte*>(ws.text.data()), bytes);
+        break;
+      case Kind::push:
+        for (std::size_t p : owned_)
+          if (!config_.tensors[plan_.partitions[p].tensor].sparse)
+            post_data_recv(w, ws.push_in.data() + offset_[p], plan_.partitions[p].rows * row_bytes(plan_.partitions[p].tensor));
+        [[fallthrough]];
+      case Kind::pull:
+        ws.sparse_in.resize(bytes);
+        if (bytes) post_data_recv(w, ws.sparse_in.data(), bytes);
+        break;
+      case Kind::finish: break;
+    }
+    if (ws.data_pending == 0) on_request_complete(w);
+  }
+
+  void on_request_complete(int w) {
+    WorkerState& ws = workers_[static_cast<std::size_t>(w)];
+    switch (ws.current.kind) {
+      case Kind::hello: {
+        const std::string mine = ps_definition(config_, roles_.servers);
+        if (ws.text != mine)
+          fail("tensor definitions differ between ranks: worker rank " + std::to_string(w) + " has '" + ws.text +
+               "' but " + whoami() + " has '" + mine + "'");
+        send_ack(w);
+        break;
+      }
+      case Kind::abort: fail(ws.text); break;
+      case Kind::push: apply_push(w); break;
+      case Kind::pull:
+        ws.pull_pending = true;
+        ws.pull_arrived = Clock::now();
+        serve_ready_pulls();
+        break;
+      case Kind::finish:
+        ws.finished = true;
+        if (ws.current.clock != ws.pushes)
+          fail(whoami() + " received " + std::to_string(ws.pushes) + " push(es) from worker rank " + std::to_string(w) +
+               ", which sent " + std::to_string(ws.current.clock));
+        send_ack(w);
+        serve_ready_pulls();
+        break;
+    }
+  }
+
+  void fail(const std::string& why) {
+    if (!error_.empty()) return;
+    error_ = why;
+    serve_ready_pulls();
+  }
+
+  void send_ack(int w) {
+    WorkerState& ws = workers_[static_cast<std::size_t>(w)];
+    if (ws.ack_send >= 0) tr_.wait(ws.ack_send);
+    ws.ack = {};
+    ps_wire::set_error(ws.ack, error_);
+    ws.ack_send = tr_.post_send(w, ps_wire::kReply, reinterpret_cast<const std::byte*>(&ws.ack), ps_wire::reply_bytes(ws.ack));
+    report_.egress_bytes += ps_wire::reply_bytes(ws.ack);
+  }
+
+  // Parses a sparse push or pull; rows must be in range, owned here and (in a push) unique.
+  bool parse_sparse(const std::vector<std::byte>& msg, bool with_values, SparseRows& out) {
+    out.counts.assign(sparse_tensors_.size(), 0);
+    if (msg.empty()) return true;
+    const std::size_t header = ps_wire::sparse_counts_bytes(sparse_tensors_.size());
+    std::size_t total = 0, values = 0;
+    if (msg.size() < header) return false;
+    std::memcpy(out.counts.data(), msg.data(), header);
+    for (std::size_t i = 0; i < sparse_tensors_.size(); ++i) {
+      total += out.counts[i];
+      values += out.counts[i] * row_bytes(sparse_tensors_[i]);
+    }
+    if (msg.size() != header + total * sizeof(std::uint64_t) + (with_values ? values : 0)) return false;
+    out.rows = reinterpret_cast<const std::uint64_t*>(msg.data() + header);
+    out.values = msg.data() + header + total * sizeof(std::uint64_t);
+    const std::uint64_t* r = out.rows;
+    for (std::size_t i = 0; i < sparse_tensors_.size(); ++i) {
+      const std::size_t t = sparse_tensors_[i];
+      std::vector<std::uint64_t> rows(r, r + out.counts[i]);
+      r += out.counts[i];
+      if (std::string p = sparse_indices_problem(rows, config_.tensors[t].rows); !p.empty()) {
+        fail(whoami() + ", tensor '" + config_.tensors[t].name + "': " + p);
+        return false;
+      }
+      for (std::uint64_t row : rows)
+        if (offset_[plan_.partition_of(t, row)] == kNotMine) {
+          fail(whoami() + " was sent row " + std::to_string(row) + " of tensor '" + config_.tensors[t].name +
+               "', which another server owns");
+          return false;
+        }
+    }
+    return true;
+  }
+
+  // Calls f(offset in the shard, bytes, position among the message's rows) for each sparse row.
+  template <class F>
+  void for_each_sparse_row(const SparseRows& rows, F f) const {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < sparse_tensors_.size(); ++i) {
+      const std::size_t t = sparse_tensors_[i];
+      const std::size_t rb = row_bytes(t);
+      for (std::uint64_t c = 0; c < rows.counts[i]; ++c, ++k) {
+        const std::uint64_t row = rows.rows[k];
+        const std::size_t p = plan_.partition_of(t, row);
+        f(offset_[p] + (row - plan_.partitions[p].first_row) * rb, rb, k);
+      }
+    }
+  }
+
+  // A pull's values are read straight from the shard, so no update may start while one is in flight.
+  void finish_sends(WorkerState& ws) {
+    if (!ws.pull_sends.empty()) tr_.wait_all(ws.pull_sends);
+    ws.pull_sends.clear();
+    if (ws.pull_reply_send >= 0) tr_.wait(ws.pull_reply_send);
+    ws.pull_reply_send = -1;
+  }
+  void before_update() {
+    for (WorkerState& ws : workers_) finish_sends(ws);
+  }
+
+  void apply_push(int w) {
+    WorkerState& ws = workers_[static_cast<std::size_t>(w)];
+    SparseRows rows;
+    const bool ok = error_.empty() && parse_sparse(ws.sparse_in, true, rows);
+    const std::int64_t step = ws.pushes++;
+    ++report_.pushes_received;
+    if (ok) {
+      if (config_.mode == PsMode::sync) accumulate(ws, rows, step);
+      else update(ws.push_in.data(), rows);
+    }
+    send_ack(w);
+    serve_ready_pulls();
+  }
+
+  // Applies `gradient` (dense, shard layout) and the sparse rows to the shard.
+  void update(const std::byte* gradient, const SparseRows& rows) {
+    before_update();
+    for (std::size_t p : owned_)
+      if (!config_.tensors[plan_.partitions[p].tensor].sparse)
+        sgd_update(config_.dtype, shard_.data() + offset_[p], gradient + offset_[p],
+                   plan_.partitions[p].rows * config_.tensors[plan_.partitions[p].tensor].row_elements,
+                   config_.learning_rate);
+    for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t k) {
+      sgd_update(config_.dtype, shard_.data() + off, rows.values + k * rb, rb / elem_, config_.learning_rate);
+    });
+  }
+
+  // Sync: sums the step's pushes; once every worker has pushed it, applies the sum once.
+  // Steps in flight differ by at most one (a worker pushes step t+1 only after pulling
+  // step t), so two sums suffice.
+  void accumulate(WorkerState& ws, const SparseRows& rows, std::int64_t step) {
+    const auto slot = static_cast<std::size_t>(step % 2);
+    auto& sum = sum_[slot];
+    for (std::size_t p : owned_)
+      if (!config_.tensors[plan_.partitions[p].tensor].sparse) {
+        const std::size_t n = plan_.partitions[p].rows * config_.tensors[plan_.partitions[p].tensor].row_elements;
+        std::byte* s = sum.data() + offset_[p];
+        if (arrived_[slot] == 0) std::memcpy(s, ws.push_in.data() + offset_[p], n * elem_);
+        else reduce(config_.dtype, ReduceOp::sum, s, s, ws.push_in.data() + offset_[p], n);
+      }
+    for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t k) {
+      reduce(config_.dtype, ReduceOp::sum, sum.data() + off, sum.data() + off, rows.values + k * rb, rb / elem_);
+      touched_[slot].push_back(off);
+    });
+    if (++arrived_[slot] < roles_.workers() || step != applied_) return;
+    before_update();
+    for (std::size_t p : owned_)
+      if (!config_.tensors[plan_.partitions[p].tensor].sparse)
+        sgd_update(config_.dtype, shard_.data() + offset_[p], sum.data() + offset_[p],
+                   plan_.partitions[p].rows * config_.tensors[plan_.partitions[p].tensor].row_elements,
+                   config_.learning_rate);
+    auto& touched = touched_[slot];
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    for (std::size_t off : touched) {
+      const std::size_t rb = sparse_row_bytes_at(off);
+      sgd_update(config_.dtype, shard_.data() + off, sum.data() + off, rb / elem_, config_.learning_rate);
+      std::memset(sum.data() + off, 0, rb);
+    }
+    touched.clear();
+    arrived_[slot] = 0;
+    ++applied_;
+  }
+
+  std::size_t sparse_row_bytes_at(std::size_t off) const {
+    // The owned partition holding `off`: owned_ is in shard order.
+    auto it = std::upper_bound(owned_.begin(), owned_.end(), off,
+                               [this](std::size_t o, std::size_t p) { return o < offset_[p]; });
+    return row_bytes(plan_.partitions[*std::prev(it)].tensor);
+  }
+
+  std::int64_t slowest_clock() const {
+    std::int64_t m = std::numeric_limits<std::int64_t>::max();
+    for (const WorkerState& ws : workers_)
+      if (!ws.finished) m = std::min(m, ws.pushes);
+    return m;
+  }
+
+  void serve_ready_pulls() {
+    const std::int64_t slowest = slowest_clock();
+    for (std::size_t w = 0; w < workers_.size(); ++w) {
+      WorkerState& ws = workers_[w];
+      if (!ws.pull_pending) continue;
+      const std::int64_t clock = ws.current.clock;
+      if (error_.empty() && config_.mode == PsMode::sync)
+        for (std::size_t v = 0; v < workers_.size(); ++v)
+          if (workers_[v].finished && workers_[v].pushes < clock) {
+            fail("worker rank " + std::to_string(v) + " finished after " + std::to_string(workers_[v].pushes) +
+                 " step(s) while worker rank " + std::to_string(w) + " waits for step " + std::to_string(clock) +
+                 "; sync needs every worker to push every step");
+            return;  // fail() served every pull
+          }
+      if (error_.empty() && !ps_pull_may_proceed(config_.mode, config_.staleness, clock, slowest, applied_)) continue;
+      serve_pull(static_cast<int>(w), slowest == std::numeric_limits<std::int64_t>::max() ? clock : slowest);
+    }
+  }
+
+  void serve_pull(int w, std::int64_t slowest) {
+    WorkerState& ws = workers_[static_cast<std::size_t>(w)];
+    ws.pull_pending = false;
+    finish_sends(ws);
+    SparseRows rows;
+    const bool ok = error_.empty() && parse_sparse(ws.sparse_in, false, rows);
+    const auto waited = Clock::now() - ws.pull_arrived;
+    ws.pull_reply = {};
+    ps_wire::set_error(ws.pull_reply, error_);
+    ws.pull_reply.staleness = ps_pull_staleness(ws.current.clock, slowest);
+    ws.pull_reply.wait_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count();
+    ws.pull_reply_send = tr_.post_send(w, ps_wire::kReply, reinterpret_cast<const std::byte*>(&ws.pull_reply),
+                                       ps_wire::reply_bytes(ws.pull_reply));
+    report_.egress_bytes += ps_wire::reply_bytes(ws.pull_reply);
+    for (std::size_t p : owned_)
+      if (!config_.tensors[plan_.partitions[p].tensor].sparse) {
+        const std::size_t bytes = plan_.partitions[p].rows * row_bytes(plan_.partitions[p].tensor);
+        ws.pull_sends.push_back(tr_.post_send(w, ps_wire::kReplyData, shard_.data() + offset_[p], bytes));
+        report_.egress_bytes += bytes;
+      }
+    if (!ws.sparse_in.empty()) {
+      // The worker expects one value message sized by its counts, even when the request was bad.
+      ws.sparse_out.clear();
+      if (ok)
+        for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t) {
+          ws.sparse_out.insert(ws.sparse_out.end(), shard_.data() + off, shard_.data() + off + rb);
+        });
+      else
+        ws.sparse_out.resize(expected_sparse_values(ws.sparse_in));
+      ws.pull_sends.push_back(tr_.post_send(w, ps_wire::kReplyData, ws.sparse_out.data(), ws.sparse_out.size()));
+      report_.egress_bytes += ws.sparse_out.size();
+    }
+    ++report_.pulls_served;
+    report_.pull_wait_s.push_back(std::chrono::duration<double>(waited).count());
+    ++report_.staleness_counts[ws.pull_reply.staleness];
+  }
+
+  std::size_t expected_sparse_values(const std::vector<std::byte>& msg) const {
+    const std::size_t header = ps_wire::sparse_counts_bytes(sparse_tensors_.size());
+    if (msg.size() < header) return 0;
+    std::vector<std::uint64_t> counts(sparse_tensors_.size());
+    std::memcpy(counts.data(), msg.data(), header);
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) bytes += counts[i] * row_bytes(sparse_tensors_[i]);
+    return bytes;
+  }
+
+  Transport& tr_;
+  const PsConfig& config_;
+  PsRoles roles_;
+  PsPlan plan_;
+  int me_;
+  std::size_t elem_;
+  std::vector<std::size_t> offset_;  // per partition: byte offset in the shard, or kNotMine
+  std::vector<std::size_t> owned_;   // partitions held here, in shard order
+  std::vector<std::size_t> sparse_tensors_;
+  std::vector<std::byte> shard_;
+  std::array<std::vector<std::byte>, 2> sum_;
+  std::array<std::vector<std::size_t>, 2> touched_;
+  std::array<int, 2> arrived_{0, 0};
+  std::int64_t applied_ = 0;
+  std::vector<WorkerState> workers_;
+  std::vector<Ticket> waiting_;
+  std::vector<Waiting> owners_;
+  std::string error_;
+  PsServerReport report_;
+};
+
+}  // namespace
+
+PsServerReport run_ps_server(Transport& transport, const PsConfig& config, PsRoles roles, const PsFinalParams& on_final) {
+  return PsServer(transport, config, roles).run(on_final);
+}
+
+void register_parameter_server(Registry& registry) {
+  registry.add_protocol({"ps", "ps-sync", "sync",
+                         "parameter server: a step's pushes are summed and applied once; pulls wait for that"});
+  registry.add_protocol({"ps", "ps-async", "async",
+                         "parameter server: each push applied on arrival; pulls answered at once"});
+  registry.add_protocol({"ps", "ps-bounded", "bounded",
+                         "parameter server: applied on arrival; a pull waits while its worker is over "
+                         "--staleness steps ahead of the slowest"});
+}
+
+}  // namespace collbench
