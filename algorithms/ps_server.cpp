@@ -163,8 +163,10 @@ class PsServer {
         if (ws.current.clock != ws.pushes)
           fail(whoami() + " received " + std::to_string(ws.pushes) + " push(es) from worker rank " + std::to_string(w) +
                ", which sent " + std::to_string(ws.current.clock));
-        send_ack(w);
         serve_ready_pulls();
+        // Answered together once all have finished, so every worker hears of any error.
+        if (std::all_of(workers_.begin(), workers_.end(), [](const WorkerState& x) { return x.finished; }))
+          for (std::size_t v = 0; v < workers_.size(); ++v) send_ack(static_cast<int>(v));
         break;
     }
   }
