@@ -62,6 +62,7 @@ ResultRow ps_result_row(const PsRowInput& in) {
   const std::size_t rows_per_step = tensor.sparse ? std::min(o.ps.sparse_rows, tensor.rows) : tensor.rows;
   const double gradient_bytes = static_cast<double>(rows_per_step * tensor.row_elements * elem);
 
+  std::vector<std::vector<double>> round_steps;
   std::vector<double> step_us, push_us, pull_us, staleness, sent, received, wait_us;
   std::vector<double> ingress(static_cast<std::size_t>(S), 0), egress(ingress), rate(ingress);
   std::map<std::string, std::int64_t> server_staleness;
@@ -71,7 +72,12 @@ ResultRow ps_result_row(const PsRowInput& in) {
     const nlohmann::json& r = in.reports[i];
     if (r["role"] == "worker") {
       auto push = numbers(r["push_s"], 1e6), pull = numbers(r["pull_s"], 1e6);
-      for (std::size_t k = 0; k < push.size(); ++k) step_us.push_back(push[k] + pull[k]);
+      const std::size_t round = i / static_cast<std::size_t>(in.roles.nranks);
+      if (round_steps.size() <= round) round_steps.resize(round + 1);
+      for (std::size_t k = 0; k < push.size(); ++k) {
+        step_us.push_back(push[k] + pull[k]);
+        round_steps[round].push_back(push[k] + pull[k]);
+      }
       append(push_us, push);
       append(pull_us, pull);
       append(staleness, numbers(r["staleness"]));
@@ -102,6 +108,7 @@ ResultRow ps_result_row(const PsRowInput& in) {
   row.root = 0;
   row.iters = o.iters * o.rounds;
   row.time_us = summarize(step_us);
+  for (const auto& steps : round_steps) row.round_mean_us.push_back(mean(steps));
   // algbw: the model's bytes per step (as allreduce's); busbw: what a worker sent per step.
   row.algbw_gbps = algbw_gbps(static_cast<double>(in.bytes), row.time_us.mean * 1e-6);
   row.busbw_gbps = algbw_gbps(mean(sent), row.time_us.mean * 1e-6);

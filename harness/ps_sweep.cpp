@@ -112,6 +112,25 @@ nlohmann::json timed_session(const RunOptions& o, const PsConfig& config, PsRole
   return ps_report_json(worker.finish(), o.warmup);
 }
 
+// A barrier over the transport's tagged messages, so that ranks waiting in it yield the
+// core when the transport does: servers wait here while the workers run the allreduce
+// comparison, and spinning in MPI would take a core from them.
+void transport_barrier(Transport& tr) {
+  constexpr int kTag = 900;
+  std::byte none{};
+  std::vector<Ticket> tickets;
+  if (tr.rank() == 0) {
+    for (int r = 1; r < tr.size(); ++r) tickets.push_back(tr.post_recv(r, kTag, &none, 0));
+    tr.wait_all(tickets);
+    tickets.clear();
+    for (int r = 1; r < tr.size(); ++r) tickets.push_back(tr.post_send(r, kTag, &none, 0));
+    tr.wait_all(tickets);
+    return;
+  }
+  tr.wait(tr.post_send(0, kTag, &none, 0));
+  tr.wait(tr.post_recv(0, kTag, &none, 0));
+}
+
 void print_ps_line(const ResultRow& r) {
   auto num = [&r](const char* key) {
     for (const auto& [k, v] : r.extra)
@@ -186,6 +205,7 @@ std::int64_t run_ps_sweep(const RunOptions& o, const Registry& registry, MpiTran
         const std::int64_t w = run_sweep(compare, registry, group_transport, group, out, group_topology);
         if (rank == 0) wrong += w;
       }
+      transport_barrier(transport);
     }
   } catch (...) {
     MPI_Comm_free(&group);

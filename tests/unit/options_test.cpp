@@ -4,6 +4,7 @@
 
 #include "mpi_baseline.hpp"
 #include "options.hpp"
+#include "ps_protocol.hpp"
 #include "reference_algorithms.hpp"
 
 using namespace collbench;
@@ -14,6 +15,7 @@ Command parse(std::vector<const char*> args, int nranks = 2) {
     Registry r;
     register_mpi_baselines(r);
     register_reference_algorithms(r);
+    register_parameter_server(r);
     return r;
   }();
   args.insert(args.begin(), "collbench");
@@ -77,4 +79,43 @@ TEST(Options, BadInputNamesTheProblemAndTheValidChoices) {
   expect_error({"run", "--timing", "fast"}, "unknown timing policy 'fast'");
   expect_error({"run", "--bogus"}, "--bogus");
   expect_error({}, "subcommand");
+}
+
+TEST(Options, ParameterServerDefaultsAndSettings) {
+  Command c = parse({"run", "-c", "ps"}, 3);
+  ASSERT_EQ(c.kind, Command::Kind::run) << c.text;
+  EXPECT_TRUE(c.run.parameter_server);
+  EXPECT_EQ(c.run.ps.servers, 1);
+  ASSERT_EQ(c.run.ps.modes.size(), 1u);
+  EXPECT_EQ(c.run.ps.modes[0]->name, "ps-sync");
+  ASSERT_EQ(c.run.ps.compare.size(), 1u);
+  EXPECT_EQ(c.run.ps.compare[0]->name, "ring");
+  EXPECT_EQ(c.run.ps.partition_bytes, 4096000u);
+  EXPECT_FALSE(c.run.ps.sparse());
+
+  c = parse({"run", "-c", "ps", "--servers", "2", "--ps-mode", "async,bounded,async", "--staleness", "3", "--sparse-rows",
+             "64", "--row-bytes", "1K", "-b", "4K", "--assignment", "hash", "--slow-ranks", "0,1", "--slow-us", "50",
+             "--compare", "none", "--partition-size", "64K"},
+            4);
+  ASSERT_EQ(c.kind, Command::Kind::run) << c.text;
+  ASSERT_EQ(c.run.ps.modes.size(), 2u);
+  EXPECT_EQ(c.run.ps.modes[1]->name, "ps-bounded");
+  EXPECT_EQ(c.run.ps.staleness, 3);
+  EXPECT_EQ(c.run.ps.row_bytes, 1024u);
+  EXPECT_EQ(c.run.ps.assignment, PsAssignment::hash);
+  EXPECT_EQ(c.run.ps.slow_ranks, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(c.run.ps.compare.empty());
+  EXPECT_EQ(c.run.ps.partition_bytes, 65536u);
+}
+
+TEST(Options, ParameterServerRefusesBadConfigurations) {
+  expect_error({"run", "-c", "ps", "--servers", "0"}, "--servers 0 is invalid for 3 rank(s)", 3);
+  expect_error({"run", "-c", "ps", "--servers", "3"}, "--servers 3 is invalid for 3 rank(s)", 3);
+  expect_error({"run", "-c", "ps"}, "--servers 1 is invalid for 1 rank(s)", 1);
+  expect_error({"run", "-c", "ps", "--staleness", "-1"}, "--staleness must not be negative", 3);
+  expect_error({"run", "-c", "ps", "--assignment", "range"}, "unknown --assignment 'range'", 3);
+  expect_error({"run", "-c", "ps", "--slow-ranks", "x"}, "--slow-ranks expects comma-separated ranks", 3);
+  expect_error({"run", "-c", "ps", "--compare", "bogus"}, "unknown --compare allreduce algorithm 'bogus'", 3);
+  expect_error({"run", "-c", "ps", "--partition-size", "2"}, "--partition-size 2 is smaller than one element", 3);
+  expect_error({"run", "-c", "ps", "--row-bytes", "64"}, "--sparse-rows and --row-bytes go together", 3);
 }
