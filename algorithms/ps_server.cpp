@@ -119,7 +119,6 @@ class PsServer {
     WorkerState& ws = workers_[static_cast<std::size_t>(w)];
     ws.current = ws.incoming;
     const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(0, ws.current.bytes));
-    if (ws.current.kind != Kind::finish) post_request_recv(w);  // finish is a worker's last word
     switch (ws.current.kind) {
       case Kind::hello:
       case Kind::abort:
@@ -142,6 +141,9 @@ class PsServer {
 
   void on_request_complete(int w) {
     WorkerState& ws = workers_[static_cast<std::size_t>(w)];
+    // Only now, so the next request cannot replace this one while its data is on the way
+    // (an abort's text, then the finish right behind it). Finish is a worker's last word.
+    if (ws.current.kind != Kind::finish) post_request_recv(w);
     switch (ws.current.kind) {
       case Kind::hello: {
         const std::string mine = ps_definition(config_, roles_.servers);
