@@ -135,7 +135,7 @@ nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm
   m["timing_policy"] = {{"name", timing_policy_name(o.timing)}, {"text", timing_policy_text(o.timing)}};
   std::vector<std::string> algs;
   for (const auto* a : o.algorithms) algs.push_back(a->name);
-  m["options"] = {{"collective", collective_name(o.collective)},
+  m["options"] = {{"collective", o.parameter_server ? std::string("ps") : std::string(collective_name(o.collective))},
                   {"algorithms", algs},
                   {"min_bytes", o.min_bytes},
                   {"max_bytes", o.max_bytes},

@@ -138,9 +138,9 @@ void print_ps_line(const ResultRow& r) {
     return 0.0;
   };
   std::printf("  %37s push p50 %.1f us, pull p50 %.1f us, pull held %.1f us (mean), staleness max %.0f, "
-              "sent/step %.3g B = %.2f x ring\n",
+              "sent/step %.3g B = %.2f x ring, server bytes imbalance %.2f\n",
               "", num("push_p50_us"), num("pull_p50_us"), num("wait_mean_us"), num("staleness_max"),
-              num("worker_sent_bytes_per_step"), num("sent_vs_ring"));
+              num("worker_sent_bytes_per_step"), num("sent_vs_ring"), num("server_bytes_imbalance"));
   std::fflush(stdout);
 }
 
