@@ -55,6 +55,7 @@ PsPlan make_ps_plan(const PsConfig& config, int servers) {
   const std::size_t elem = dtype_size(config.dtype);
   PsPlan plan;
   plan.server_bytes.assign(static_cast<std::size_t>(servers), 0);
+  plan.dense_partitions.resize(static_cast<std::size_t>(servers));
   std::size_t dealt = 0;
   for (std::size_t t = 0; t < config.tensors.size(); ++t) {
     const PsTensor& tensor = config.tensors[t];
@@ -64,11 +65,13 @@ PsPlan make_ps_plan(const PsConfig& config, int servers) {
     const std::size_t per = std::max<std::size_t>(1, config.partition_bytes / row_bytes);
     plan.first_partition.push_back(plan.partitions.size());
     plan.rows_per_partition.push_back(per);
+    if (tensor.sparse) plan.sparse_tensors.push_back(t);
     for (std::size_t first = 0, k = 0; first < tensor.rows; first += per, ++k) {
-      PsPartition p{t, first, std::min(per, tensor.rows - first), 0};
+      PsPartition p{t, first, std::min(per, tensor.rows - first), 0, tensor.row_elements};
       p.server = config.assignment == PsAssignment::hash ? hashed_server(tensor.name, k, servers)
                                                          : static_cast<int>(dealt++ % static_cast<std::size_t>(servers));
       plan.server_bytes[static_cast<std::size_t>(p.server)] += p.rows * row_bytes;
+      if (!tensor.sparse) plan.dense_partitions[static_cast<std::size_t>(p.server)].push_back(plan.partitions.size());
       plan.partitions.push_back(p);
     }
   }

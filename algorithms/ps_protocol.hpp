@@ -58,6 +58,7 @@ class PsWorker {
  private:
   void abort(const std::string& why);
   void route_sparse(std::span<const PsTensorStep> tensors);
+  void post_reply_recv(int server);
   void post_request(int server, ps_wire::Kind kind, const std::byte* data, std::size_t bytes);
   void take_replies(std::int64_t* staleness);
 
@@ -68,7 +69,6 @@ class PsWorker {
   std::string error_;
   std::int64_t clock_ = 0;  // steps pushed
   PsWorkerReport report_;
-  std::vector<std::vector<std::size_t>> dense_partitions_;  // per server, plan order
   std::vector<std::vector<std::byte>> push_msg_, pull_msg_, pull_values_;  // per server
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> sparse_slots_;  // per server: (tensor, position)
   std::vector<ps_wire::Request> requests_;  // per server

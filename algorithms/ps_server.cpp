@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -54,13 +53,11 @@ class PsServer {
     shard_.resize(bytes);
     for (std::size_t p : owned_) {
       const PsPartition& part = plan_.partitions[p];
-      const std::size_t re = config_.tensors[part.tensor].row_elements;
-      ps_initial_params(config_.dtype, part.tensor, part.first_row * re, part.rows * re, shard_.data() + offset_[p]);
+      ps_initial_params(config_.dtype, part.tensor, part.first_row * part.row_elements, part.elements(),
+                        shard_.data() + offset_[p]);
     }
     if (config_.mode == PsMode::sync)
       for (auto& a : sum_) a.assign(bytes, std::byte{0});
-    for (std::size_t t = 0; t < config_.tensors.size(); ++t)
-      if (config_.tensors[t].sparse) sparse_tensors_.push_back(t);
   }
 
   PsServerReport run(const PsFinalParams& on_final) {
@@ -126,9 +123,8 @@ class PsServer {
         if (bytes) post_data_recv(w, reinterpret_cast<std::byte*>(ws.text.data()), bytes);
         break;
       case Kind::push:
-        for (std::size_t p : owned_)
-          if (!config_.tensors[plan_.partitions[p].tensor].sparse)
-            post_data_recv(w, ws.push_in.data() + offset_[p], plan_.partitions[p].rows * row_bytes(plan_.partitions[p].tensor));
+        for (std::size_t p : dense_partitions())
+          post_data_recv(w, ws.push_in.data() + offset_[p], plan_.partitions[p].elements() * elem_);
         [[fallthrough]];
       case Kind::pull:
         ws.sparse_in.resize(bytes);
@@ -188,24 +184,36 @@ class PsServer {
     report_.egress_bytes += ps_wire::reply_bytes(ws.ack);
   }
 
+  // A sparse message's leading row count per sparse tensor; false if it is too short.
+  bool read_counts(const std::vector<std::byte>& msg, std::vector<std::uint64_t>& counts) const {
+    counts.assign(plan_.sparse_tensors.size(), 0);
+    const std::size_t header = ps_wire::sparse_counts_bytes(counts.size());
+    if (msg.size() < header) return false;
+    std::memcpy(counts.data(), msg.data(), header);
+    return true;
+  }
+  std::size_t value_bytes(const std::vector<std::uint64_t>& counts) const {
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) bytes += counts[i] * row_bytes(plan_.sparse_tensors[i]);
+    return bytes;
+  }
+
   // Parses a sparse push or pull; rows must be in range, owned here and (in a push) unique.
   bool parse_sparse(const std::vector<std::byte>& msg, bool with_values, SparseRows& out) {
-    out.counts.assign(sparse_tensors_.size(), 0);
-    if (msg.empty()) return true;
-    const std::size_t header = ps_wire::sparse_counts_bytes(sparse_tensors_.size());
-    std::size_t total = 0, values = 0;
-    if (msg.size() < header) return false;
-    std::memcpy(out.counts.data(), msg.data(), header);
-    for (std::size_t i = 0; i < sparse_tensors_.size(); ++i) {
-      total += out.counts[i];
-      values += out.counts[i] * row_bytes(sparse_tensors_[i]);
+    if (msg.empty()) {
+      out.counts.assign(plan_.sparse_tensors.size(), 0);
+      return true;
     }
-    if (msg.size() != header + total * sizeof(std::uint64_t) + (with_values ? values : 0)) return false;
+    if (!read_counts(msg, out.counts)) return false;
+    const std::size_t header = ps_wire::sparse_counts_bytes(out.counts.size());
+    std::size_t total = 0;
+    for (std::uint64_t c : out.counts) total += c;
+    if (msg.size() != header + total * sizeof(std::uint64_t) + (with_values ? value_bytes(out.counts) : 0)) return false;
     out.rows = reinterpret_cast<const std::uint64_t*>(msg.data() + header);
     out.values = msg.data() + header + total * sizeof(std::uint64_t);
     const std::uint64_t* r = out.rows;
-    for (std::size_t i = 0; i < sparse_tensors_.size(); ++i) {
-      const std::size_t t = sparse_tensors_[i];
+    for (std::size_t i = 0; i < plan_.sparse_tensors.size(); ++i) {
+      const std::size_t t = plan_.sparse_tensors[i];
       std::vector<std::uint64_t> rows(r, r + out.counts[i]);
       r += out.counts[i];
       if (std::string p = sparse_indices_problem(rows, config_.tensors[t].rows); !p.empty()) {
@@ -226,8 +234,8 @@ class PsServer {
   template <class F>
   void for_each_sparse_row(const SparseRows& rows, F f) const {
     std::size_t k = 0;
-    for (std::size_t i = 0; i < sparse_tensors_.size(); ++i) {
-      const std::size_t t = sparse_tensors_[i];
+    for (std::size_t i = 0; i < plan_.sparse_tensors.size(); ++i) {
+      const std::size_t t = plan_.sparse_tensors[i];
       const std::size_t rb = row_bytes(t);
       for (std::uint64_t c = 0; c < rows.counts[i]; ++c, ++k) {
         const std::uint64_t row = rows.rows[k];
@@ -262,14 +270,21 @@ class PsServer {
     serve_ready_pulls();
   }
 
+  const std::vector<std::size_t>& dense_partitions() const {
+    return plan_.dense_partitions[static_cast<std::size_t>(me_)];
+  }
+
+  // SGD on the dense partitions, with `gradient` laid out like the shard.
+  void update_dense(const std::byte* gradient) {
+    for (std::size_t p : dense_partitions())
+      sgd_update(config_.dtype, shard_.data() + offset_[p], gradient + offset_[p], plan_.partitions[p].elements(),
+                 config_.learning_rate);
+  }
+
   // Applies `gradient` (dense, shard layout) and the sparse rows to the shard.
   void update(const std::byte* gradient, const SparseRows& rows) {
     before_update();
-    for (std::size_t p : owned_)
-      if (!config_.tensors[plan_.partitions[p].tensor].sparse)
-        sgd_update(config_.dtype, shard_.data() + offset_[p], gradient + offset_[p],
-                   plan_.partitions[p].rows * config_.tensors[plan_.partitions[p].tensor].row_elements,
-                   config_.learning_rate);
+    update_dense(gradient);
     for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t k) {
       sgd_update(config_.dtype, shard_.data() + off, rows.values + k * rb, rb / elem_, config_.learning_rate);
     });
@@ -281,42 +296,29 @@ class PsServer {
   void accumulate(WorkerState& ws, const SparseRows& rows, std::int64_t step) {
     const auto slot = static_cast<std::size_t>(step % 2);
     auto& sum = sum_[slot];
-    for (std::size_t p : owned_)
-      if (!config_.tensors[plan_.partitions[p].tensor].sparse) {
-        const std::size_t n = plan_.partitions[p].rows * config_.tensors[plan_.partitions[p].tensor].row_elements;
-        std::byte* s = sum.data() + offset_[p];
-        if (arrived_[slot] == 0) std::memcpy(s, ws.push_in.data() + offset_[p], n * elem_);
-        else reduce(config_.dtype, ReduceOp::sum, s, s, ws.push_in.data() + offset_[p], n);
-      }
+    for (std::size_t p : dense_partitions()) {
+      const std::size_t n = plan_.partitions[p].elements();
+      std::byte* s = sum.data() + offset_[p];
+      if (arrived_[slot] == 0) std::memcpy(s, ws.push_in.data() + offset_[p], n * elem_);
+      else reduce(config_.dtype, ReduceOp::sum, s, s, ws.push_in.data() + offset_[p], n);
+    }
     for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t k) {
       reduce(config_.dtype, ReduceOp::sum, sum.data() + off, sum.data() + off, rows.values + k * rb, rb / elem_);
-      touched_[slot].push_back(off);
+      touched_[slot].emplace_back(off, rb);
     });
     if (++arrived_[slot] < roles_.workers() || step != applied_) return;
     before_update();
-    for (std::size_t p : owned_)
-      if (!config_.tensors[plan_.partitions[p].tensor].sparse)
-        sgd_update(config_.dtype, shard_.data() + offset_[p], sum.data() + offset_[p],
-                   plan_.partitions[p].rows * config_.tensors[plan_.partitions[p].tensor].row_elements,
-                   config_.learning_rate);
+    update_dense(sum.data());
     auto& touched = touched_[slot];
     std::sort(touched.begin(), touched.end());
     touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    for (std::size_t off : touched) {
-      const std::size_t rb = sparse_row_bytes_at(off);
+    for (auto [off, rb] : touched) {
       sgd_update(config_.dtype, shard_.data() + off, sum.data() + off, rb / elem_, config_.learning_rate);
       std::memset(sum.data() + off, 0, rb);
     }
     touched.clear();
     arrived_[slot] = 0;
     ++applied_;
-  }
-
-  std::size_t sparse_row_bytes_at(std::size_t off) const {
-    // The owned partition holding `off`: owned_ is in shard order.
-    auto it = std::upper_bound(owned_.begin(), owned_.end(), off,
-                               [this](std::size_t o, std::size_t p) { return o < offset_[p]; });
-    return row_bytes(plan_.partitions[*std::prev(it)].tensor);
   }
 
   std::int64_t slowest_clock() const {
@@ -359,12 +361,11 @@ class PsServer {
     ws.pull_reply_send = tr_.post_send(w, ps_wire::kReply, reinterpret_cast<const std::byte*>(&ws.pull_reply),
                                        ps_wire::reply_bytes(ws.pull_reply));
     report_.egress_bytes += ps_wire::reply_bytes(ws.pull_reply);
-    for (std::size_t p : owned_)
-      if (!config_.tensors[plan_.partitions[p].tensor].sparse) {
-        const std::size_t bytes = plan_.partitions[p].rows * row_bytes(plan_.partitions[p].tensor);
-        ws.pull_sends.push_back(tr_.post_send(w, ps_wire::kReplyData, shard_.data() + offset_[p], bytes));
-        report_.egress_bytes += bytes;
-      }
+    for (std::size_t p : dense_partitions()) {
+      const std::size_t bytes = plan_.partitions[p].elements() * elem_;
+      ws.pull_sends.push_back(tr_.post_send(w, ps_wire::kReplyData, shard_.data() + offset_[p], bytes));
+      report_.egress_bytes += bytes;
+    }
     if (!ws.sparse_in.empty()) {
       // The worker expects one value message sized by its counts, even when the request was bad.
       ws.sparse_out.clear();
@@ -372,24 +373,14 @@ class PsServer {
         for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t) {
           ws.sparse_out.insert(ws.sparse_out.end(), shard_.data() + off, shard_.data() + off + rb);
         });
-      else
-        ws.sparse_out.resize(expected_sparse_values(ws.sparse_in));
+      else if (std::vector<std::uint64_t> counts; read_counts(ws.sparse_in, counts))
+        ws.sparse_out.resize(value_bytes(counts));
       ws.pull_sends.push_back(tr_.post_send(w, ps_wire::kReplyData, ws.sparse_out.data(), ws.sparse_out.size()));
       report_.egress_bytes += ws.sparse_out.size();
     }
     ++report_.pulls_served;
     report_.pull_wait_s.push_back(std::chrono::duration<double>(waited).count());
     ++report_.staleness_counts[ws.pull_reply.staleness];
-  }
-
-  std::size_t expected_sparse_values(const std::vector<std::byte>& msg) const {
-    const std::size_t header = ps_wire::sparse_counts_bytes(sparse_tensors_.size());
-    if (msg.size() < header) return 0;
-    std::vector<std::uint64_t> counts(sparse_tensors_.size());
-    std::memcpy(counts.data(), msg.data(), header);
-    std::size_t bytes = 0;
-    for (std::size_t i = 0; i < counts.size(); ++i) bytes += counts[i] * row_bytes(sparse_tensors_[i]);
-    return bytes;
   }
 
   Transport& tr_;
@@ -400,10 +391,9 @@ class PsServer {
   std::size_t elem_;
   std::vector<std::size_t> offset_;  // per partition: byte offset in the shard, or kNotMine
   std::vector<std::size_t> owned_;   // partitions held here, in shard order
-  std::vector<std::size_t> sparse_tensors_;
   std::vector<std::byte> shard_;
   std::array<std::vector<std::byte>, 2> sum_;
-  std::array<std::vector<std::size_t>, 2> touched_;
+  std::array<std::vector<std::pair<std::size_t, std::size_t>>, 2> touched_;  // sparse rows summed: (offset, bytes)
   std::array<int, 2> arrived_{0, 0};
   std::int64_t applied_ = 0;
   std::vector<WorkerState> workers_;

@@ -16,10 +16,6 @@ using ps_wire::Kind;
 PsWorker::PsWorker(Transport& transport, PsConfig config, PsRoles roles)
     : tr_(transport), config_(std::move(config)), roles_(roles), plan_(make_ps_plan(config_, roles.servers)) {
   const auto S = static_cast<std::size_t>(roles_.servers);
-  dense_partitions_.resize(S);
-  for (std::size_t p = 0; p < plan_.partitions.size(); ++p)
-    if (!config_.tensors[plan_.partitions[p].tensor].sparse)
-      dense_partitions_[static_cast<std::size_t>(plan_.partitions[p].server)].push_back(p);
   push_msg_.resize(S);
   pull_msg_.resize(S);
   pull_values_.resize(S);
@@ -30,13 +26,17 @@ PsWorker::PsWorker(Transport& transport, PsConfig config, PsRoles roles)
   const std::string definition = ps_definition(config_, roles_.servers);
   tickets_.clear();
   for (int s = 0; s < roles_.servers; ++s) {
-    const int peer = roles_.server_rank(s);
-    tickets_.push_back(tr_.post_recv(peer, ps_wire::kReply, reinterpret_cast<std::byte*>(&replies_[static_cast<std::size_t>(s)]),
-                                     sizeof(ps_wire::Reply)));
+    post_reply_recv(s);
     post_request(s, Kind::hello, reinterpret_cast<const std::byte*>(definition.data()), definition.size());
   }
   tr_.wait_all(tickets_);
   take_replies(nullptr);
+}
+
+void PsWorker::post_reply_recv(int s) {
+  tickets_.push_back(tr_.post_recv(roles_.server_rank(s), ps_wire::kReply,
+                                   reinterpret_cast<std::byte*>(&replies_[static_cast<std::size_t>(s)]),
+                                   sizeof(ps_wire::Reply)));
 }
 
 // Sends request header `kind` to server `s`, and `bytes` of data after it if any.
@@ -70,9 +70,7 @@ void PsWorker::abort(const std::string& why) {
 
 // Splits the step's sparse rows by owning server into push and pull messages.
 void PsWorker::route_sparse(std::span<const PsTensorStep> tensors) {
-  std::vector<std::size_t> sparse;
-  for (std::size_t t = 0; t < config_.tensors.size(); ++t)
-    if (config_.tensors[t].sparse) sparse.push_back(t);
+  const std::vector<std::size_t>& sparse = plan_.sparse_tensors;
   const std::size_t elem = dtype_size(config_.dtype);
   for (int s = 0; s < roles_.servers; ++s) {
     auto& slots = sparse_slots_[static_cast<std::size_t>(s)];
@@ -126,8 +124,7 @@ bool PsWorker::step(std::span<const PsTensorStep> tensors) {
   const std::size_t elem = dtype_size(config_.dtype);
   auto slice = [&](std::size_t p, std::byte* base) {
     const PsPartition& part = plan_.partitions[p];
-    const std::size_t row_bytes = config_.tensors[part.tensor].row_elements * elem;
-    return std::pair{base + part.first_row * row_bytes, part.rows * row_bytes};
+    return std::pair{base + part.first_row * part.row_elements * elem, part.elements() * elem};
   };
   step_bytes_sent_ = step_bytes_received_ = 0;
   PsStepRecord record;
@@ -136,10 +133,9 @@ bool PsWorker::step(std::span<const PsTensorStep> tensors) {
   tickets_.clear();
   for (int s = 0; s < roles_.servers; ++s) {
     const auto si = static_cast<std::size_t>(s);
-    tickets_.push_back(tr_.post_recv(roles_.server_rank(s), ps_wire::kReply,
-                                     reinterpret_cast<std::byte*>(&replies_[si]), sizeof(ps_wire::Reply)));
+    post_reply_recv(s);
     post_request(s, Kind::push, push_msg_[si].data(), push_msg_[si].size());
-    for (std::size_t p : dense_partitions_[si]) {
+    for (std::size_t p : plan_.dense_partitions[si]) {
       auto [data, bytes] = slice(p, const_cast<std::byte*>(tensors[plan_.partitions[p].tensor].gradient));
       tickets_.push_back(tr_.post_send(roles_.server_rank(s), ps_wire::kRequestData, data, bytes));
       step_bytes_sent_ += bytes;
@@ -157,8 +153,8 @@ bool PsWorker::step(std::span<const PsTensorStep> tensors) {
   for (int s = 0; s < roles_.servers; ++s) {
     const auto si = static_cast<std::size_t>(s);
     const int peer = roles_.server_rank(s);
-    tickets_.push_back(tr_.post_recv(peer, ps_wire::kReply, reinterpret_cast<std::byte*>(&replies_[si]), sizeof(ps_wire::Reply)));
-    for (std::size_t p : dense_partitions_[si]) {
+    post_reply_recv(s);
+    for (std::size_t p : plan_.dense_partitions[si]) {
       auto [data, bytes] = slice(p, tensors[plan_.partitions[p].tensor].params);
       tickets_.push_back(tr_.post_recv(peer, ps_wire::kReplyData, data, bytes));
       step_bytes_received_ += bytes;
@@ -189,9 +185,7 @@ bool PsWorker::step(std::span<const PsTensorStep> tensors) {
 PsWorkerReport PsWorker::finish() {
   tickets_.clear();
   for (int s = 0; s < roles_.servers; ++s) {
-    tickets_.push_back(tr_.post_recv(roles_.server_rank(s), ps_wire::kReply,
-                                     reinterpret_cast<std::byte*>(&replies_[static_cast<std::size_t>(s)]),
-                                     sizeof(ps_wire::Reply)));
+    post_reply_recv(s);
     post_request(s, Kind::finish, nullptr, 0);
   }
   tr_.wait_all(tickets_);

@@ -66,24 +66,22 @@ PsStepInputs::PsStepInputs(const PsConfig& config, const RunOptions& o, int rank
 
 void PsStepInputs::prepare(std::int64_t step) {
   const PsTensor& t = config_.tensors[0];
-  PsTensorStep& s = step_[0];
-  if (t.sparse) s.rows = ps_sparse_rows(rank_, step, o_.ps.sparse_rows, t.rows);
-  visit_ps_dtype(config_.dtype, [&](auto zero) {
-    using T = decltype(zero);
-    auto* g = reinterpret_cast<T*>(gradient_.data());
-    if (!t.sparse) {
-      for (std::size_t i = 0; i < t.elements(); ++i) g[i] = static_cast<T>(gradient_value(rank_, step, i));
-      return;
-    }
-    for (std::size_t j = 0; j < s.rows.size(); ++j)
-      for (std::size_t e = 0; e < t.row_elements; ++e)
-        g[j * t.row_elements + e] = static_cast<T>(gradient_value(rank_, step, s.rows[j] * t.row_elements + e));
-  });
+  if (t.sparse) step_[0].rows = ps_sparse_rows(rank_, step, o_.ps.sparse_rows, t.rows);
+  write_gradient(step, step_[0].rows, true, gradient_.data());
 }
 
 void PsStepInputs::dense_gradient(std::int64_t step, std::byte* out) const {
   const PsTensor& t = config_.tensors[0];
   std::fill(out, out + t.elements() * elem_, std::byte{0});
+  write_gradient(step, t.sparse ? ps_sparse_rows(rank_, step, o_.ps.sparse_rows, t.rows) : std::vector<std::uint64_t>{},
+                 false, out);
+}
+
+// Dense: the whole tensor. Sparse: `rows`, one after another (`packed`) or each at its
+// place in the table.
+void PsStepInputs::write_gradient(std::int64_t step, const std::vector<std::uint64_t>& rows, bool packed,
+                                  std::byte* out) const {
+  const PsTensor& t = config_.tensors[0];
   visit_ps_dtype(config_.dtype, [&](auto zero) {
     using T = decltype(zero);
     auto* g = reinterpret_cast<T*>(out);
@@ -91,9 +89,11 @@ void PsStepInputs::dense_gradient(std::int64_t step, std::byte* out) const {
       for (std::size_t i = 0; i < t.elements(); ++i) g[i] = static_cast<T>(gradient_value(rank_, step, i));
       return;
     }
-    for (std::uint64_t row : ps_sparse_rows(rank_, step, o_.ps.sparse_rows, t.rows))
-      for (std::size_t e = 0; e < t.row_elements; ++e)
-        g[row * t.row_elements + e] = static_cast<T>(gradient_value(rank_, step, row * t.row_elements + e));
+    for (std::size_t j = 0; j < rows.size(); ++j)
+      for (std::size_t e = 0; e < t.row_elements; ++e) {
+        const std::size_t element = rows[j] * t.row_elements + e;
+        g[(packed ? j * t.row_elements : rows[j] * t.row_elements) + e] = static_cast<T>(gradient_value(rank_, step, element));
+      }
   });
 }
 

@@ -29,6 +29,8 @@ class PsStepInputs {
   const std::byte* pulled() const { return params_.data(); }  // dense: whole tensor; sparse: the rows
 
  private:
+  void write_gradient(std::int64_t step, const std::vector<std::uint64_t>& rows, bool packed, std::byte* out) const;
+
   const PsConfig& config_;
   const RunOptions& o_;
   int rank_;

@@ -76,6 +76,9 @@ TEST(PsPlan, MultipleTensorsAndBadModelsAreRefused) {
   const PsPlan p = make_ps_plan(c, 2);
   EXPECT_EQ(p.first_partition, (std::vector<std::size_t>{0, 3, 5}));
   EXPECT_EQ(p.partition_of(1, 3), 4u);
+  EXPECT_EQ(p.sparse_tensors, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(p.dense_partitions, (std::vector<std::vector<std::size_t>>{{0, 2}, {1}}));
+  EXPECT_EQ(p.partitions[3].elements(), 4u);  // two rows of two elements
   EXPECT_THROW(make_ps_plan(PsConfig{}, 1), std::invalid_argument);
   EXPECT_THROW(make_ps_plan(dense(0, 16), 1), std::invalid_argument);
   EXPECT_THROW(make_ps_plan(dense(10, 0), 1), std::invalid_argument);
