@@ -1,0 +1,45 @@
+#include "workload.hpp"
+
+#include <stdexcept>
+
+#include "workload_csv.hpp"
+
+namespace collbench {
+
+std::size_t Workload::parameters() const {
+  std::size_t n = 0;
+  for (const GradientTensor& t : tensors) n += t.elements;
+  return n;
+}
+
+std::size_t Workload::bytes() const {
+  std::size_t n = 0;
+  for (const GradientTensor& t : tensors) n += t.bytes();
+  return n;
+}
+
+std::size_t Workload::sparse_tensors() const {
+  std::size_t n = 0;
+  for (const GradientTensor& t : tensors) n += t.sparse;
+  return n;
+}
+
+std::vector<BuiltinWorkload> builtin_workloads() {
+  return {{"resnet50", "torchvision ResNet-50: 161 dense tensors, 25.6M parameters"},
+          {"bert-base", "BERT-Base with pooler: 199 dense tensors, 109.5M parameters"},
+          {"bert-large", "BERT-Large with pooler: 391 dense tensors, 335.1M parameters"},
+          {"lm1b", "LM1B LSTM language model: 793,470-word sparse embedding and softmax, dense LSTM"}};
+}
+
+Workload load_workload(const std::string& name_or_path, const WorkloadOptions& options) {
+  if (name_or_path == "resnet50") return resnet50_workload();
+  if (name_or_path == "bert-base") return bert_workload(false, options);
+  if (name_or_path == "bert-large") return bert_workload(true, options);
+  if (name_or_path == "lm1b") return lm1b_workload(options);
+  if (name_or_path.size() > 4 && name_or_path.ends_with(".csv")) return read_workload_csv(name_or_path);
+  std::string valid;
+  for (const BuiltinWorkload& b : builtin_workloads()) valid += b.name + ", ";
+  throw std::invalid_argument("unknown workload '" + name_or_path + "'; valid: " + valid + "or a FILE.csv");
+}
+
+}  // namespace collbench

@@ -1,0 +1,60 @@
+#pragma once
+// A training workload as collbench replays it: the gradient tensors a model produces,
+// in the order backward produces them, with the work that precedes each.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "dtype.hpp"
+
+namespace collbench {
+
+struct GradientTensor {
+  std::string name;
+  std::size_t elements = 0;
+  DType dtype = DType::f32;
+  bool sparse = false;            // an embedding-style table whose steps touch a few rows
+  std::size_t rows = 0;           // sparse: table rows (rows * row_elements == elements)
+  std::size_t row_elements = 0;   // sparse: elements per row
+  std::size_t lookups = 0;        // sparse: ids looked up per step on one rank; the distinct ones are touched
+  // Forward FLOPs of the layer whose backward makes this gradient ready (per sample).
+  // Only the first tensor of a layer in backward order carries them; the layer's other
+  // tensors become ready at the same moment.
+  double flops = 0;
+  std::size_t bytes() const { return elements * dtype_size(dtype); }
+};
+
+struct Workload {
+  std::string name;
+  std::string description;
+  std::vector<GradientTensor> tensors;  // backward order
+  double zipf_exponent = 1.0;           // how sparse tensors' lookups are distributed over rows
+
+  std::size_t parameters() const;
+  std::size_t bytes() const;
+  std::size_t sparse_tensors() const;
+};
+
+// Knobs of the built-in models; 0 (or negative) keeps a model's own default.
+struct WorkloadOptions {
+  int batch = 0;       // lm1b: sequences per rank and step
+  int seq_len = 0;     // bert: tokens per sequence; lm1b: unrolled steps
+  double zipf = 0;     // lm1b: exponent of the word-frequency distribution
+};
+
+struct BuiltinWorkload {
+  std::string name;
+  std::string summary;
+};
+std::vector<BuiltinWorkload> builtin_workloads();
+
+// A built-in model by name, or a CSV file (workload_csv.hpp) when `name_or_path` ends
+// in .csv. Throws std::invalid_argument with a message naming what is wrong.
+Workload load_workload(const std::string& name_or_path, const WorkloadOptions& options = {});
+
+// The built-in models, generated layer by layer from their architectures.
+Workload resnet50_workload();
+Workload bert_workload(bool large, const WorkloadOptions& options = {});
+Workload lm1b_workload(const WorkloadOptions& options = {});
+
+}  // namespace collbench
