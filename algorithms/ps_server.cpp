@@ -230,17 +230,18 @@ class PsServer {
     return true;
   }
 
-  // Calls f(offset in the shard, bytes, position among the message's rows) for each sparse row.
+  // Calls f(offset in the shard, bytes, offset among the message's values) for each
+  // sparse row. Tables may differ in row width, so value offsets are summed, not k * rb.
   template <class F>
   void for_each_sparse_row(const SparseRows& rows, F f) const {
-    std::size_t k = 0;
+    std::size_t k = 0, value_offset = 0;
     for (std::size_t i = 0; i < plan_.sparse_tensors.size(); ++i) {
       const std::size_t t = plan_.sparse_tensors[i];
       const std::size_t rb = row_bytes(t);
-      for (std::uint64_t c = 0; c < rows.counts[i]; ++c, ++k) {
+      for (std::uint64_t c = 0; c < rows.counts[i]; ++c, ++k, value_offset += rb) {
         const std::uint64_t row = rows.rows[k];
         const std::size_t p = plan_.partition_of(t, row);
-        f(offset_[p] + (row - plan_.partitions[p].first_row) * rb, rb, k);
+        f(offset_[p] + (row - plan_.partitions[p].first_row) * rb, rb, value_offset);
       }
     }
   }
@@ -285,8 +286,8 @@ class PsServer {
   void update(const std::byte* gradient, const SparseRows& rows) {
     before_update();
     update_dense(gradient);
-    for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t k) {
-      sgd_update(config_.dtype, shard_.data() + off, rows.values + k * rb, rb / elem_, config_.learning_rate);
+    for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t value) {
+      sgd_update(config_.dtype, shard_.data() + off, rows.values + value, rb / elem_, config_.learning_rate);
     });
   }
 
@@ -302,8 +303,8 @@ class PsServer {
       if (arrived_[slot] == 0) std::memcpy(s, ws.push_in.data() + offset_[p], n * elem_);
       else reduce(config_.dtype, ReduceOp::sum, s, s, ws.push_in.data() + offset_[p], n);
     }
-    for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t k) {
-      reduce(config_.dtype, ReduceOp::sum, sum.data() + off, sum.data() + off, rows.values + k * rb, rb / elem_);
+    for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t value) {
+      reduce(config_.dtype, ReduceOp::sum, sum.data() + off, sum.data() + off, rows.values + value, rb / elem_);
       touched_[slot].emplace_back(off, rb);
     });
     if (++arrived_[slot] < roles_.workers() || step != applied_) return;

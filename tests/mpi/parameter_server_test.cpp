@@ -172,6 +172,61 @@ TEST_F(ParameterServer, SyncPullsEqualMpiAllreducePlusSgdAfterEveryStep) {
   }
 }
 
+// Tables of different row widths in one step: each row's values must be found at its
+// own offset in the message (a server once assumed one width for all).
+TEST_F(ParameterServer, SparseTablesOfDifferentRowWidthsSumExactly) {
+  const int n = world_size(), steps = 3;
+  const PsRoles roles = ps_roles(n, 1);
+  PsConfig config;
+  config.learning_rate = 0.5;
+  config.partition_bytes = 64;
+  config.tensors = {{"wide", 20, 4, true}, {"narrow", 30, 1, true}, {"wide2", 9, 3, true}};
+  std::vector<std::vector<float>> params, sum;
+  for (std::size_t t = 0; t < config.tensors.size(); ++t) {
+    params.emplace_back(config.tensors[t].elements());
+    ps_initial_params(DType::f32, t, 0, params[t].size(), params[t].data());
+  }
+  auto grad = [](int rank, int step, std::size_t t, std::size_t i) { return gradient_value(rank + 3 * static_cast<int>(t), step, i); };
+  std::vector<std::vector<std::vector<float>>> reference;  // [step][tensor]
+  for (int s = 0; s < steps; ++s) {
+    for (std::size_t t = 0; t < config.tensors.size(); ++t) {
+      const PsTensor& pt = config.tensors[t];
+      std::vector<float> g(pt.elements(), 0), total(pt.elements());
+      if (!roles.is_server(tr_->rank()))
+        for (std::uint64_t r : rows_for(tr_->rank(), s, pt.rows))
+          for (std::size_t e = 0; e < pt.row_elements; ++e) g[r * pt.row_elements + e] = grad(tr_->rank(), s, t, r * pt.row_elements + e);
+      MPI_Allreduce(g.data(), total.data(), static_cast<int>(g.size()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      sgd_update(DType::f32, params[t].data(), total.data(), total.size(), config.learning_rate);
+    }
+    reference.push_back(params);
+  }
+  std::size_t wrong = 0;
+  const Session session = run_session(*tr_, config, roles, [&](PsWorker& w, int rank) {
+    for (int s = 0; s < steps; ++s) {
+      std::vector<PsTensorStep> step(config.tensors.size());
+      std::vector<std::vector<float>> g(step.size()), out(step.size());
+      for (std::size_t t = 0; t < step.size(); ++t) {
+        const PsTensor& pt = config.tensors[t];
+        step[t].rows = rows_for(rank, s, pt.rows);
+        for (std::uint64_t r : step[t].rows)
+          for (std::size_t e = 0; e < pt.row_elements; ++e) g[t].push_back(grad(rank, s, t, r * pt.row_elements + e));
+        out[t].assign(g[t].size(), -999);
+        step[t].gradient = reinterpret_cast<const std::byte*>(g[t].data());
+        step[t].params = reinterpret_cast<std::byte*>(out[t].data());
+      }
+      ASSERT_TRUE(w.step(step)) << w.error();
+      for (std::size_t t = 0; t < step.size(); ++t) {
+        const std::size_t width = config.tensors[t].row_elements;
+        for (std::size_t j = 0; j < step[t].rows.size(); ++j)
+          for (std::size_t e = 0; e < width; ++e)
+            wrong += out[t][j * width + e] != reference[static_cast<std::size_t>(s)][t][step[t].rows[j] * width + e];
+      }
+    }
+  });
+  EXPECT_EQ(session.error, "");
+  EXPECT_EQ(wrong, 0u) << "rank " << tr_->rank();
+}
+
 TEST_F(ParameterServer, AsyncAndBoundedApplyEveryPushExactlyOnce) {
   for (PsMode mode : {PsMode::async, PsMode::bounded})
     for (const Case& c : cases()) {
