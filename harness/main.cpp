@@ -20,9 +20,12 @@
 #include "ps_report.hpp"
 #include "ps_sweep.hpp"
 #include "reference_algorithms.hpp"
+#include "replay.hpp"
+#include "replay_report.hpp"
 #include "sweep.hpp"
 #include "table.hpp"
 #include "topology.hpp"
+#include "workload_table.hpp"
 #include "writers.hpp"
 
 using namespace collbench;
@@ -47,7 +50,7 @@ bool arguments_agree(int argc, const char* const* argv, MPI_Comm comm) {
 }
 
 // Rank 0 opens the output files; every rank learns whether that worked.
-std::string open_outputs(RunOptions& o, const nlohmann::json& metadata, int rank, MPI_Comm comm,
+std::string open_outputs(RunOptions& o, bool replay, const nlohmann::json& metadata, int rank, MPI_Comm comm,
                          std::unique_ptr<CsvWriter>& csv, std::unique_ptr<JsonWriter>& json) {
   std::string err;
   if (rank == 0) {
@@ -57,7 +60,8 @@ std::string open_outputs(RunOptions& o, const nlohmann::json& metadata, int rank
         const std::time_t t = std::time(nullptr);
         std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&t));
         std::filesystem::create_directories(o.output_dir);
-        const std::string name = o.parameter_server ? "ps" : std::string(collective_name(o.collective));
+        const std::string name =
+            replay ? "replay" : o.parameter_server ? "ps" : std::string(collective_name(o.collective));
         const std::string base = o.output_dir + "/collbench-" + name + "-" + stamp;
         o.csv_path = base + ".csv";
         o.json_path = base + ".json";
@@ -66,7 +70,8 @@ std::string open_outputs(RunOptions& o, const nlohmann::json& metadata, int rank
       } else if (o.csv_path.empty()) {
         o.csv_path = std::filesystem::path(o.json_path).replace_extension(".csv").string();
       }
-      csv = std::make_unique<CsvWriter>(o.csv_path, o.parameter_server ? ps_extra_columns() : std::vector<std::string>{});
+      if (replay) csv = std::make_unique<CsvWriter>(CsvWriter::with_columns(o.csv_path, replay_columns()));
+      else csv = std::make_unique<CsvWriter>(o.csv_path, o.parameter_server ? ps_extra_columns() : std::vector<std::string>{});
       json = std::make_unique<JsonWriter>(o.json_path, metadata);
     } catch (const std::exception& e) {
       err = e.what();
@@ -100,30 +105,41 @@ int run_command(int argc, const char* const* argv, MPI_Comm comm) {
     case Command::Kind::list:
       if (rank == 0) print_algorithm_list(registry);
       return 0;
-    case Command::Kind::run: break;
+    case Command::Kind::workloads_list:
+      if (rank == 0) std::printf("%s", workload_list_text().c_str());
+      return 0;
+    case Command::Kind::workloads_show:
+      if (rank == 0) std::printf("%s", workload_show_text(cmd.run.replay).c_str());
+      return 0;
+    case Command::Kind::run:
+    case Command::Kind::replay: break;
   }
+  const bool replay = cmd.kind == Command::Kind::replay;
 
   RunOptions& o = cmd.run;
-  if (auto defect = known_mpi_defect(o.collective, o.in_place, o.root); defect && !o.parameter_server) return fail(*defect);
+  if (auto defect = known_mpi_defect(o.collective, o.in_place, o.root); defect && !o.parameter_server && !replay)
+    return fail(*defect);
   MpiTransport transport(comm);
   const Topology topology = discover_topology(comm, o.ranks_per_node);
   o.params.segment_bytes = o.segment_bytes;
   o.params.node_of_rank = topology.node_of_rank;
-  const nlohmann::json metadata = collect_metadata(argc, argv, comm, o, std::string(transport.name()), topology);
+  nlohmann::json metadata = collect_metadata(argc, argv, comm, o, std::string(transport.name()), topology);
+  if (replay) add_replay_metadata(metadata, o);
   std::unique_ptr<CsvWriter> csv;
   std::unique_ptr<JsonWriter> json;
-  if (std::string err = open_outputs(o, metadata, rank, comm, csv, json); !err.empty()) return fail(err);
+  if (std::string err = open_outputs(o, replay, metadata, rank, comm, csv, json); !err.empty()) return fail(err);
 
-  if (rank == 0) {
+  if (rank == 0 && !replay) {
     const int hosts = static_cast<int>(metadata["hosts"].size());
     const std::string library = metadata["mpi"]["library"].get<std::string>();
     if (o.parameter_server) print_ps_table_header(o, size, hosts, library, metadata["parameter_server"]);
     else print_table_header(o, size, hosts, library);
   }
   std::int64_t wrong = 0;
-  if (o.parameter_server) {
+  if (o.parameter_server || replay) {
     try {
-      wrong = run_ps_sweep(o, registry, transport, comm, {csv.get(), json.get()}, topology);
+      wrong = replay ? run_replay(o, registry, transport, comm, {csv.get(), json.get()}, topology)
+                     : run_ps_sweep(o, registry, transport, comm, {csv.get(), json.get()}, topology);
     } catch (const PsRunError& e) {
       if (rank == 0) std::printf("# results so far: %s and %s\n", o.csv_path.c_str(), o.json_path.c_str());
       return fail(e.what());

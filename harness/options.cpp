@@ -7,25 +7,11 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "name_lists.hpp"
 #include "sizes.hpp"
 
 namespace collbench {
 namespace {
-
-template <class Range, class Name>
-std::string join_names(const Range& items, Name name) {
-  std::string out;
-  for (const auto& x : items) out += (out.empty() ? "" : ", ") + std::string(name(x));
-  return out;
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 struct PsFlags {
   std::string modes = "sync", partition = "4096000", assignment = "round-robin", row_bytes, slow_ranks,
@@ -172,6 +158,12 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   app.set_help_all_flag("--help-all", "Print help for every subcommand");
   CLI::App* list = app.add_subcommand("list", "List collectives, algorithms, dtypes and ops");
   CLI::App* run = app.add_subcommand("run", "Run a validated size sweep of one collective");
+  CLI::App* replay = app.add_subcommand("replay", "Replay a model's gradient exchange per training step: "
+                                                  "bucketing, overlap with backward, exposed communication");
+  CLI::App* workloads = app.add_subcommand("workloads", "List the built-in workloads, or show one's tensors and buckets");
+  workloads->require_subcommand(1);
+  CLI::App* workloads_list = workloads->add_subcommand("list", "List the built-in workloads");
+  CLI::App* workloads_show = workloads->add_subcommand("show", "Show a workload's tensors, totals and buckets");
 
   Command cmd;
   RunOptions& o = cmd.run;
@@ -220,10 +212,27 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   run->add_option("--json", o.json_path, "JSON output path (default: next to the CSV)");
   run->add_option("--output-dir", o.output_dir, "Directory for default output files")->capture_default_str();
 
+  ReplayFlags rf;
+  add_workload_flags(*replay, o.replay, rf);
+  add_replay_flags(*replay, o.replay, rf, o.csv_path, o.json_path, o.output_dir, o.ranks_per_node);
+  workloads_show->add_option("workload", o.replay.workload, "resnet50, bert-base, bert-large, lm1b, or a FILE.csv")->required();
+  add_workload_flags(*workloads_show, o.replay, rf);
+
   try {
     app.parse(argc, argv);
     if (list->parsed()) {
       cmd.kind = Command::Kind::list;
+      return cmd;
+    }
+    if (workloads_list->parsed()) {
+      cmd.kind = Command::Kind::workloads_list;
+      return cmd;
+    }
+    if (workloads_show->parsed() || replay->parsed()) {
+      if (replay->count("--ranks-per-node") && o.ranks_per_node < 1)
+        throw std::invalid_argument("--ranks-per-node must be at least 1");
+      resolve_replay(o.replay, rf, registry, nranks, replay->parsed());
+      cmd.kind = replay->parsed() ? Command::Kind::replay : Command::Kind::workloads_show;
       return cmd;
     }
     if (run->count("--ranks-per-node") && o.ranks_per_node < 1)
@@ -234,7 +243,8 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   } catch (const CLI::CallForHelp&) {
     cmd.kind = Command::Kind::help;
     cmd.text = app.help();
-    if (run->parsed()) cmd.text = run->help();
+    for (CLI::App* sub : {run, replay, workloads, workloads_show})
+      if (sub->parsed()) cmd.text = sub->help();
   } catch (const CLI::CallForAllHelp&) {
     cmd.kind = Command::Kind::help;
     cmd.text = app.help("", CLI::AppFormatMode::All);

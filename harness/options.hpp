@@ -6,6 +6,7 @@
 #include "collective.hpp"
 #include "ps_plan.hpp"
 #include "registry.hpp"
+#include "replay_options.hpp"
 
 namespace collbench {
 
@@ -47,13 +48,14 @@ struct RunOptions {
   AlgorithmParams params;         // filled in once the topology is known
   bool parameter_server = false;  // --collective ps; `collective` is then allreduce (its check)
   PsRunOptions ps;
+  ReplayOptions replay;   // `collbench replay` and `collbench workloads show`
   std::string csv_path;   // empty: results/<stamp>.csv
   std::string json_path;  // empty: results/<stamp>.json
   std::string output_dir = "results";
 };
 
 struct Command {
-  enum class Kind { run, list, help, error };
+  enum class Kind { run, replay, workloads_list, workloads_show, list, help, error };
   Kind kind = Kind::error;
   RunOptions run;
   std::string text;  // help or error message

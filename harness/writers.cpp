@@ -14,22 +14,49 @@ std::string csv_escape(const nlohmann::json& v) {
   return q + "\"";
 }
 
+namespace {
+
+std::vector<std::string> result_columns(std::vector<std::string> extra) {
+  std::vector<std::string> columns;
+  for (const auto& [k, v] : csv_fields(ResultRow{})) columns.push_back(k);
+  columns.insert(columns.end(), extra.begin(), extra.end());
+  return columns;
+}
+
+}  // namespace
+
 CsvWriter::CsvWriter(const std::string& path, std::vector<std::string> extra_columns)
-    : out_(path, std::ios::out | std::ios::trunc), extra_columns_(std::move(extra_columns)) {
+    : CsvWriter(path, result_columns(std::move(extra_columns)), Exact{}) {}
+
+CsvWriter CsvWriter::with_columns(const std::string& path, std::vector<std::string> columns) {
+  return CsvWriter(path, std::move(columns), Exact{});
+}
+
+CsvWriter::CsvWriter(const std::string& path, std::vector<std::string> columns, Exact)
+    : out_(path, std::ios::out | std::ios::trunc), columns_(std::move(columns)) {
   if (!out_) throw std::runtime_error("cannot write CSV output '" + path + "'");
   std::string header;
-  for (const auto& [k, v] : csv_fields(ResultRow{})) header += (header.empty() ? "" : ",") + k;
-  for (const std::string& k : extra_columns_) header += "," + k;
+  for (const std::string& k : columns_) header += (header.empty() ? "" : ",") + k;
   out_ << header << '\n' << std::flush;
 }
 
 void CsvWriter::write(const ResultRow& row) {
+  Fields fields = csv_fields(row);
+  fields.insert(fields.end(), row.extra.begin(), row.extra.end());
+  write(fields);
+}
+
+void CsvWriter::write(const Fields& fields) {
   std::string line;
-  for (const auto& [k, v] : csv_fields(row)) line += (line.empty() ? "" : ",") + csv_escape(v);
-  for (const std::string& column : extra_columns_) {
-    line += ",";
-    for (const auto& [k, v] : row.extra)
-      if (k == column && !v.is_null()) line += csv_escape(v);
+  bool first = true;
+  for (const std::string& column : columns_) {
+    if (!first) line += ",";
+    first = false;
+    for (const auto& [k, v] : fields)
+      if (k == column) {
+        if (!v.is_null()) line += csv_escape(v);
+        break;
+      }
   }
   out_ << line << '\n' << std::flush;
 }
@@ -41,6 +68,8 @@ JsonWriter::JsonWriter(std::string path, nlohmann::json metadata) : path_(std::m
 }
 
 void JsonWriter::add(const ResultRow& row) { doc_["rows"].push_back(to_json(row)); }
+
+void JsonWriter::add(nlohmann::json row) { doc_["rows"].push_back(std::move(row)); }
 
 void JsonWriter::set_summary(const std::string& key, nlohmann::json value) { doc_["metadata"][key] = std::move(value); }
 

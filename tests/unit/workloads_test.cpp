@@ -8,6 +8,7 @@
 #include "compute_model.hpp"
 #include "workload.hpp"
 #include "workload_csv.hpp"
+#include "replay_timeline.hpp"
 #include "zipf.hpp"
 
 using namespace collbench;
@@ -115,7 +116,8 @@ Workload sized(const std::vector<std::size_t>& bytes, std::vector<double>* ready
   w.name = "sized";
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     GradientTensor t;
-    t.name = "t" + std::to_string(i);
+    t.name = "t";
+    t.name += std::to_string(i);  // (GCC 12 warns falsely about "t" + string)
     t.elements = bytes[i] / 4;
     w.tensors.push_back(t);
     ready->push_back(static_cast<double>(i + 1));
@@ -286,4 +288,29 @@ TEST(WorkloadCsv, ProfileGivesPerTensorTimes) {
   TempCsv bad("name,ms\nforward,3\nd,1\n");
   const std::string e = error_of([&] { read_compute_profile_csv(bad.path(), w); });
   EXPECT_NE(e.find("line 3: 'd' is not a tensor of workload"), std::string::npos) << e;
+}
+
+TEST(ReplayTimeline, ExchangesOverlapBackwardAndQueueOnOneStream) {
+  ComputeModel m;
+  m.forward_ms = 10;
+  m.backward_ms = {5, 5, 10};
+  m.ready_ms = {5, 10, 20};
+  m.optimizer_ms = 2;
+  // The first exchange (ready at 5) runs 8 ms: the second (ready at 10) waits until 13;
+  // the third starts when backward ends and finishes 4 ms later.
+  const StepTimeline t = lay_out_step(m, {5, 10, 20}, {8, 3, 4});
+  EXPECT_EQ(t.start_ms, (std::vector<double>{15, 23, 30}));
+  EXPECT_EQ(t.end_ms, (std::vector<double>{23, 26, 34}));
+  EXPECT_DOUBLE_EQ(t.compute_ms, 32);
+  EXPECT_DOUBLE_EQ(t.comm_ms, 15);
+  EXPECT_DOUBLE_EQ(t.step_ms, 36);
+  EXPECT_DOUBLE_EQ(t.exposed_ms(), 4);
+  EXPECT_DOUBLE_EQ(t.efficiency(), 32.0 / 36);
+  // Communication that fits inside backward is hidden entirely.
+  const StepTimeline hidden = lay_out_step(m, {0, 5, 10}, {1, 1, 1});
+  EXPECT_DOUBLE_EQ(hidden.step_ms, 32);
+  EXPECT_DOUBLE_EQ(hidden.exposed_ms(), 0);
+  // A long first exchange delays everything behind it.
+  const StepTimeline queued = lay_out_step(m, {5, 10, 20}, {50, 1, 1});
+  EXPECT_DOUBLE_EQ(queued.step_ms, 15 + 52 + 2);
 }
