@@ -7,6 +7,7 @@
 #include "name_lists.hpp"
 #include "ps_plan.hpp"
 #include "sizes.hpp"
+#include "compute_model.hpp"
 #include "workload_csv.hpp"
 
 namespace collbench {
@@ -102,7 +103,9 @@ void resolve_replay(ReplayOptions& r, const ReplayFlags& f, const Registry& regi
   if ((replay || fusion) && r.compute_ms == 0 && r.profile_path.empty())
     throw std::invalid_argument(std::string(replay ? "replay" : "fusion buckets") +
                                 " needs the step's compute: --compute-ms MS or --profile FILE.csv");
-  if (!r.profile_path.empty()) read_compute_profile_csv(r.profile_path, w);  // its errors, now
+  // The compute model's errors, now rather than once ranks are running.
+  if (!r.profile_path.empty()) read_compute_profile_csv(r.profile_path, w);
+  else if (r.compute_ms != 0) compute_from_flops(w, r.compute_ms, r.optimizer_ms);
   if (!replay) return;
   if (r.steps < 1) throw std::invalid_argument("--steps must be at least 1");
   if (r.warmup < 0) throw std::invalid_argument("--warmup must not be negative");

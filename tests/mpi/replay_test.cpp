@@ -1,0 +1,166 @@
+// Replay end to end, in process: each sparse strategy at the communicator's size; the
+// step never beats its compute, the reported bytes are the ones the buckets imply,
+// and a broken allreduce is caught by the checked step.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <fstream>
+
+#include "builders.hpp"
+#include "mpi_baseline.hpp"
+#include "options.hpp"
+#include "ps_protocol.hpp"
+#include "reference_algorithms.hpp"
+#include "replay.hpp"
+#include "replay_report.hpp"
+#include "topology.hpp"
+#include "workload.hpp"
+#include "zipf.hpp"
+
+using namespace collbench;
+
+namespace {
+
+constexpr int kWarmup = 1, kSteps = 3;
+
+// Dense tensors around two sparse tables of different row widths.
+const char* kWorkloadCsv =
+    "name,elements,dtype,kind,rows,row_elements,lookups,flops\n"
+    "head,3000,f32,dense,,,,4000\n"
+    "table,8192,f32,sparse,512,16,300,2000\n"
+    "body,70000,f32,dense,,,,9000\n"
+    "bias,512,f32,sparse,512,1,300,0\n"
+    "stem,5000,f64,dense,,,,3000\n";
+
+Schedule broken_ring(const ScheduleRequest& q) {
+  Schedule s = build_ring_allreduce(q);
+  if (q.rank == 0 && q.nranks > 1 && !s.steps.empty() && !s.steps[0].ops.empty()) s.steps[0].ops[0].kind = LocalOp::Kind::copy;
+  return s;
+}
+
+class Replay : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    register_mpi_baselines(registry_);
+    register_reference_algorithms(registry_);
+    register_parameter_server(registry_);
+    registry_.add({Collective::allreduce, "broken", "test only", broken_ring, {}});
+    workload_path_ = testing::TempDir() + "collbench-replay-" + std::to_string(rank_) + ".csv";
+    std::ofstream(workload_path_) << kWorkloadCsv;
+    json_path_ = testing::TempDir() + "collbench-replay-test.json";
+  }
+  void TearDown() override { std::remove(workload_path_.c_str()); }
+
+  // Runs `collbench replay ARGS` in process; rank 0 gets the JSON rows.
+  nlohmann::json replay(std::vector<std::string> args, std::int64_t* wrong) {
+    args.insert(args.begin(), {"collbench", "replay", "--workload", workload_path_, "--compute-ms", "2", "--steps",
+                               std::to_string(kSteps), "--warmup", std::to_string(kWarmup)});
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    Command cmd = parse_command_line(static_cast<int>(argv.size()), argv.data(), registry_, size_);
+    EXPECT_EQ(cmd.kind, Command::Kind::replay) << cmd.text;
+    MpiTransport transport(MPI_COMM_WORLD);
+    const Topology topology = discover_topology(MPI_COMM_WORLD, 0);
+    cmd.run.params.node_of_rank = topology.node_of_rank;
+    std::unique_ptr<CsvWriter> csv;
+    std::unique_ptr<JsonWriter> json;
+    if (rank_ == 0) {
+      csv = std::make_unique<CsvWriter>(CsvWriter::with_columns(testing::TempDir() + "replay-test.csv", replay_columns()));
+      json = std::make_unique<JsonWriter>(json_path_, nlohmann::json::object());
+    }
+    *wrong = run_replay(cmd.run, registry_, transport, MPI_COMM_WORLD, {csv.get(), json.get()}, topology);
+    if (rank_ != 0) return {};
+    json->save();
+    return nlohmann::json::parse(std::ifstream(json_path_))["rows"];
+  }
+
+  // The most rows any of `workers` ranks touches in `step` of sparse tensor `t`.
+  std::size_t most_rows(const Workload& w, std::size_t t, int workers, int step) const {
+    const ZipfSampler z(w.tensors[t].rows, w.zipf_exponent);
+    std::size_t most = 0;
+    for (int r = 0; r < workers; ++r) most = std::max(most, z.touched_rows(w.tensors[t].lookups, 1, r, step, t).size());
+    return most;
+  }
+
+  int rank_ = 0, size_ = 1;
+  Registry registry_;
+  std::string workload_path_, json_path_;
+};
+
+void expect_steps_not_below_compute(const nlohmann::json& rows) {
+  for (const auto& row : rows) {
+    EXPECT_GE(row["step_ms"].get<double>(), row["compute_ms"].get<double>() - 1e-9) << row.dump();
+    EXPECT_GE(row["comm_ms"].get<double>(), 0);
+    EXPECT_LE(row["efficiency"].get<double>(), 1 + 1e-12);
+    EXPECT_NEAR(row["exposed_ms"].get<double>(), row["step_ms"].get<double>() - row["compute_ms"].get<double>(), 1e-9);
+  }
+}
+
+}  // namespace
+
+TEST_F(Replay, DenseAndAllgatherReportTheBucketsBytesAndNeverBeatCompute) {
+  std::int64_t wrong = -1;
+  const nlohmann::json rows = replay({"-a", "ring,mpi", "--bucketing", "none,ddp,fusion", "--sparse-strategy", "dense,allgather"}, &wrong);
+  EXPECT_EQ(wrong, 0);
+  if (rank_ != 0) return;
+  const Workload w = load_workload(workload_path_);
+  ASSERT_EQ(rows.size(), 2u * 3 * 2 * (kSteps + 1));
+  expect_steps_not_below_compute(rows);
+  const std::size_t dense_bytes = 3000 * 4 + 70000 * 4 + 5000 * 8;
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["errors"], 0);
+    EXPECT_EQ(row["ranks"], size_);
+    if (row["step"] == "mean") continue;
+    const int step = kWarmup + row["step"].get<int>();
+    std::size_t want = w.bytes();
+    if (row["sparse_strategy"] == "allgather") {
+      want = dense_bytes;
+      for (std::size_t t : {std::size_t{1}, std::size_t{3}}) {
+        const std::size_t stride = (4 + w.tensors[t].row_elements * 4 + 3) / 4 * 4;
+        want += static_cast<std::size_t>(size_) * most_rows(w, t, size_, step) * stride;
+      }
+    }
+    EXPECT_EQ(row["comm_bytes"].get<std::size_t>(), want) << row.dump();
+  }
+}
+
+TEST_F(Replay, ParameterServerMovesTheTouchedRowsBothWays) {
+  if (size_ < 2) GTEST_SKIP() << "the parameter server needs a server and a worker";
+  std::int64_t wrong = -1;
+  const nlohmann::json rows = replay({"-a", "ring", "--sparse-strategy", "ps", "--servers", "1"}, &wrong);
+  EXPECT_EQ(wrong, 0);
+  if (rank_ != 0) return;
+  const Workload w = load_workload(workload_path_);
+  const int workers = size_ - 1;
+  ASSERT_EQ(rows.size(), static_cast<std::size_t>(kSteps + 1));
+  expect_steps_not_below_compute(rows);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["workers"], workers);
+    EXPECT_EQ(row["servers"], 1);
+    if (row["step"] == "mean") continue;
+    const int step = kWarmup + row["step"].get<int>();
+    // Rank 0 pushes each touched row's index and values and pulls the values back
+    // (indices once more with the pull); headers come on top.
+    std::size_t payload = 0;
+    for (std::size_t t : {std::size_t{1}, std::size_t{3}}) {
+      const ZipfSampler z(w.tensors[t].rows, w.zipf_exponent);
+      payload += z.touched_rows(w.tensors[t].lookups, 1, 0, step, t).size() * (2 * 8 + 2 * w.tensors[t].row_elements * 4);
+    }
+    const std::size_t dense = 3000 * 4 + 70000 * 4 + 5000 * 8;
+    const std::size_t got = row["comm_bytes"].get<std::size_t>() - dense;
+    EXPECT_GE(got, payload) << row.dump();
+    EXPECT_LE(got, payload + 1024) << row.dump();
+  }
+}
+
+TEST_F(Replay, ABrokenAllreduceIsCaughtByTheCheckedStep) {
+  if (size_ < 2) GTEST_SKIP() << "one rank has nothing to reduce";
+  std::int64_t wrong = -1;
+  const nlohmann::json rows = replay({"-a", "broken", "--sparse-strategy", "allgather"}, &wrong);
+  EXPECT_GT(wrong, 0);
+  if (rank_ == 0) {
+    EXPECT_GT(rows.back()["errors"].get<std::int64_t>(), 0);
+  }
+}
