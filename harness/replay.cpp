@@ -64,7 +64,7 @@ class Replayer {
   const Workload& workload() const { return workload_; }
   const ComputeModel& compute() const { return compute_; }
 
-  ReplayConfigResult run(const Configuration& c) {
+  ReplayConfigResult run(const Configuration& c, bool check) {
     const int rank = transport_.rank(), n = transport_.size();
     const bool ps = c.sparse == SparseStrategy::ps;
     const PsRoles roles = ps ? ps_roles(n, r_.servers) : PsRoles{n, 0};
@@ -93,7 +93,7 @@ class Replayer {
         mine.error = run_ps_server(transport_, replay_ps_config(workload_, *r_.ps_mode), roles).error;
         transport_.set_yield_while_waiting(false);
       } else {
-        mine = run_worker(c, buckets, ps, roles, workers);
+        mine = run_worker(c, buckets, ps, roles, workers, check);
       }
     } catch (...) {
       if (ps) MPI_Comm_free(&workers);
@@ -105,7 +105,7 @@ class Replayer {
       if (!e.empty()) throw PsRunError(e);
     std::vector<long long> wrong{mine.wrong};
     control_allreduce(wrong, [](long long a, long long b) { return a + b; }, comm_);
-    res.errors = r_.check ? wrong[0] : -1;
+    res.errors = check ? wrong[0] : -1;
     const std::vector<std::string> all = control_allgather(pack_doubles(mine.durations_ms), comm_);
     if (rank == 0) {
       const std::size_t k = res.exchanges.size();
@@ -151,7 +151,7 @@ class Replayer {
   }
 
   WorkerRun run_worker(const Configuration& c, const std::vector<Bucket>& buckets, bool ps, PsRoles roles,
-                       MPI_Comm workers) {
+                       MPI_Comm workers, bool check_first_step) {
     std::optional<MpiTransport> own;
     MpiTransport* tr = &transport_;
     if (ps) tr = &own.emplace(workers);
@@ -193,7 +193,7 @@ class Replayer {
     WorkerRun out;
     const int total = r_.warmup + r_.steps;
     for (int s = 0; s < total; ++s) {
-      const bool check = r_.check && s == 0;
+      const bool check = check_first_step && s == 0;
       for (auto& e : ex) e->prepare_step(s, check);
       MPI_Barrier(tr->comm());
       std::vector<double> ms;
@@ -255,27 +255,42 @@ std::int64_t run_replay(const RunOptions& o, const Registry& registry, MpiTransp
   const ComputeModel& c = replayer.compute();
   if (rank == 0)
     print_replay_header(w.description, w.tensors.size(), w.parameters(), w.bytes(), w.sparse_tensors(), c,
-                        !r.profile_path.empty(), transport.size(), r.steps, r.warmup);
-  std::vector<ReplayConfigResult> results;
-  std::int64_t wrong = 0;
+                        !r.profile_path.empty(), transport.size(), r.steps, r.warmup, r.rounds);
+  std::vector<Configuration> configs;
   for (SparseStrategy sparse : r.sparse_strategies)
     for (BucketingPolicy b : r.bucketings)
-      for (const AlgorithmEntry* a : r.algorithms) {
-        ReplayConfigResult res = replayer.run({a, b, sparse});
-        wrong += std::max<std::int64_t>(0, res.errors);
-        if (rank != 0) continue;
-        print_replay_line(res, c);
-        for (std::size_t s = 0; s < res.steps.size(); ++s) {
-          const Fields f = replay_step_fields(res, c, s);
-          out.csv->write(f);
-          out.json->add(replay_json_row(f, nullptr));
-        }
-        const Fields mean = replay_mean_fields(res, c);
-        out.csv->write(mean);
-        out.json->add(replay_json_row(mean, &res));
-        out.json->save();
-        results.push_back(std::move(res));
+      for (const AlgorithmEntry* a : r.algorithms) configs.push_back({a, b, sparse});
+  // Rounds interleave the configurations, so a machine that drifts between a fast and
+  // a slow state shows as spread rather than as a difference between configurations.
+  std::vector<ReplayConfigResult> results(configs.size());
+  std::int64_t wrong = 0;
+  for (int round = 0; round < r.rounds; ++round)
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      ReplayConfigResult res = replayer.run(configs[i], round == 0 && r.check);
+      wrong += std::max<std::int64_t>(0, res.errors);
+      if (rank != 0) continue;
+      ReplayConfigResult& all = results[i];
+      const std::size_t first = all.steps.size();
+      if (round == 0) {
+        all = std::move(res);
+      } else {
+        all.steps.insert(all.steps.end(), res.steps.begin(), res.steps.end());
+        all.comm_bytes.insert(all.comm_bytes.end(), res.comm_bytes.begin(), res.comm_bytes.end());
       }
+      for (std::size_t s = first; s < all.steps.size(); ++s) {
+        Fields f = replay_step_fields(all, c, s);
+        f.emplace_back("round", round);
+        out.csv->write(f);
+        out.json->add(replay_json_row(f, nullptr));
+      }
+      out.json->save();
+      if (round + 1 < r.rounds) continue;
+      print_replay_line(all, c);
+      const Fields mean = replay_mean_fields(all, c);
+      out.csv->write(mean);
+      out.json->add(replay_json_row(mean, &all));
+      out.json->save();
+    }
   if (rank == 0) {
     print_replay_winner(results, c);
     if (!r.timeline_path.empty()) {
@@ -317,6 +332,7 @@ void add_replay_metadata(nlohmann::json& m, const RunOptions& o) {
                   {"servers", r.servers},
                   {"ps_mode", r.ps_mode ? r.ps_mode->variant : ""},
                   {"steps", r.steps},
+                  {"rounds", r.rounds},
                   {"warmup", r.warmup},
                   {"check", r.check},
                   {"ranks_per_node", o.ranks_per_node}};

@@ -76,7 +76,10 @@ void add_replay_flags(CLI::App& app, ReplayOptions& r, ReplayFlags& f, std::stri
   app.add_option("--servers", r.servers, "ps: server ranks (the last S); the others are workers")->capture_default_str();
   app.add_option("--ps-mode", f.ps_mode, "ps: sync, async or bounded")->capture_default_str();
   app.add_option("--steps", r.steps, "Timed steps per configuration")->capture_default_str();
-  app.add_option("--warmup", r.warmup, "Untimed steps first (the first is checked)")->capture_default_str();
+  app.add_option("--warmup", r.warmup, "Untimed steps before each configuration's timed ones (the very first is checked)")
+      ->capture_default_str();
+  app.add_option("--rounds", r.rounds, "Rounds; each runs every configuration's warm-up and timed steps in turn, so "
+                                       "configurations are measured interleaved")->capture_default_str();
   app.add_flag("--check,!--no-check", r.check, "Check the first warm-up step's results (default on)");
   app.add_option("--ranks-per-node", ranks_per_node, "Emulate nodes of this many ranks for hierarchical algorithms");
   app.add_option("--timeline", r.timeline_path, "Chrome-trace JSON of compute and communication per rank (Perfetto)");
@@ -108,6 +111,7 @@ void resolve_replay(ReplayOptions& r, const ReplayFlags& f, const Registry& regi
   else if (r.compute_ms != 0) compute_from_flops(w, r.compute_ms, r.optimizer_ms);
   if (!replay) return;
   if (r.steps < 1) throw std::invalid_argument("--steps must be at least 1");
+  if (r.rounds < 1) throw std::invalid_argument("--rounds must be at least 1");
   if (r.warmup < 0) throw std::invalid_argument("--warmup must not be negative");
   if (r.check && r.warmup < 1) throw std::invalid_argument("--check checks the first warm-up step: give --warmup 1 or more, or --no-check");
   const auto available = registry.for_collective(Collective::allreduce);

@@ -29,7 +29,7 @@ struct ReplayOptions {
   std::vector<SparseStrategy> sparse_strategies;  // {none} for a dense workload
   int servers = 1;                                 // ps: the last S ranks serve
   const ProtocolEntry* ps_mode = nullptr;
-  int steps = 10, warmup = 2;
+  int steps = 10, warmup = 2, rounds = 1;
   bool check = true;
   std::string timeline_path;
 };

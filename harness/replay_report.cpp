@@ -69,7 +69,7 @@ std::vector<std::string> replay_columns() {
   return {"workload",  "algorithm", "bucketing", "sparse_strategy", "ranks",      "step",        "compute_ms",
           "comm_ms",   "exposed_ms", "step_ms",  "efficiency",      "workers",    "servers",     "ps_mode",
           "exchanges", "comm_bytes", "forward_ms", "backward_ms",   "optimizer_ms", "hidden_comm_ms",
-          "step_ms_min", "step_ms_p50", "step_ms_max", "errors"};
+          "step_ms_min", "step_ms_p50", "step_ms_max", "errors", "round"};
 }
 
 Fields replay_step_fields(const ReplayConfigResult& r, const ComputeModel& c, std::size_t s) {
@@ -113,16 +113,16 @@ nlohmann::json replay_json_row(const Fields& fields, const ReplayConfigResult* d
 
 void print_replay_header(const std::string& description, std::size_t tensors, std::size_t parameters,
                          std::size_t bytes, std::size_t sparse, const ComputeModel& c, bool from_profile, int ranks,
-                         int steps, int warmup) {
+                         int steps, int warmup, int rounds) {
   std::printf("# collbench replay: %s\n", description.c_str());
   std::printf("# %zu gradient tensors (%zu sparse), %zu parameters, %.1f MB of gradients; %d rank(s)\n", tensors, sparse,
               parameters, static_cast<double>(bytes) / 1e6, ranks);
   std::printf("# compute per step (%s): forward %.2f + backward %.2f + optimizer %.2f = %.2f ms (emulated)\n",
               from_profile ? "from the profile" : "--compute-ms spread by FLOPs", c.forward_ms, c.backward_total_ms(),
               c.optimizer_ms, c.total_ms());
-  std::printf("# %d timed step(s) after %d warm-up; communication is real, each exchange starting when its gradients are\n"
-              "# ready or the previous exchange ends; a step is its slowest worker's; exposed = step - compute\n",
-              steps, warmup);
+  std::printf("# %d round(s), each running every configuration: %d warm-up then %d timed step(s)\n", rounds, warmup, steps);
+  std::printf("# communication is real, each exchange starting when its gradients are\n"
+              "# ready or the previous exchange ends; a step is its slowest worker's; exposed = step - compute\n");
   std::printf("#\n# %-34s %5s %10s %10s %10s %10s %10s %6s %7s\n", "configuration", "exch", "step ms", "min", "max",
               "comm ms", "exposed", "eff", "errors");
 }

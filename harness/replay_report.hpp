@@ -37,7 +37,7 @@ nlohmann::json replay_json_row(const Fields& fields, const ReplayConfigResult* d
 
 void print_replay_header(const std::string& description, std::size_t tensors, std::size_t parameters,
                          std::size_t bytes, std::size_t sparse, const ComputeModel& compute, bool from_profile,
-                         int ranks, int steps, int warmup);
+                         int ranks, int steps, int warmup, int rounds);
 void print_replay_line(const ReplayConfigResult& r, const ComputeModel& compute);
 void print_replay_winner(const std::vector<ReplayConfigResult>& results, const ComputeModel& compute);
 

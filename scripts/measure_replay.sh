@@ -6,16 +6,18 @@
 #    an A100's fp16 peak: an assumption, not a measurement);
 #  - lm1b, batch 128 x 20, --compute-ms 20 (likewise assumed), every sparse strategy
 #    (ps: rank 1 serves, so rank 0 is the only worker).
-# Each compares mpi and ring allreduce with per-tensor, DDP and fusion bucketing; then
+# Each compares mpi and ring allreduce with per-tensor, DDP and fusion bucketing, in 3
+# interleaved rounds of 5 timed steps (after 2 warm-up) per configuration; then
 # a short ResNet-50 timeline, SUMMARY.md and the step-time plot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/replay}
-steps=${STEPS:-10}
+steps=${STEPS:-5}
+rounds=${ROUNDS:-3}
 bin=${COLLBENCH:-build/harness/collbench}
 py=${PYTHON:-python3}
 mkdir -p "$out"
-run=(mpiexec -n 2 -bind-to core "$bin" replay -a mpi,ring --bucketing none,ddp,fusion --steps "$steps" --warmup 2)
+run=(mpiexec -n 2 -bind-to core "$bin" replay -a mpi,ring --bucketing none,ddp,fusion --steps "$steps" --warmup 2 --rounds "$rounds")
 "${run[@]}" --workload resnet50 --compute-ms 104 --csv "$out/resnet50.csv"
 "${run[@]}" --workload bert-large --seq-len 128 --compute-ms 105 --csv "$out/bert-large.csv"
 "${run[@]}" --workload lm1b --compute-ms 20 --sparse-strategy dense,allgather,ps --csv "$out/lm1b.csv"
