@@ -25,7 +25,8 @@ def main():
         print(f"## {w['name']}: {w['description']}\n")
         print(f"{w['parameters']:,} parameters in {w['tensors']} tensors ({w['sparse_tensors']} sparse); "
               f"{meta['ranks']} ranks; compute {meta['compute']['total_ms']:.1f} ms per step "
-              f"({meta['compute']['source']}); {meta['options']['steps']} timed steps; "
+              f"({meta['compute']['source']}); {meta['options'].get('rounds', 1)} interleaved rounds x "
+              f"{meta['options']['steps']} timed steps; "
               f"git {meta.get('git_revision', '?')}.\n")
         print("| configuration | exchanges | step ms (min..max) | comm ms | exposed ms | efficiency | vs fastest | errors |")
         print("|---|---|---|---|---|---|---|---|")
