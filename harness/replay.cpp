@@ -50,8 +50,7 @@ class Replayer {
            const Topology& topology)
       : o_(o), r_(o.replay), registry_(registry), transport_(transport), comm_(comm), topology_(topology),
         workload_(load_workload(r_.workload, r_.workload_options)),
-        compute_(r_.profile_path.empty() ? compute_from_flops(workload_, r_.compute_ms, r_.optimizer_ms)
-                                         : compute_from_profile(read_compute_profile_csv(r_.profile_path, workload_))) {
+        compute_(replay_compute_model(r_, workload_).value()) {
     for (std::size_t i = 0; i < workload_.tensors.size(); ++i) {
       const GradientTensor& t = workload_.tensors[i];
       if (!t.sparse) continue;
@@ -310,8 +309,7 @@ namespace collbench {
 void add_replay_metadata(nlohmann::json& m, const RunOptions& o) {
   const ReplayOptions& r = o.replay;
   const Workload w = load_workload(r.workload, r.workload_options);
-  const ComputeModel c = r.profile_path.empty() ? compute_from_flops(w, r.compute_ms, r.optimizer_ms)
-                                                : compute_from_profile(read_compute_profile_csv(r.profile_path, w));
+  const ComputeModel c = replay_compute_model(r, w).value();
   std::vector<std::string> algs, buckets, sparse;
   for (const auto* a : r.algorithms) algs.push_back(a->name);
   for (BucketingPolicy b : r.bucketings) buckets.emplace_back(bucketing_name(b));

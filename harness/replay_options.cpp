@@ -7,7 +7,6 @@
 #include "name_lists.hpp"
 #include "ps_plan.hpp"
 #include "sizes.hpp"
-#include "compute_model.hpp"
 #include "workload_csv.hpp"
 
 namespace collbench {
@@ -88,6 +87,12 @@ void add_replay_flags(CLI::App& app, ReplayOptions& r, ReplayFlags& f, std::stri
   app.add_option("--output-dir", output_dir, "Directory for default output files")->capture_default_str();
 }
 
+std::optional<ComputeModel> replay_compute_model(const ReplayOptions& r, const Workload& w) {
+  if (!r.profile_path.empty()) return compute_from_profile(read_compute_profile_csv(r.profile_path, w));
+  if (r.compute_ms != 0) return compute_from_flops(w, r.compute_ms, r.optimizer_ms);
+  return std::nullopt;
+}
+
 void resolve_replay(ReplayOptions& r, const ReplayFlags& f, const Registry& registry, int nranks, bool replay) {
   const Workload w = load_workload(r.workload, r.workload_options);
   if (r.workload_options.batch < 0 || r.workload_options.seq_len < 0)
@@ -106,9 +111,7 @@ void resolve_replay(ReplayOptions& r, const ReplayFlags& f, const Registry& regi
   if ((replay || fusion) && r.compute_ms == 0 && r.profile_path.empty())
     throw std::invalid_argument(std::string(replay ? "replay" : "fusion buckets") +
                                 " needs the step's compute: --compute-ms MS or --profile FILE.csv");
-  // The compute model's errors, now rather than once ranks are running.
-  if (!r.profile_path.empty()) read_compute_profile_csv(r.profile_path, w);
-  else if (r.compute_ms != 0) compute_from_flops(w, r.compute_ms, r.optimizer_ms);
+  replay_compute_model(r, w);  // its errors now, rather than once ranks are running
   if (!replay) return;
   if (r.steps < 1) throw std::invalid_argument("--steps must be at least 1");
   if (r.rounds < 1) throw std::invalid_argument("--rounds must be at least 1");

@@ -2,10 +2,12 @@
 // The command lines of `collbench replay` and `collbench workloads`.
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bucketing.hpp"
+#include "compute_model.hpp"
 #include "registry.hpp"
 #include "workload.hpp"
 
@@ -48,5 +50,8 @@ void add_replay_flags(CLI::App& app, ReplayOptions& r, ReplayFlags& f, std::stri
 // Checks and resolves everything a rank can check alone; throws std::invalid_argument.
 // `need_compute`: replay needs --compute-ms or --profile; `workloads show` only for fusion.
 void resolve_replay(ReplayOptions& r, const ReplayFlags& f, const Registry& registry, int nranks, bool replay);
+
+// The step's compute from --profile or --compute-ms; none when neither was given.
+std::optional<ComputeModel> replay_compute_model(const ReplayOptions& r, const Workload& w);
 
 }  // namespace collbench

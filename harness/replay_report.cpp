@@ -9,11 +9,7 @@
 namespace collbench {
 namespace {
 
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0 : s / static_cast<double>(v.size());
-}
+double mean_of(const std::vector<double>& v) { return summarize(v).mean; }
 
 Fields leading_fields(const ReplayConfigResult& r, const nlohmann::json& step, double compute, double comm,
                       double step_ms) {
@@ -88,9 +84,8 @@ Fields replay_mean_fields(const ReplayConfigResult& r, const ComputeModel& c) {
   const double step = mean_of(steps), comm = mean_of(comms);
   Fields f = leading_fields(r, "mean", c.total_ms(), comm, step);
   add_shared_fields(f, r, c, comm, step, static_cast<std::size_t>(std::llround(mean_of(bytes))));
-  f.insert(f.end(), {{"step_ms_min", *std::min_element(steps.begin(), steps.end())},
-                     {"step_ms_p50", percentile(steps, 50)},
-                     {"step_ms_max", *std::max_element(steps.begin(), steps.end())}});
+  const Summary spread = summarize(steps);
+  f.insert(f.end(), {{"step_ms_min", spread.min}, {"step_ms_p50", spread.p50}, {"step_ms_max", spread.max}});
   return f;
 }
 
@@ -133,19 +128,19 @@ void print_replay_line(const ReplayConfigResult& r, const ComputeModel& c) {
     steps.push_back(r.step_ms(s));
     comms.push_back(r.comm_ms(s));
   }
-  const double step = mean_of(steps);
+  const Summary spread = summarize(steps);
+  const double step = spread.mean;
   std::printf("  %-34s %5zu %10.2f %10.2f %10.2f %10.2f %10.2f %6.3f %7s\n", r.label().c_str(), r.exchanges.size(), step,
-              *std::min_element(steps.begin(), steps.end()), *std::max_element(steps.begin(), steps.end()),
-              mean_of(comms), step - c.total_ms(), c.total_ms() / step,
+              spread.min, spread.max, mean_of(comms), step - c.total_ms(), c.total_ms() / step,
               r.errors < 0 ? "-" : std::to_string(r.errors).c_str());
   std::fflush(stdout);
 }
 
 void print_replay_winner(const std::vector<ReplayConfigResult>& results, const ComputeModel& c) {
   auto mean_step = [](const ReplayConfigResult& r) {
-    double s = 0;
-    for (std::size_t i = 0; i < r.steps.size(); ++i) s += r.step_ms(i);
-    return s / static_cast<double>(r.steps.size());
+    std::vector<double> steps;
+    for (std::size_t i = 0; i < r.steps.size(); ++i) steps.push_back(r.step_ms(i));
+    return mean_of(steps);
   };
   const auto best = std::min_element(results.begin(), results.end(),
                                      [&](const auto& a, const auto& b) { return mean_step(a) < mean_step(b); });

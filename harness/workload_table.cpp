@@ -42,9 +42,7 @@ std::string workload_list_text() {
 
 std::string workload_show_text(const ReplayOptions& r) {
   const Workload w = load_workload(r.workload, r.workload_options);
-  std::optional<ComputeModel> c;
-  if (r.compute_ms > 0) c = compute_from_flops(w, r.compute_ms, r.optimizer_ms);
-  if (!r.profile_path.empty()) c = compute_from_profile(read_compute_profile_csv(r.profile_path, w));
+  const std::optional<ComputeModel> c = replay_compute_model(r, w);
   std::string out;
   append(out, "# %s: %s\n# %zu tensors (%zu sparse), %zu parameters, %s of gradients\n", w.name.c_str(),
          w.description.c_str(), w.tensors.size(), w.sparse_tensors(), w.parameters(), mib(w.bytes()).c_str());
