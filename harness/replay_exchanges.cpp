@@ -78,7 +78,7 @@ class AllgatherExchange final : public Exchange {
     CollectiveCall call{Collective::allgather, DType::i32, ReduceOp::sum, block / 4, 0, nullptr, nullptr, false};
     call = bind_buffers(call, buffer_layout(Collective::allgather, call.count, nranks_, rank_, 0, false), send_.data(),
                         recv_.data());
-    auto prepared = prepare(algorithm_, call, *ctx_.transport, *ctx_.workspace, ctx_.params);
+    auto prepared = prepare(algorithm_, call, *ctx_.transport, workspace_, ctx_.params);
     bytes_.push_back(recv_.size());
     return count_s + timed([&] { prepared->run(); });
   }
@@ -119,6 +119,9 @@ class AllgatherExchange final : public Exchange {
   bool checked_ = false;
   std::vector<std::uint64_t> rows_;
   std::vector<std::byte> send_, recv_;
+  // Its own scratch: this call is prepared every step, and growing the shared one would
+  // move the scratch the prepared allreduces point into.
+  Workspace workspace_;
 };
 
 class PsExchange final : public Exchange {

@@ -42,7 +42,7 @@ class Exchange {
 // What the exchanges of one configuration share.
 struct ExchangeContext {
   MpiTransport* transport = nullptr;  // the workers' communicator
-  Workspace* workspace = nullptr;
+  Workspace* workspace = nullptr;  // for calls prepared once, before the steps
   AlgorithmParams params;
   std::uint64_t seed = 1;
 };
