@@ -1,5 +1,7 @@
 #include "control.hpp"
 
+#include <cstring>
+
 namespace collbench {
 namespace {
 
@@ -89,6 +91,16 @@ std::vector<std::string> control_allgather(const std::string& mine, MPI_Comm com
     at = colon + 1 + len;
   }
   return all;
+}
+
+std::string doubles_to_bytes(const std::vector<double>& values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
+}
+
+std::vector<double> bytes_to_doubles(const std::string& bytes) {
+  std::vector<double> values(bytes.size() / sizeof(double));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(double));
+  return values;
 }
 
 }  // namespace collbench

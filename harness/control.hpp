@@ -22,4 +22,8 @@ void control_broadcast(std::string& bytes, int root, MPI_Comm comm);
 // Every rank's string, in rank order, on every rank.
 std::vector<std::string> control_allgather(const std::string& mine, MPI_Comm comm);
 
+// Doubles as the bytes the string-based calls above carry, and back.
+std::string doubles_to_bytes(const std::vector<double>& values);
+std::vector<double> bytes_to_doubles(const std::string& bytes);
+
 }  // namespace collbench

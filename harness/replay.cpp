@@ -1,7 +1,6 @@
 #include "replay.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <fstream>
 #include <map>
 
@@ -24,16 +23,6 @@ struct Configuration {
 const AlgorithmEntry& allgather_for(const Registry& registry, const AlgorithmEntry& allreduce) {
   if (const AlgorithmEntry* e = registry.find(Collective::allgather, allreduce.name)) return *e;
   return *registry.find(Collective::allgather, "mpi");
-}
-
-std::string pack_doubles(const std::vector<double>& v) {
-  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
-}
-
-std::vector<double> unpack_doubles(const std::string& s) {
-  std::vector<double> v(s.size() / sizeof(double));
-  std::memcpy(v.data(), s.data(), v.size() * sizeof(double));
-  return v;
 }
 
 // What one worker measured in one configuration.
@@ -105,12 +94,12 @@ class Replayer {
     std::vector<long long> wrong{mine.wrong};
     control_allreduce(wrong, [](long long a, long long b) { return a + b; }, comm_);
     res.errors = check ? wrong[0] : -1;
-    const std::vector<std::string> all = control_allgather(pack_doubles(mine.durations_ms), comm_);
+    const std::vector<std::string> all = control_allgather(doubles_to_bytes(mine.durations_ms), comm_);
     if (rank == 0) {
       const std::size_t k = res.exchanges.size();
       res.steps.assign(r_.steps, {});
       for (int w = 0; w < roles.workers(); ++w) {
-        const std::vector<double> d = unpack_doubles(all[w]);
+        const std::vector<double> d = bytes_to_doubles(all[w]);
         for (int s = 0; s < r_.steps; ++s)
           res.steps[s].push_back(lay_out_step(compute_, ready_, {d.begin() + s * k, d.begin() + (s + 1) * k}));
       }

@@ -38,10 +38,9 @@ std::vector<double> time_calls(PreparedCollective& call, int warmup, int iters, 
   totals[static_cast<std::size_t>(rank)] = std::accumulate(t.begin(), t.end(), 0.0);
   control_allreduce(totals, [](double a, double b) { return a + b; }, comm);
   const int slowest = static_cast<int>(std::max_element(totals.begin(), totals.end()) - totals.begin());
-  std::string bytes(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(double));
+  std::string bytes = doubles_to_bytes(t);
   control_broadcast(bytes, slowest, comm);
-  std::copy_n(reinterpret_cast<const double*>(bytes.data()), t.size(), t.begin());
-  return t;
+  return bytes_to_doubles(bytes);
 }
 
 }  // namespace collbench
