@@ -1,4 +1,4 @@
-#include "collective.hpp"
+#include "collectives/collective.hpp"
 
 #include <cstddef>
 

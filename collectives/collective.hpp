@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-#include "dtype.hpp"
+#include "collectives/dtype.hpp"
 
 namespace collbench {
 

@@ -1,4 +1,4 @@
-#include "dtype.hpp"
+#include "collectives/dtype.hpp"
 
 namespace collbench {
 

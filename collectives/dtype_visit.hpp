@@ -1,8 +1,8 @@
 #pragma once
 #include <cstdint>
 
-#include "dtype.hpp"
-#include "half.hpp"
+#include "collectives/dtype.hpp"
+#include "collectives/half.hpp"
 
 namespace collbench {
 

@@ -1,4 +1,4 @@
-#include "reduce_kernels.hpp"
+#include "collectives/reduce_kernels.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #endif
 
-#include "half.hpp"
+#include "collectives/half.hpp"
 
 namespace collbench {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 #include <cstddef>
 
-#include "dtype.hpp"
+#include "collectives/dtype.hpp"
 
 namespace collbench {
 

@@ -1,8 +1,8 @@
-#include "registry.hpp"
+#include "collectives/registry.hpp"
 
 #include <stdexcept>
 
-#include "schedule_executor.hpp"
+#include "collectives/schedule_executor.hpp"
 
 namespace collbench {
 

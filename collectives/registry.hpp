@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "collective.hpp"
-#include "schedule.hpp"
-#include "transport.hpp"
+#include "collectives/collective.hpp"
+#include "collectives/schedule.hpp"
+#include "collectives/transport.hpp"
 
 namespace collbench {
 

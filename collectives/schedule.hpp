@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collective.hpp"
+#include "collectives/collective.hpp"
 
 namespace collbench {
 

@@ -1,11 +1,11 @@
-#include "schedule_executor.hpp"
+#include "collectives/schedule_executor.hpp"
 
 #include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
 
-#include "reduce_kernels.hpp"
+#include "collectives/reduce_kernels.hpp"
 
 namespace collbench {
 

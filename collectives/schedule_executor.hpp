@@ -2,9 +2,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "collective.hpp"
-#include "schedule.hpp"
-#include "transport.hpp"
+#include "collectives/collective.hpp"
+#include "collectives/schedule.hpp"
+#include "collectives/transport.hpp"
 
 namespace collbench {
 

@@ -1,4 +1,4 @@
-#include "symbolic_executor.hpp"
+#include "collectives/symbolic_executor.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "collective.hpp"
-#include "schedule.hpp"
+#include "collectives/collective.hpp"
+#include "collectives/schedule.hpp"
 
 namespace collbench {
 

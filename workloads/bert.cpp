@@ -1,7 +1,7 @@
 // Hugging Face BertModel (embeddings, encoder, pooler; no pre-training heads).
 #include <string>
 
-#include "layer_list.hpp"
+#include "workloads/layer_list.hpp"
 
 namespace collbench {
 

@@ -1,4 +1,4 @@
-#include "bucketing.hpp"
+#include "workloads/bucketing.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "workload.hpp"
+#include "workloads/workload.hpp"
 
 namespace collbench {
 

@@ -1,4 +1,4 @@
-#include "compute_model.hpp"
+#include "workloads/compute_model.hpp"
 
 #include <cmath>
 #include <stdexcept>

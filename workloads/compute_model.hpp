@@ -3,8 +3,8 @@
 // tensor (each gradient ready once the work before it is done), an optimizer block.
 #include <vector>
 
-#include "workload.hpp"
-#include "workload_csv.hpp"
+#include "workloads/workload.hpp"
+#include "workloads/workload_csv.hpp"
 
 namespace collbench {
 

@@ -1,4 +1,4 @@
-#include "layer_list.hpp"
+#include "workloads/layer_list.hpp"
 
 namespace collbench {
 

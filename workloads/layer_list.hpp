@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "workload.hpp"
+#include "workloads/workload.hpp"
 
 namespace collbench {
 

@@ -4,7 +4,7 @@
 // softmax over 8192 candidates. Embedding and softmax gradients are sparse.
 #include <string>
 
-#include "layer_list.hpp"
+#include "workloads/layer_list.hpp"
 
 namespace collbench {
 

@@ -1,7 +1,7 @@
 // torchvision's resnet50 (v1.5: the stride sits on the 3x3 convolution), 224x224 input.
 #include <string>
 
-#include "layer_list.hpp"
+#include "workloads/layer_list.hpp"
 
 namespace collbench {
 namespace {

@@ -1,8 +1,8 @@
-#include "workload.hpp"
+#include "workloads/workload.hpp"
 
 #include <stdexcept>
 
-#include "workload_csv.hpp"
+#include "workloads/workload_csv.hpp"
 
 namespace collbench {
 

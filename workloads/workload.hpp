@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "dtype.hpp"
+#include "collectives/dtype.hpp"
 
 namespace collbench {
 

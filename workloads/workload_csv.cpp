@@ -1,4 +1,4 @@
-#include "workload_csv.hpp"
+#include "workloads/workload_csv.hpp"
 
 #include <libfccp/csv.h>
 

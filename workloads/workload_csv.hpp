@@ -14,7 +14,7 @@
 //   named `forward` and `optimizer`; tensors not listed take no time.
 #include <string>
 
-#include "workload.hpp"
+#include "workloads/workload.hpp"
 
 namespace collbench {
 

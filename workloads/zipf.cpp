@@ -1,4 +1,4 @@
-#include "zipf.hpp"
+#include "workloads/zipf.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,11 +3,11 @@
 
 #include <vector>
 
-#include "mpi_baseline.hpp"
-#include "mpi_known_defects.hpp"
-#include "mpi_transport.hpp"
-#include "reference_algorithms.hpp"
-#include "validation.hpp"
+#include "collectives/mpi/baselines.hpp"
+#include "collectives/mpi/known_defects.hpp"
+#include "collectives/mpi/transport.hpp"
+#include "algorithms/catalog.hpp"
+#include "harness/common/validation.hpp"
 
 using namespace collbench;
 

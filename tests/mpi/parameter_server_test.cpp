@@ -10,9 +10,9 @@
 #include <functional>
 #include <thread>
 
-#include "mpi_transport.hpp"
-#include "ps_protocol.hpp"
-#include "validation.hpp"
+#include "collectives/mpi/transport.hpp"
+#include "algorithms/parameter_server/protocol.hpp"
+#include "harness/common/validation.hpp"
 
 using namespace collbench;
 

@@ -6,16 +6,16 @@
 
 #include <fstream>
 
-#include "builders.hpp"
-#include "mpi_baseline.hpp"
-#include "options.hpp"
-#include "ps_protocol.hpp"
-#include "reference_algorithms.hpp"
-#include "replay.hpp"
-#include "replay_report.hpp"
-#include "topology.hpp"
-#include "workload.hpp"
-#include "zipf.hpp"
+#include "algorithms/catalog.hpp"
+#include "collectives/mpi/baselines.hpp"
+#include "harness/command_line.hpp"
+#include "algorithms/parameter_server/protocol.hpp"
+#include "algorithms/catalog.hpp"
+#include "harness/replay/replay.hpp"
+#include "harness/replay/replay_rows.hpp"
+#include "harness/common/topology.hpp"
+#include "workloads/workload.hpp"
+#include "workloads/zipf.hpp"
 
 using namespace collbench;
 

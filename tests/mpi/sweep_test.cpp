@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include "mpi_baseline.hpp"
-#include "mpi_transport.hpp"
-#include "reference_algorithms.hpp"
-#include "builders.hpp"
-#include "sweep.hpp"
+#include "collectives/mpi/baselines.hpp"
+#include "collectives/mpi/transport.hpp"
+#include "algorithms/catalog.hpp"
+#include "algorithms/catalog.hpp"
+#include "harness/run/sweep.hpp"
 
 using namespace collbench;
 

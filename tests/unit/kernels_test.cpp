@@ -4,8 +4,8 @@
 #include <random>
 #include <vector>
 
-#include "dtype_visit.hpp"
-#include "reduce_kernels.hpp"
+#include "collectives/dtype_visit.hpp"
+#include "collectives/reduce_kernels.hpp"
 
 using namespace collbench;
 

@@ -2,10 +2,10 @@
 
 #include <vector>
 
-#include "mpi_baseline.hpp"
-#include "options.hpp"
-#include "ps_protocol.hpp"
-#include "reference_algorithms.hpp"
+#include "collectives/mpi/baselines.hpp"
+#include "harness/command_line.hpp"
+#include "algorithms/parameter_server/protocol.hpp"
+#include "algorithms/catalog.hpp"
 
 using namespace collbench;
 

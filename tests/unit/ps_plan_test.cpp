@@ -5,7 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "ps_plan.hpp"
+#include "algorithms/parameter_server/plan.hpp"
 
 using namespace collbench;
 

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "reference_algorithms.hpp"
-#include "symbolic_executor.hpp"
+#include "algorithms/catalog.hpp"
+#include "collectives/symbolic_executor.hpp"
 
 using namespace collbench;
 

@@ -2,8 +2,8 @@
 
 #include <numeric>
 
-#include "builders.hpp"
-#include "symbolic_executor.hpp"
+#include "algorithms/catalog.hpp"
+#include "collectives/symbolic_executor.hpp"
 
 using namespace collbench;
 

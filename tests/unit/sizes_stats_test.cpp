@@ -2,9 +2,9 @@
 
 #include <stdexcept>
 
-#include "collective.hpp"
-#include "sizes.hpp"
-#include "stats.hpp"
+#include "collectives/collective.hpp"
+#include "harness/common/sizes.hpp"
+#include "harness/common/stats.hpp"
 
 using namespace collbench;
 

@@ -2,8 +2,8 @@
 // correct ring schedule in each way it can go wrong and require the error to be caught.
 #include <gtest/gtest.h>
 
-#include "builders.hpp"
-#include "symbolic_executor.hpp"
+#include "algorithms/catalog.hpp"
+#include "collectives/symbolic_executor.hpp"
 
 using namespace collbench;
 

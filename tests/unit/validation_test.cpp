@@ -3,9 +3,9 @@
 #include <cmath>
 #include <vector>
 
-#include "dtype_visit.hpp"
-#include "reduce_kernels.hpp"
-#include "validation.hpp"
+#include "collectives/dtype_visit.hpp"
+#include "collectives/reduce_kernels.hpp"
+#include "harness/common/validation.hpp"
 
 using namespace collbench;
 

@@ -4,12 +4,12 @@
 #include <fstream>
 #include <set>
 
-#include "bucketing.hpp"
-#include "compute_model.hpp"
-#include "workload.hpp"
-#include "workload_csv.hpp"
-#include "replay_timeline.hpp"
-#include "zipf.hpp"
+#include "workloads/bucketing.hpp"
+#include "workloads/compute_model.hpp"
+#include "workloads/workload.hpp"
+#include "workloads/workload_csv.hpp"
+#include "harness/replay/timeline.hpp"
+#include "workloads/zipf.hpp"
 
 using namespace collbench;
 

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "writers.hpp"
+#include "harness/common/writers.hpp"
 
 using namespace collbench;
 

@@ -1,0 +1,110 @@
+// Hierarchical allreduce over nodes (ScheduleRequest::node_of): the whole vector
+// through node leaders, or one shard per local rank across nodes (2D).
+#include <algorithm>
+#include <map>
+
+#include "algorithms/phases/binomial.hpp"
+#include "algorithms/catalog.hpp"
+#include "algorithms/phases/recursive.hpp"
+#include "algorithms/phases/ring.hpp"
+
+namespace collbench {
+namespace {
+
+// Ranks grouped by node, nodes in order of their lowest rank; each list ascending.
+struct Nodes {
+  std::vector<std::vector<int>> ranks;
+  int mine = 0, local = 0;  // this rank's node and index on it
+  std::size_t smallest = 0;
+
+  Nodes(const ScheduleRequest& q) {
+    std::map<int, int> index;
+    for (int r = 0; r < q.nranks; ++r) {
+      auto [it, fresh] = index.try_emplace(q.node_of(r), static_cast<int>(ranks.size()));
+      if (fresh) ranks.emplace_back();
+      ranks[it->second].push_back(r);
+      if (r == q.rank) {
+        mine = it->second;
+        local = static_cast<int>(ranks[it->second].size()) - 1;
+      }
+    }
+    smallest = ranks[0].size();
+    for (const auto& n : ranks) smallest = std::min(smallest, n.size());
+  }
+  // The longest of a per-node phase, so that the next phase starts together.
+  template <class F>
+  std::size_t longest(F steps_for_size) const {
+    std::size_t most = 0;
+    for (const auto& n : ranks) most = std::max(most, steps_for_size(static_cast<int>(n.size())));
+    return most;
+  }
+};
+
+Region recv_at(Span x) { return {BufferId::recv, x.offset, x.count}; }
+Region send_at(Span x) { return {BufferId::send, x.offset, x.count}; }
+
+// Ring allreduce of `data` in place in the receive buffer among `members`.
+std::size_t ring_allreduce_in_place(ScheduleWriter& w, std::size_t step, std::vector<int> members, int me, Span data) {
+  const int m = static_cast<int>(members.size());
+  Ring ring{std::move(members), me, even_spans(data.count, m), 0};
+  for (Span& b : ring.blocks) b.offset += data.offset;
+  return ring_allreduce_phases(w, step, ring, recv_at);
+}
+
+}  // namespace
+
+Schedule build_hierarchical_allreduce(const ScheduleRequest& q) {
+  Schedule s;
+  ScheduleWriter w(s);
+  const Nodes nodes(q);
+  const std::size_t c = q.count;
+  const Region out{BufferId::recv, 0, c};
+  const Group local{nodes.ranks[nodes.mine], nodes.local};
+  w.need_scratch(c);
+  // 1. Reduce to each node's leader (its lowest rank).
+  std::size_t step = 0;
+  binomial_reduce(w, step, local, {BufferId::send, 0, c}, out, {BufferId::scratch, 0, c});
+  step += nodes.longest([](int m) { return static_cast<std::size_t>(std::max(1, ceil_log2(m))); });
+  // 2. Ring allreduce among the leaders.
+  const int leaders = static_cast<int>(nodes.ranks.size());
+  if (nodes.local == 0 && leaders > 1) {
+    std::vector<int> members;
+    for (const auto& n : nodes.ranks) members.push_back(n[0]);
+    ring_allreduce_in_place(w, step, members, nodes.mine, {0, c});
+  }
+  if (leaders > 1) step += 2 * static_cast<std::size_t>(leaders - 1);
+  // 3. Broadcast from each leader within its node.
+  binomial_broadcast(w, step, local, out);
+  return s;
+}
+
+Schedule build_hierarchical_2d_allreduce(const ScheduleRequest& q) {
+  Schedule s;
+  ScheduleWriter w(s);
+  const Nodes nodes(q);
+  const std::size_t c = q.count;
+  // The vector is cut into one shard per local rank of the smallest node; on larger
+  // nodes the extra ranks contribute but own no shard.
+  const std::vector<Span> shards = even_spans(c, static_cast<int>(nodes.smallest));
+  const std::vector<int>& node = nodes.ranks[nodes.mine];
+  Ring local{node, nodes.local, {}, 0};
+  for (std::size_t i = 0; i < node.size(); ++i) local.blocks.push_back(i < shards.size() ? shards[i] : Span{c, 0});
+  w.need_scratch(shards[0].count);
+  // 1. Reduce-scatter within the node: local rank j ends with shard j of the node's sum.
+  std::size_t step = 0;
+  ring_reduce_scatter(w, step, local, {send_at, [](int, Span x) { return recv_at(x); }, recv_at, 0});
+  step += nodes.longest([](int m) { return static_cast<std::size_t>(std::max(1, m - 1)); });
+  // 2. Allreduce of shard j among the local ranks j of all nodes.
+  const int node_count = static_cast<int>(nodes.ranks.size());
+  if (static_cast<std::size_t>(nodes.local) < shards.size() && node_count > 1) {
+    std::vector<int> members;
+    for (const auto& n : nodes.ranks) members.push_back(n[static_cast<std::size_t>(nodes.local)]);
+    ring_allreduce_in_place(w, step, members, nodes.mine, shards[static_cast<std::size_t>(nodes.local)]);
+  }
+  if (node_count > 1) step += 2 * static_cast<std::size_t>(node_count - 1);
+  // 3. Allgather within the node.
+  ring_allgather(w, step, local, recv_at);
+  return s;
+}
+
+}  // namespace collbench

@@ -1,0 +1,86 @@
+#include "algorithms/phases/binomial.hpp"
+
+namespace collbench {
+namespace {
+// The blocks of members [a, b) as one span.
+Span blocks_span(const std::vector<Span>& blocks, int a, int b) {
+  return {blocks[a].offset, blocks[b - 1].end() - blocks[a].offset};
+}
+}  // namespace
+
+Group rooted_group(int nranks, int rank, int root) {
+  Group g;
+  for (int v = 0; v < nranks; ++v) g.members.push_back(absolute_rank(v, root, nranks));
+  g.me = relative_rank(rank, root, nranks);
+  return g;
+}
+
+std::size_t binomial_broadcast(ScheduleWriter& w, std::size_t first_step, const Group& g, Region where) {
+  const int m = g.size(), v = g.me, rounds = ceil_log2(m);
+  // Round k doubles the members that have the data: 0..2^k-1 send to 2^k..2^(k+1)-1.
+  for (int k = 0; k < rounds; ++k) {
+    const int mask = 1 << k;
+    if (v < mask && v + mask < m) w.send(first_step + k, g.members[v + mask], where);
+    else if (v >= mask && v < 2 * mask) w.recv(first_step + k, g.members[v - mask], where);
+  }
+  return static_cast<std::size_t>(rounds);
+}
+
+std::size_t binomial_reduce(ScheduleWriter& w, std::size_t first_step, const Group& g, Region input,
+                            Region acc, Region tmp) {
+  const int m = g.size(), v = g.me, rounds = ceil_log2(m);
+  bool have_partial = false;
+  // Round k: members with bit k set hand their partial sum to the member 2^k below
+  // and are done; the others fold in what they receive.
+  for (int k = 0; k < rounds; ++k) {
+    const int mask = 1 << k;
+    if (v & mask) {
+      w.send(first_step + k, g.members[v - mask], have_partial ? acc : input);
+      break;
+    }
+    if (v + mask < m) {
+      w.recv(first_step + k, g.members[v + mask], tmp);
+      w.reduce(first_step + k, acc, have_partial ? acc : input, tmp);
+      have_partial = true;
+    }
+  }
+  if (m == 1) {
+    w.copy(first_step, acc, input);
+    return 1;
+  }
+  return static_cast<std::size_t>(rounds);
+}
+
+std::size_t binomial_gather(ScheduleWriter& w, std::size_t first_step, const Group& g,
+                            const std::vector<Span>& blocks, const std::function<Placement(int)>& placement) {
+  const int m = g.size(), v = g.me, rounds = ceil_log2(m);
+  const Placement mine = placement(v);
+  for (int k = 0; k < rounds; ++k) {
+    const int mask = 1 << k;
+    if (v & mask) {
+      w.send(first_step + k, g.members[v - mask], blocks_span(blocks, v, std::min(v + mask, m)), mine,
+             placement(v - mask));
+      break;
+    }
+    if (v + mask < m)
+      w.recv(first_step + k, g.members[v + mask], blocks_span(blocks, v + mask, std::min(v + 2 * mask, m)),
+             mine, placement(v + mask));
+  }
+  return static_cast<std::size_t>(rounds);
+}
+
+std::size_t binomial_scatter(ScheduleWriter& w, std::size_t first_step, const Group& g,
+                             const std::vector<Span>& blocks, const std::function<Region(Span)>& where) {
+  const int m = g.size(), v = g.me, rounds = ceil_log2(m);
+  // Round k halves the ranges: a member holding [v, v+2*mask) gives [v+mask, v+2*mask) away.
+  for (int k = 0; k < rounds; ++k) {
+    const int mask = 1 << (rounds - 1 - k);
+    if (v % (2 * mask) == 0 && v + mask < m)
+      w.send(first_step + k, g.members[v + mask], where(blocks_span(blocks, v + mask, std::min(v + 2 * mask, m))));
+    else if (v % (2 * mask) == mask)
+      w.recv(first_step + k, g.members[v - mask], where(blocks_span(blocks, v, std::min(v + mask, m))));
+  }
+  return static_cast<std::size_t>(rounds);
+}
+
+}  // namespace collbench

@@ -1,0 +1,38 @@
+#pragma once
+// Binomial-tree phases over a group whose member 0 is the root (callers order the
+// members relative to the root). Each takes ceil(log2 m) steps.
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "algorithms/phases/schedule_writer.hpp"
+
+namespace collbench {
+
+struct Group {
+  std::vector<int> members;  // absolute ranks; members[0] is the root
+  int me = 0;
+  int size() const { return static_cast<int>(members.size()); }
+};
+
+// All ranks, numbered relative to `root`.
+Group rooted_group(int nranks, int rank, int root);
+
+// The root's `where` reaches every member's `where`.
+std::size_t binomial_broadcast(ScheduleWriter& w, std::size_t first_step, const Group& g, Region where);
+
+// The root's `acc` ends with every member's `input` reduced. Other members use their
+// `acc` for partial sums (leaves never touch it); received data lands in `tmp`.
+std::size_t binomial_reduce(ScheduleWriter& w, std::size_t first_step, const Group& g, Region input,
+                            Region acc, Region tmp);
+
+// Member j's block is blocks[j] (consecutive spans of a logical vector); the root
+// ends with all of them. `placement(j)` says where member j keeps the blocks it holds.
+std::size_t binomial_gather(ScheduleWriter& w, std::size_t first_step, const Group& g,
+                            const std::vector<Span>& blocks, const std::function<Placement(int)>& placement);
+
+// The reverse: the root holds every block at `where` and each member ends with its own.
+std::size_t binomial_scatter(ScheduleWriter& w, std::size_t first_step, const Group& g,
+                             const std::vector<Span>& blocks, const std::function<Region(Span)>& where);
+
+}  // namespace collbench

@@ -1,0 +1,145 @@
+#include "algorithms/phases/ring.hpp"
+
+#include <algorithm>
+
+#include "algorithms/catalog.hpp"
+#include "algorithms/phases/chunking.hpp"
+
+namespace collbench {
+namespace {
+
+int wrap(int i, int m) { return ((i % m) + m) % m; }
+
+// Segment s of a block when every block is cut into `segments` pieces of `segment`.
+Span piece(Span block, std::size_t s, std::size_t segment, std::size_t segments) {
+  if (segments == 1) return block;
+  const std::size_t from = std::min(block.count, s * segment);
+  return {block.offset + from, std::min(segment, block.count - from)};
+}
+
+Region scratch_at(std::size_t offset, std::size_t count) { return {BufferId::scratch, offset, count}; }
+
+}  // namespace
+
+std::size_t Ring::segments() const {
+  std::size_t largest = 0;
+  for (const Span& b : blocks) largest = std::max(largest, b.count);
+  if (segment == 0 || largest == 0) return 1;
+  return (largest + segment - 1) / segment;
+}
+
+std::size_t ring_reduce_scatter(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
+                                const RingReduceScatterPlaces& at) {
+  const int m = ring.size(), me = ring.me;
+  if (m == 1) {
+    w.copy(first_step, at.output(ring.blocks[0]), at.input(ring.blocks[0]));
+    return 1;
+  }
+  const std::size_t segments = ring.segments();
+  const int right = ring.members[wrap(me + 1, m)], left = ring.members[wrap(me - 1, m)];
+  // Ring step k passes on block me-k-1 (own data at first, then the partial sum made
+  // in step k-1) and folds the left neighbour's block me-k-2 into it; after m-1 steps
+  // that block is me's own, complete.
+  for (int k = 0; k + 1 < m; ++k) {
+    const int out = wrap(me - k - 1, m), in = wrap(me - k - 2, m);
+    for (std::size_t s = 0; s < segments; ++s) {
+      const std::size_t step = first_step + static_cast<std::size_t>(k) * segments + s;
+      const Span so = piece(ring.blocks[out], s, ring.segment, segments);
+      const Span si = piece(ring.blocks[in], s, ring.segment, segments);
+      w.send(step, right, k == 0 ? at.input(so) : at.partial(out, so));
+      const Region tmp = scratch_at(at.tmp_at, si.count);
+      w.recv(step, left, tmp);
+      w.reduce(step, k + 2 == m ? at.output(si) : at.partial(in, si), at.input(si), tmp);
+    }
+  }
+  return ring.steps();
+}
+
+std::size_t ring_allgather(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
+                           const std::function<Region(Span)>& result, const std::function<Region(Span)>& own) {
+  const int m = ring.size(), me = ring.me;
+  if (own) w.copy(first_step, result(ring.blocks[me]), own(ring.blocks[me]));
+  if (m == 1) return own ? 1 : 0;
+  const std::size_t segments = ring.segments();
+  const int right = ring.members[wrap(me + 1, m)], left = ring.members[wrap(me - 1, m)];
+  for (int k = 0; k + 1 < m; ++k) {
+    const int out = wrap(me - k, m), in = wrap(me - k - 1, m);
+    for (std::size_t s = 0; s < segments; ++s) {
+      const std::size_t step = first_step + static_cast<std::size_t>(k) * segments + s;
+      const Span so = piece(ring.blocks[out], s, ring.segment, segments);
+      w.send(step, right, k == 0 && own ? own(so) : result(so));
+      w.recv(step, left, result(piece(ring.blocks[in], s, ring.segment, segments)));
+    }
+  }
+  return ring.steps();
+}
+
+std::size_t ring_allreduce_phases(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
+                                  const std::function<Region(Span)>& input) {
+  auto recv = [](Span x) { return Region{BufferId::recv, x.offset, x.count}; };
+  std::size_t largest = 0;
+  for (const Span& b : ring.blocks) largest = std::max(largest, b.count);
+  w.need_scratch(ring.segment ? std::min(ring.segment, largest) : largest);
+  const std::size_t rs =
+      ring_reduce_scatter(w, first_step, ring, {input, [&](int, Span x) { return recv(x); }, recv, 0});
+  return rs + ring_allgather(w, first_step + rs, ring, recv);
+}
+
+Ring full_ring(const ScheduleRequest& q, std::size_t length, std::size_t segment) {
+  Ring r;
+  r.me = q.rank;
+  r.segment = segment;
+  const Chunking chunks{length, static_cast<std::size_t>(q.nranks)};
+  for (int i = 0; i < q.nranks; ++i) {
+    r.members.push_back(i);
+    r.blocks.push_back({chunks.offset(static_cast<std::size_t>(i)), chunks.size(static_cast<std::size_t>(i))});
+  }
+  return r;
+}
+
+namespace {
+
+Schedule ring_allreduce(const ScheduleRequest& q, std::size_t segment) {
+  Schedule s;
+  ScheduleWriter w(s);
+  ring_allreduce_phases(w, 0, full_ring(q, q.count, segment),
+                        [](Span x) { return Region{BufferId::send, x.offset, x.count}; });
+  return s;
+}
+
+}  // namespace
+
+Schedule build_ring_allreduce(const ScheduleRequest& q) { return ring_allreduce(q, 0); }
+
+Schedule build_ring_pipelined_allreduce(const ScheduleRequest& q) {
+  return ring_allreduce(q, q.segment_elements(kRingSegmentBytes));
+}
+
+Schedule build_ring_allgather(const ScheduleRequest& q) {
+  Schedule s;
+  ScheduleWriter w(s);
+  const std::size_t c = q.count, mine = c * static_cast<std::size_t>(q.rank);
+  const Ring ring = full_ring(q, c * static_cast<std::size_t>(q.nranks));
+  ring_allgather(
+      w, 0, ring, [](Span x) { return Region{BufferId::recv, x.offset, x.count}; },
+      [mine](Span x) { return Region{BufferId::send, x.offset - mine, x.count}; });
+  return s;
+}
+
+Schedule build_ring_reduce_scatter(const ScheduleRequest& q) {
+  Schedule s;
+  ScheduleWriter w(s);
+  const std::size_t c = q.count, mine = c * static_cast<std::size_t>(q.rank);
+  const Ring ring = full_ring(q, c * static_cast<std::size_t>(q.nranks));
+  // Scratch: [0, c) receives, [c, 2c) holds the partial sum being passed on. One slot
+  // is enough because a step sends the old partial sum before it writes the new one.
+  w.need_scratch(2 * c);
+  RingReduceScatterPlaces at;
+  at.input = [](Span x) { return Region{BufferId::send, x.offset, x.count}; };
+  at.partial = [&](int block, Span x) { return scratch_at(c + (x.offset - ring.blocks[block].offset), x.count); };
+  at.output = [mine](Span x) { return Region{BufferId::recv, x.offset - mine, x.count}; };
+  ring_reduce_scatter(w, 0, ring, at);
+  return s;
+}
+
+}  // namespace collbench

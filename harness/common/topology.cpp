@@ -1,0 +1,62 @@
+#include "harness/common/topology.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "harness/common/control.hpp"
+#include "harness/common/metadata.hpp"
+#include "collectives/mpi/library.hpp"
+
+namespace collbench {
+
+namespace {
+std::string any_forced_algorithm() {
+  for (Collective c : kAllCollectives)
+    if (std::string f = mpich_forced_algorithm(c); !f.empty()) return f;
+  return "";
+}
+}  // namespace
+
+Topology discover_topology(MPI_Comm comm, int ranks_per_node) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  Topology t;
+  std::vector<int> leader(static_cast<std::size_t>(size));
+  if (ranks_per_node > 0) {
+    for (int r = 0; r < size; ++r) leader[static_cast<std::size_t>(r)] = r - r % ranks_per_node;
+    t.source = "--ranks-per-node " + std::to_string(ranks_per_node) + " (emulated nodes of consecutive ranks)";
+  } else if (const std::string forced = any_forced_algorithm(); !forced.empty()) {
+    // MPICH's split runs small collectives internally, which a forced algorithm may
+    // refuse; ranks with the same host name share a node just as well.
+    const auto hosts = rank_hosts(comm);
+    for (int r = 0; r < size; ++r)
+      leader[static_cast<std::size_t>(r)] = static_cast<int>(
+          std::find(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(r)]) - hosts.begin());
+    t.source = "host names (MPI_Comm_split_type is skipped while MPICH is forced to " + forced + ")";
+  } else {
+    // A node is named by its lowest rank, which every rank on it learns from the split.
+    MPI_Comm shared;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+    std::vector<double> lowest{static_cast<double>(rank)};
+    control_allreduce(lowest, [](double a, double b) { return std::min(a, b); }, shared);
+    MPI_Comm_free(&shared);
+    const auto all = control_allgather(std::to_string(static_cast<int>(lowest[0])), comm);
+    for (int r = 0; r < size; ++r) leader[static_cast<std::size_t>(r)] = std::stoi(all[static_cast<std::size_t>(r)]);
+    t.source = "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)";
+  }
+  std::map<int, int> id;
+  std::map<int, int> count;
+  for (int l : leader) {
+    id.try_emplace(l, static_cast<int>(id.size()));
+    ++count[l];
+  }
+  for (int l : leader) t.node_of_rank.push_back(id[l]);
+  t.nodes = static_cast<int>(id.size());
+  t.max_ranks_per_node = 0;
+  for (const auto& [l, c] : count) t.max_ranks_per_node = std::max(t.max_ranks_per_node, c);
+  return t;
+}
+
+}  // namespace collbench

@@ -1,0 +1,168 @@
+#include "harness/common/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "collectives/dtype_visit.hpp"
+#include "collectives/reduce_kernels.hpp"
+
+namespace collbench {
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// Largest |value| of a sum input so that no partial sum over n ranks is inexact.
+std::int64_t sum_magnitude(const InputSpec& s) {
+  const double exact = std::ldexp(1.0, exact_integer_bits(s.dtype)) - 1;
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(exact / s.nranks), 1, 3);
+}
+
+// Products of 2 and 0.5 stay exact unless they can overflow the exponent range.
+bool prod_uses_powers_of_two(const InputSpec& s) {
+  if (!is_floating(s.dtype)) return true;
+  const int max_exp = s.dtype == DType::f16 ? 15 : s.dtype == DType::f64 ? 1023 : 127;
+  return s.nranks < max_exp;
+}
+
+template <class T>
+T from_double(double v) {
+  if constexpr (std::is_same_v<T, BFloat16>) return BFloat16(static_cast<float>(v));
+  else return static_cast<T>(v);
+}
+template <class T>
+double to_double(T v) {
+  if constexpr (std::is_same_v<T, BFloat16>) return static_cast<double>(static_cast<float>(v));
+  else return static_cast<double>(v);
+}
+
+}  // namespace
+
+double input_value(const InputSpec& s, int rank, std::size_t index) {
+  const std::uint64_t h = mix(index * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(rank) * 0xBF58476D1CE4E5B9ULL + 1);
+  if (!uses_reduce_op(s.collective)) {
+    const std::int64_t m = std::min<std::int64_t>(1000, std::int64_t{1} << (exact_integer_bits(s.dtype) - 1));
+    return static_cast<double>(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(2 * m + 1)) - m);
+  }
+  switch (s.op) {
+    case ReduceOp::sum: {
+      const std::int64_t k = sum_magnitude(s);
+      return static_cast<double>(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(2 * k + 1)) - k);
+    }
+    case ReduceOp::prod: {
+      static constexpr double powers[] = {1, 2, -1, 0.5}, signs[] = {1, -1, 1, -1}, ints[] = {1, 2, -1, 1};
+      if (!is_floating(s.dtype)) return ints[h % 4];
+      return prod_uses_powers_of_two(s) ? powers[h % 4] : signs[h % 4];
+    }
+    case ReduceOp::min:
+    case ReduceOp::max: return static_cast<double>(static_cast<std::int64_t>(h % 201) - 100);
+  }
+  return 0;
+}
+
+void fill_input(const InputSpec& s, int rank, void* buf, std::size_t count) {
+  visit_dtype(s.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    auto* p = static_cast<T*>(buf);
+    for (std::size_t i = 0; i < count; ++i) p[i] = from_double<T>(input_value(s, rank, i));
+  });
+}
+
+void poison(void* buf, std::size_t bytes) { std::memset(buf, 0xA5, bytes); }
+
+void load_inputs(const CollectiveCall& call, const BufferLayout& layout, int rank, int nranks) {
+  poison(call.recv, layout.recv_count * dtype_size(call.dtype));
+  if (call.collective == Collective::broadcast && rank != call.root) return;
+  // The send buffer is the caller's input buffer; only collectives treat it as const.
+  fill_input({call.collective, call.dtype, call.op, nranks}, rank, const_cast<void*>(call.send), layout.send_count);
+}
+
+double tolerance(const InputSpec& s) {
+  if (!uses_reduce_op(s.collective) || s.op != ReduceOp::sum || !is_floating(s.dtype)) return 0;
+  const double n = s.nranks, k = static_cast<double>(sum_magnitude(s));
+  const double exact = std::ldexp(1.0, exact_integer_bits(s.dtype));
+  if (n * k < exact) return 0;
+  // Each of the ~log2(n) levels of a reduction may round by half an ulp of the largest partial sum.
+  return n * k / exact * std::ceil(std::log2(n)) * 2;
+}
+
+std::size_t count_mismatches(DType t, const void* got, const void* want, std::size_t count, double tol) {
+  return visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    const auto* g = static_cast<const T*>(got);
+    const auto* w = static_cast<const T*>(want);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      if constexpr (std::is_integral_v<T>) {
+        bad += g[i] != w[i];
+      } else {
+        const double a = to_double(g[i]), b = to_double(w[i]);
+        bad += !(a == b || std::fabs(a - b) <= tol);
+      }
+    }
+    return bad;
+  });
+}
+
+std::size_t count_wrong_results(const InputSpec& s, int rank, int root, std::size_t count, const void* recv) {
+  const std::size_t elem = dtype_size(s.dtype);
+  const auto* out = static_cast<const std::byte*>(recv);
+  const double tol = tolerance(s);
+  std::size_t first_index = 0;  // input element that result element 0 stands for
+  switch (s.collective) {
+    case Collective::broadcast:
+    case Collective::gather:
+    case Collective::allgather: {
+      if (s.collective == Collective::gather && rank != root) return 0;
+      const bool all = s.collective != Collective::broadcast;
+      const int first = all ? 0 : root, last = all ? s.nranks - 1 : root;
+      std::vector<std::byte> want(count * elem);
+      std::size_t bad = 0;
+      for (int r = first; r <= last; ++r) {
+        fill_input(s, r, want.data(), count);
+        const std::size_t at = all ? static_cast<std::size_t>(r) * count : 0;
+        bad += count_mismatches(s.dtype, out + at * elem, want.data(), count, tol);
+      }
+      return bad;
+    }
+    case Collective::reduce:
+      if (rank != root) return 0;
+      break;
+    case Collective::reduce_scatter: first_index = static_cast<std::size_t>(rank) * count; break;
+    case Collective::allreduce: break;
+  }
+  // Fold every rank's input block by block with the same kernel; exact inputs make the
+  // order irrelevant. Blocks are spread evenly when the whole would be too costly.
+  constexpr std::size_t kBlock = 1 << 14;
+  constexpr double kBudget = 64.0 * 1024 * 1024;
+  const std::size_t blocks = (count + kBlock - 1) / kBlock;
+  const std::size_t stride = std::max<std::size_t>(
+      1, static_cast<std::size_t>(std::ceil(static_cast<double>(count) * s.nranks / kBudget)));
+  std::vector<std::byte> acc(kBlock * elem), next(kBlock * elem);
+  std::size_t bad = 0;
+  for (std::size_t b = 0; b < blocks; b += stride) {
+    const std::size_t first = b * kBlock, n = std::min(kBlock, count - first);
+    visit_dtype(s.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      auto* a = reinterpret_cast<T*>(acc.data());
+      auto* x = reinterpret_cast<T*>(next.data());
+      for (std::size_t i = 0; i < n; ++i) a[i] = from_double<T>(input_value(s, 0, first_index + first + i));
+      for (int r = 1; r < s.nranks; ++r) {
+        for (std::size_t i = 0; i < n; ++i) x[i] = from_double<T>(input_value(s, r, first_index + first + i));
+        reduce(s.dtype, s.op, a, a, x, n);
+      }
+    });
+    bad += count_mismatches(s.dtype, out + first * elem, acc.data(), n, tol);
+  }
+  return bad;
+}
+
+}  // namespace collbench

@@ -1,0 +1,67 @@
+#pragma once
+// The communication of one bucket in a replayed step, run for real: a dense
+// allreduce, an allgather of the sparse rows each rank touched, or a
+// parameter-server push and pull of them.
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workloads/bucketing.hpp"
+#include "collectives/mpi/transport.hpp"
+#include "algorithms/parameter_server/protocol.hpp"
+#include "collectives/registry.hpp"
+#include "workloads/workload.hpp"
+#include "workloads/zipf.hpp"
+
+namespace collbench {
+
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  // Untimed set-up of `step` (the step's rows, inputs); `check` makes the step checkable.
+  virtual void prepare_step(std::int64_t step, bool check) = 0;
+  // Runs the step's communication; returns the time it took on this rank, seconds.
+  virtual double run(std::int64_t step) = 0;
+  // Wrong results of the last step prepared with check (0 where nothing can be wrong).
+  virtual std::int64_t wrong() const = 0;
+  // Ends the exchange (ps: finishes the worker); returns an error or "".
+  virtual std::string finish() { return ""; }
+  // Payload bytes per run, in run order: allreduce: the bucket; allgather: the
+  // gathered rows of all ranks; ps: what this worker sent and received.
+  virtual std::vector<std::size_t> bytes_per_run() const { return bytes_; }
+  virtual std::string kind() const = 0;  // "allreduce", "allgather", "ps"
+
+ protected:
+  std::vector<std::size_t> bytes_;
+};
+
+// What the exchanges of one configuration share.
+struct ExchangeContext {
+  MpiTransport* transport = nullptr;  // the workers' communicator
+  Workspace* workspace = nullptr;  // for calls prepared once, before the steps
+  AlgorithmParams params;
+  std::uint64_t seed = 1;
+};
+
+// A dense bucket allreduced in place with `algorithm`, from `data` (bucket.bytes).
+std::unique_ptr<Exchange> make_allreduce_exchange(const Bucket& bucket, const AlgorithmEntry& algorithm,
+                                                  std::byte* data, const ExchangeContext& ctx);
+// A sparse tensor's touched rows (index and values) allgathered with `algorithm`
+// (an allgather), each rank's block padded to the most rows any rank touched.
+std::unique_ptr<Exchange> make_allgather_exchange(const Workload& workload, std::size_t tensor,
+                                                  const ZipfSampler& sampler, const AlgorithmEntry& algorithm,
+                                                  const ExchangeContext& ctx);
+// All sparse tensors' touched rows pushed to and pulled from the servers in one
+// parameter-server step. `transport` spans workers and servers.
+std::unique_ptr<Exchange> make_ps_exchange(const Workload& workload, const std::vector<const ZipfSampler*>& samplers,
+                                           const PsConfig& config, PsRoles roles, MpiTransport& transport,
+                                           std::uint64_t seed);
+
+// The parameter-server configuration of a workload's sparse tensors.
+PsConfig replay_ps_config(const Workload& workload, const ProtocolEntry& mode);
+
+}  // namespace collbench

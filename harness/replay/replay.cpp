@@ -1,0 +1,355 @@
+#include "harness/replay/replay.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+#include "harness/common/control.hpp"
+#include "harness/ps/ps_sweep.hpp"
+#include "harness/replay/exchanges.hpp"
+#include "harness/replay/replay_rows.hpp"
+
+namespace collbench {
+namespace {
+
+struct Configuration {
+  const AlgorithmEntry* algorithm = nullptr;
+  BucketingPolicy bucketing = BucketingPolicy::ddp;
+  SparseStrategy sparse = SparseStrategy::none;
+};
+
+// The allgather that goes with an allreduce algorithm: the same name where one is
+// registered (ring, mpi), otherwise the MPI library's.
+const AlgorithmEntry& allgather_for(const Registry& registry, const AlgorithmEntry& allreduce) {
+  if (const AlgorithmEntry* e = registry.find(Collective::allgather, allreduce.name)) return *e;
+  return *registry.find(Collective::allgather, "mpi");
+}
+
+// What one worker measured in one configuration.
+struct WorkerRun {
+  std::vector<double> durations_ms;  // [timed step][exchange], flattened
+  std::vector<std::size_t> bytes;    // per timed step
+  std::int64_t wrong = 0;
+  std::string error;
+};
+
+class Replayer {
+ public:
+  Replayer(const RunOptions& o, const Registry& registry, MpiTransport& transport, MPI_Comm comm,
+           const Topology& topology)
+      : o_(o), r_(o.replay), registry_(registry), transport_(transport), comm_(comm), topology_(topology),
+        workload_(load_workload(r_.workload, r_.workload_options)),
+        compute_(replay_compute_model(r_, workload_).value()) {
+    for (std::size_t i = 0; i < workload_.tensors.size(); ++i) {
+      const GradientTensor& t = workload_.tensors[i];
+      if (!t.sparse) continue;
+      auto it = samplers_.find(t.rows);
+      if (it == samplers_.end()) it = samplers_.emplace(t.rows, ZipfSampler(t.rows, workload_.zipf_exponent)).first;
+      sampler_of_.push_back(&it->second);
+    }
+  }
+
+  const Workload& workload() const { return workload_; }
+  const ComputeModel& compute() const { return compute_; }
+
+  ReplayConfigResult run(const Configuration& c, bool check) {
+    const int rank = transport_.rank(), n = transport_.size();
+    const bool ps = c.sparse == SparseStrategy::ps;
+    const PsRoles roles = ps ? ps_roles(n, r_.servers) : PsRoles{n, 0};
+    ReplayConfigResult res;
+    res.workload = workload_.name;
+    res.algorithm = c.algorithm->name;
+    res.bucketing = std::string(bucketing_name(c.bucketing));
+    res.sparse_strategy = std::string(sparse_strategy_name(c.sparse));
+    res.ps_mode = ps ? r_.ps_mode->variant : "";
+    res.ranks = n;
+    res.workers = roles.workers();
+    res.servers = roles.servers;
+
+    BucketingOptions bo = r_.bucketing;
+    bo.policy = c.bucketing;
+    const bool rows = c.sparse == SparseStrategy::allgather || ps;
+    const std::vector<Bucket> buckets = make_buckets(workload_, compute_.ready_ms, bo, rows);
+    describe_exchanges(buckets, ps, res);
+
+    WorkerRun mine;
+    MPI_Comm workers = comm_;
+    if (ps) MPI_Comm_split(comm_, roles.is_server(rank) ? 1 : 0, rank, &workers);
+    try {
+      if (ps && roles.is_server(rank)) {
+        transport_.set_yield_while_waiting(node_is_oversubscribed(topology_));
+        mine.error = run_ps_server(transport_, replay_ps_config(workload_, *r_.ps_mode), roles).error;
+        transport_.set_yield_while_waiting(false);
+      } else {
+        mine = run_worker(c, buckets, ps, roles, workers, check);
+      }
+    } catch (...) {
+      if (ps) MPI_Comm_free(&workers);
+      throw;
+    }
+    if (ps) MPI_Comm_free(&workers);
+
+    for (const std::string& e : control_allgather(mine.error, comm_))
+      if (!e.empty()) throw PsRunError(e);
+    std::vector<long long> wrong{mine.wrong};
+    control_allreduce(wrong, [](long long a, long long b) { return a + b; }, comm_);
+    res.errors = check ? wrong[0] : -1;
+    const std::vector<std::string> all = control_allgather(doubles_to_bytes(mine.durations_ms), comm_);
+    if (rank == 0) {
+      const std::size_t k = res.exchanges.size();
+      res.steps.assign(r_.steps, {});
+      for (int w = 0; w < roles.workers(); ++w) {
+        const std::vector<double> d = bytes_to_doubles(all[w]);
+        for (int s = 0; s < r_.steps; ++s)
+          res.steps[s].push_back(lay_out_step(compute_, ready_, {d.begin() + s * k, d.begin() + (s + 1) * k}));
+      }
+      res.comm_bytes = mine.bytes;
+    }
+    return res;
+  }
+
+ private:
+  // Exchanges in issue order: buckets as made, except that a ps step carries every
+  // sparse tensor at once, when the last of them is ready.
+  void describe_exchanges(const std::vector<Bucket>& buckets, bool ps, ReplayConfigResult& res) {
+    plan_.clear();
+    ready_.clear();
+    double ps_ready = -1;
+    std::size_t ps_tensors = 0;
+    for (std::size_t i = 0; i < buckets.size(); ++i) {
+      const Bucket& b = buckets[i];
+      if (ps && b.sparse) {
+        ps_ready = std::max(ps_ready, b.ready_ms);
+        ps_tensors += b.tensors.size();
+        continue;
+      }
+      const GradientTensor& first = workload_.tensors[b.tensors.front()];
+      plan_.push_back(static_cast<int>(i));
+      res.exchanges.push_back({b.sparse ? "allgather " + first.name : "bucket " + std::to_string(i),
+                               b.sparse ? "allgather" : "allreduce", b.tensors.size(), b.bytes, b.ready_ms});
+    }
+    if (ps_ready >= 0) {
+      auto at = std::find_if(res.exchanges.begin(), res.exchanges.end(),
+                             [&](const ReplayExchangeInfo& e) { return e.ready_ms > ps_ready; });
+      const auto pos = at - res.exchanges.begin();
+      res.exchanges.insert(at, {"ps push/pull", "ps", ps_tensors, 0, ps_ready});
+      plan_.insert(plan_.begin() + pos, -1);
+    }
+    for (const ReplayExchangeInfo& e : res.exchanges) ready_.push_back(e.ready_ms);
+  }
+
+  WorkerRun run_worker(const Configuration& c, const std::vector<Bucket>& buckets, bool ps, PsRoles roles,
+                       MPI_Comm workers, bool check_first_step) {
+    std::optional<MpiTransport> own;
+    MpiTransport* tr = &transport_;
+    if (ps) tr = &own.emplace(workers);
+    ExchangeContext ctx{tr, &workspace_, o_.params, r_.seed};
+    ctx.params.node_of_rank.resize(tr->size());
+    // Dense buckets live in one arena, as DDP's flat bucket views do.
+    std::vector<std::size_t> offset(buckets.size(), 0);
+    std::size_t arena = 0;
+    for (std::size_t i = 0; i < buckets.size(); ++i)
+      if (!buckets[i].sparse) {
+        offset[i] = arena;
+        arena += (buckets[i].bytes + 63) / 64 * 64;
+      }
+    if (arena_.size() < arena) arena_.assign(arena, std::byte{0});
+    std::vector<std::unique_ptr<Exchange>> ex(plan_.size());
+    // Largest first, so the shared scratch has grown to its final size before any
+    // prepared call keeps a pointer into it.
+    std::vector<std::size_t> order(plan_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto bytes_of = [&](std::size_t i) { return plan_[i] < 0 ? 0 : buckets[plan_[i]].bytes; };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return bytes_of(a) > bytes_of(b); });
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const std::size_t capacity = workspace_.capacity();
+      for (std::size_t i : order) {
+        if (plan_[i] < 0) {
+          if (!ex[i]) ex[i] = make_ps_exchange(workload_, sampler_of_, replay_ps_config(workload_, *r_.ps_mode), roles,
+                                               transport_, r_.seed);
+          continue;
+        }
+        const Bucket& b = buckets[plan_[i]];
+        if (b.sparse)
+          ex[i] = make_allgather_exchange(workload_, b.tensors.front(), *sampler_for(b.tensors.front()),
+                                          allgather_for(registry_, *c.algorithm), ctx);
+        else
+          ex[i] = make_allreduce_exchange(b, *c.algorithm, arena_.data() + offset[plan_[i]], ctx);
+      }
+      if (workspace_.capacity() == capacity) break;
+    }
+    WorkerRun out;
+    const int total = r_.warmup + r_.steps;
+    for (int s = 0; s < total; ++s) {
+      const bool check = check_first_step && s == 0;
+      for (auto& e : ex) e->prepare_step(s, check);
+      MPI_Barrier(tr->comm());
+      std::vector<double> ms;
+      for (auto& e : ex) ms.push_back(e->run(s) * 1e3);
+      if (s >= r_.warmup) out.durations_ms.insert(out.durations_ms.end(), ms.begin(), ms.end());
+      if (check)
+        for (auto& e : ex) out.wrong += e->wrong();
+    }
+    std::vector<std::vector<std::size_t>> bytes;
+    for (auto& e : ex) {
+      if (std::string err = e->finish(); !err.empty() && out.error.empty()) out.error = err;
+      bytes.push_back(e->bytes_per_run());
+    }
+    for (int s = r_.warmup; s < total; ++s) {
+      std::size_t sum = 0;
+      for (const auto& b : bytes)
+        if (static_cast<std::size_t>(s) < b.size()) sum += b[s];
+      out.bytes.push_back(sum);
+    }
+    return out;
+  }
+
+  const ZipfSampler* sampler_for(std::size_t tensor) const {
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < tensor; ++i) j += workload_.tensors[i].sparse;
+    return sampler_of_[j];
+  }
+
+  const RunOptions& o_;
+  const ReplayOptions& r_;
+  const Registry& registry_;
+  MpiTransport& transport_;
+  MPI_Comm comm_;
+  const Topology& topology_;
+  Workload workload_;
+  ComputeModel compute_;
+  std::map<std::size_t, ZipfSampler> samplers_;  // by table rows
+  std::vector<const ZipfSampler*> sampler_of_;   // per sparse tensor, in workload order
+  std::vector<int> plan_;                        // per exchange: its bucket, or -1 for the ps step
+  std::vector<double> ready_;                    // per exchange
+  Workspace workspace_;
+  std::vector<std::byte> arena_;
+};
+
+}  // namespace
+
+std::int64_t run_replay(const RunOptions& o, const Registry& registry, MpiTransport& transport, MPI_Comm comm,
+                        Outputs out, const Topology& topology) {
+  const ReplayOptions& r = o.replay;
+  const int rank = transport.rank();
+  std::string err;
+  if (rank == 0 && !r.timeline_path.empty() && !std::ofstream(r.timeline_path))
+    err = "cannot write --timeline '" + r.timeline_path + "'";
+  control_broadcast(err, 0, comm);
+  if (!err.empty()) throw PsRunError(err);  // every rank knows it: no abort needed
+
+  Replayer replayer(o, registry, transport, comm, topology);
+  const Workload& w = replayer.workload();
+  const ComputeModel& c = replayer.compute();
+  if (rank == 0)
+    print_replay_header(w.description, w.tensors.size(), w.parameters(), w.bytes(), w.sparse_tensors(), c,
+                        !r.profile_path.empty(), transport.size(), r.steps, r.warmup, r.rounds);
+  std::vector<Configuration> configs;
+  for (SparseStrategy sparse : r.sparse_strategies)
+    for (BucketingPolicy b : r.bucketings)
+      for (const AlgorithmEntry* a : r.algorithms) configs.push_back({a, b, sparse});
+  // Rounds interleave the configurations, so a machine that drifts between a fast and
+  // a slow state shows as spread rather than as a difference between configurations.
+  std::vector<ReplayConfigResult> results(configs.size());
+  std::int64_t wrong = 0;
+  for (int round = 0; round < r.rounds; ++round)
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      ReplayConfigResult res = replayer.run(configs[i], round == 0 && r.check);
+      wrong += std::max<std::int64_t>(0, res.errors);
+      if (rank != 0) continue;
+      ReplayConfigResult& all = results[i];
+      const std::size_t first = all.steps.size();
+      if (round == 0) {
+        all = std::move(res);
+      } else {
+        all.steps.insert(all.steps.end(), res.steps.begin(), res.steps.end());
+        all.comm_bytes.insert(all.comm_bytes.end(), res.comm_bytes.begin(), res.comm_bytes.end());
+      }
+      for (std::size_t s = first; s < all.steps.size(); ++s) {
+        Fields f = replay_step_fields(all, c, s);
+        f.emplace_back("round", round);
+        out.csv->write(f);
+        out.json->add(replay_json_row(f, nullptr));
+      }
+      out.json->save();
+      if (round + 1 < r.rounds) continue;
+      print_replay_line(all, c);
+      const Fields mean = replay_mean_fields(all, c);
+      out.csv->write(mean);
+      out.json->add(replay_json_row(mean, &all));
+      out.json->save();
+    }
+  if (rank == 0) {
+    print_replay_winner(results, c);
+    if (!r.timeline_path.empty()) {
+      std::vector<std::string> names;
+      for (const GradientTensor& t : w.tensors) names.push_back(t.name);
+      std::ofstream(r.timeline_path) << replay_trace(results, c, names).dump() << '\n';
+      std::printf("# timeline: %s (open in https://ui.perfetto.dev or chrome://tracing)\n", r.timeline_path.c_str());
+    }
+  }
+  return wrong;
+}
+
+}  // namespace collbench
+
+namespace collbench {
+
+void add_replay_metadata(nlohmann::json& m, const RunOptions& o) {
+  const ReplayOptions& r = o.replay;
+  const Workload w = load_workload(r.workload, r.workload_options);
+  const ComputeModel c = replay_compute_model(r, w).value();
+  std::vector<std::string> algs, buckets, sparse;
+  for (const auto* a : r.algorithms) algs.push_back(a->name);
+  for (BucketingPolicy b : r.bucketings) buckets.emplace_back(bucketing_name(b));
+  for (SparseStrategy s : r.sparse_strategies) sparse.emplace_back(sparse_strategy_name(s));
+  m["options"] = {{"command", "replay"},
+                  {"workload", r.workload},
+                  {"batch", r.workload_options.batch},
+                  {"seq_len", r.workload_options.seq_len},
+                  {"zipf", w.zipf_exponent},
+                  {"seed", r.seed},
+                  {"algorithms", algs},
+                  {"bucketing", buckets},
+                  {"ddp_bucket_bytes", r.bucketing.ddp_bucket_bytes},
+                  {"ddp_first_bucket_bytes", r.bucketing.ddp_first_bucket_bytes},
+                  {"fusion_threshold_bytes", r.bucketing.fusion_threshold_bytes},
+                  {"fusion_cycle_ms", r.bucketing.cycle_ms},
+                  {"sparse_strategies", sparse},
+                  {"servers", r.servers},
+                  {"ps_mode", r.ps_mode ? r.ps_mode->variant : ""},
+                  {"steps", r.steps},
+                  {"rounds", r.rounds},
+                  {"warmup", r.warmup},
+                  {"check", r.check},
+                  {"ranks_per_node", o.ranks_per_node}};
+  m["workload"] = {{"name", w.name},
+                   {"description", w.description},
+                   {"tensors", w.tensors.size()},
+                   {"sparse_tensors", w.sparse_tensors()},
+                   {"parameters", w.parameters()},
+                   {"bytes", w.bytes()}};
+  m["compute"] = {{"source", r.profile_path.empty() ? "--compute-ms " + std::to_string(r.compute_ms) +
+                                                          " spread by FLOPs, backward twice forward"
+                                                    : "profile " + r.profile_path},
+                  {"forward_ms", c.forward_ms},
+                  {"backward_ms", c.backward_total_ms()},
+                  {"optimizer_ms", c.optimizer_ms},
+                  {"total_ms", c.total_ms()}};
+  m.erase("timing_policy");
+  m.erase("mpi_baseline");
+  m["definitions"] = {
+      {"compute_ms", "emulated forward + backward + optimizer of one step"},
+      {"comm_ms", "the step's exchanges, measured, summed (slowest worker)"},
+      {"step_ms", "forward, then backward with each exchange starting when its gradients are ready or the previous "
+                  "exchange ends, then the optimizer after both; the slowest worker's"},
+      {"exposed_ms", "step_ms - compute_ms"},
+      {"efficiency", "compute_ms / step_ms"},
+      {"comm_bytes", "rank 0's payload per step: allreduce buckets' bytes, allgathers' gathered bytes (all ranks' "
+                     "padded blocks), ps bytes sent and received with headers"},
+      {"errors", "wrong results of the first warm-up step (ps exchanges are not value-checked here); -1 when not "
+                 "checked"},
+      {"step", "the timed step, or 'mean' for a configuration's summary row"}};
+}
+
+}  // namespace collbench

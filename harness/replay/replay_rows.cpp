@@ -1,0 +1,201 @@
+#include "harness/replay/replay_rows.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "harness/common/stats.hpp"
+
+namespace collbench {
+namespace {
+
+double mean_of(const std::vector<double>& v) { return summarize(v).mean; }
+
+Fields leading_fields(const ReplayConfigResult& r, const nlohmann::json& step, double compute, double comm,
+                      double step_ms) {
+  return {{"workload", r.workload},
+          {"algorithm", r.algorithm},
+          {"bucketing", r.bucketing},
+          {"sparse_strategy", r.sparse_strategy},
+          {"ranks", r.ranks},
+          {"step", step},
+          {"compute_ms", compute},
+          {"comm_ms", comm},
+          {"exposed_ms", step_ms - compute},
+          {"step_ms", step_ms},
+          {"efficiency", compute / step_ms}};
+}
+
+void add_shared_fields(Fields& f, const ReplayConfigResult& r, const ComputeModel& c, double comm, double step_ms,
+                       std::size_t bytes) {
+  const double hidden = comm - (step_ms - c.total_ms());
+  f.insert(f.end(), {{"workers", r.workers},
+                     {"servers", r.servers},
+                     {"ps_mode", r.ps_mode.empty() ? nlohmann::json() : nlohmann::json(r.ps_mode)},
+                     {"exchanges", r.exchanges.size()},
+                     {"comm_bytes", bytes},
+                     {"forward_ms", c.forward_ms},
+                     {"backward_ms", c.backward_total_ms()},
+                     {"optimizer_ms", c.optimizer_ms},
+                     {"hidden_comm_ms", std::max(0.0, hidden)},
+                     {"errors", r.errors}});
+}
+
+}  // namespace
+
+std::string ReplayConfigResult::label() const {
+  std::string s = algorithm + " / " + bucketing;
+  if (sparse_strategy != "none") s += " / " + sparse_strategy;
+  return s;
+}
+
+double ReplayConfigResult::step_ms(std::size_t s) const {
+  double m = 0;
+  for (const StepTimeline& t : steps[s]) m = std::max(m, t.step_ms);
+  return m;
+}
+
+double ReplayConfigResult::comm_ms(std::size_t s) const {
+  double m = 0;
+  for (const StepTimeline& t : steps[s]) m = std::max(m, t.comm_ms);
+  return m;
+}
+
+std::vector<std::string> replay_columns() {
+  return {"workload",  "algorithm", "bucketing", "sparse_strategy", "ranks",      "step",        "compute_ms",
+          "comm_ms",   "exposed_ms", "step_ms",  "efficiency",      "workers",    "servers",     "ps_mode",
+          "exchanges", "comm_bytes", "forward_ms", "backward_ms",   "optimizer_ms", "hidden_comm_ms",
+          "step_ms_min", "step_ms_p50", "step_ms_max", "errors", "round"};
+}
+
+Fields replay_step_fields(const ReplayConfigResult& r, const ComputeModel& c, std::size_t s) {
+  Fields f = leading_fields(r, static_cast<int>(s), c.total_ms(), r.comm_ms(s), r.step_ms(s));
+  add_shared_fields(f, r, c, r.comm_ms(s), r.step_ms(s), r.comm_bytes[s]);
+  return f;
+}
+
+Fields replay_mean_fields(const ReplayConfigResult& r, const ComputeModel& c) {
+  std::vector<double> steps, comms, bytes;
+  for (std::size_t s = 0; s < r.steps.size(); ++s) {
+    steps.push_back(r.step_ms(s));
+    comms.push_back(r.comm_ms(s));
+    bytes.push_back(static_cast<double>(r.comm_bytes[s]));
+  }
+  const double step = mean_of(steps), comm = mean_of(comms);
+  Fields f = leading_fields(r, "mean", c.total_ms(), comm, step);
+  add_shared_fields(f, r, c, comm, step, static_cast<std::size_t>(std::llround(mean_of(bytes))));
+  const Summary spread = summarize(steps);
+  f.insert(f.end(), {{"step_ms_min", spread.min}, {"step_ms_p50", spread.p50}, {"step_ms_max", spread.max}});
+  return f;
+}
+
+nlohmann::json replay_json_row(const Fields& fields, const ReplayConfigResult* details) {
+  nlohmann::json row = nlohmann::json::object();
+  for (const auto& [k, v] : fields) row[k] = v;
+  if (details) {
+    nlohmann::json ex = nlohmann::json::array();
+    for (std::size_t i = 0; i < details->exchanges.size(); ++i) {
+      const ReplayExchangeInfo& e = details->exchanges[i];
+      std::vector<double> ms;
+      for (const auto& step : details->steps) ms.push_back(step[0].end_ms[i] - step[0].start_ms[i]);
+      ex.push_back({{"name", e.name}, {"kind", e.kind}, {"tensors", e.tensors}, {"bytes", e.bytes},
+                    {"ready_ms", e.ready_ms}, {"rank0_mean_ms", mean_of(ms)}});
+    }
+    row["details"] = {{"exchanges", ex}};
+  }
+  return row;
+}
+
+void print_replay_header(const std::string& description, std::size_t tensors, std::size_t parameters,
+                         std::size_t bytes, std::size_t sparse, const ComputeModel& c, bool from_profile, int ranks,
+                         int steps, int warmup, int rounds) {
+  std::printf("# collbench replay: %s\n", description.c_str());
+  std::printf("# %zu gradient tensors (%zu sparse), %zu parameters, %.1f MB of gradients; %d rank(s)\n", tensors, sparse,
+              parameters, static_cast<double>(bytes) / 1e6, ranks);
+  std::printf("# compute per step (%s): forward %.2f + backward %.2f + optimizer %.2f = %.2f ms (emulated)\n",
+              from_profile ? "from the profile" : "--compute-ms spread by FLOPs", c.forward_ms, c.backward_total_ms(),
+              c.optimizer_ms, c.total_ms());
+  std::printf("# %d round(s), each running every configuration: %d warm-up then %d timed step(s)\n", rounds, warmup, steps);
+  std::printf("# communication is real, each exchange starting when its gradients are\n"
+              "# ready or the previous exchange ends; a step is its slowest worker's; exposed = step - compute\n");
+  std::printf("#\n# %-34s %5s %10s %10s %10s %10s %10s %6s %7s\n", "configuration", "exch", "step ms", "min", "max",
+              "comm ms", "exposed", "eff", "errors");
+}
+
+void print_replay_line(const ReplayConfigResult& r, const ComputeModel& c) {
+  std::vector<double> steps, comms;
+  for (std::size_t s = 0; s < r.steps.size(); ++s) {
+    steps.push_back(r.step_ms(s));
+    comms.push_back(r.comm_ms(s));
+  }
+  const Summary spread = summarize(steps);
+  const double step = spread.mean;
+  std::printf("  %-34s %5zu %10.2f %10.2f %10.2f %10.2f %10.2f %6.3f %7s\n", r.label().c_str(), r.exchanges.size(), step,
+              spread.min, spread.max, mean_of(comms), step - c.total_ms(), c.total_ms() / step,
+              r.errors < 0 ? "-" : std::to_string(r.errors).c_str());
+  std::fflush(stdout);
+}
+
+void print_replay_winner(const std::vector<ReplayConfigResult>& results, const ComputeModel& c) {
+  auto mean_step = [](const ReplayConfigResult& r) {
+    std::vector<double> steps;
+    for (std::size_t i = 0; i < r.steps.size(); ++i) steps.push_back(r.step_ms(i));
+    return mean_of(steps);
+  };
+  const auto best = std::min_element(results.begin(), results.end(),
+                                     [&](const auto& a, const auto& b) { return mean_step(a) < mean_step(b); });
+  if (best == results.end()) return;
+  const double step = mean_step(*best);
+  std::printf("# fastest: %s: step %.2f ms, %.2f ms of communication exposed, efficiency %.3f\n", best->label().c_str(),
+              step, step - c.total_ms(), c.total_ms() / step);
+  for (const ReplayConfigResult& r : results)
+    if (&r != &*best) std::printf("#   %-34s %.3fx its step time\n", r.label().c_str(), mean_step(r) / step);
+}
+
+nlohmann::json replay_trace(const std::vector<ReplayConfigResult>& results, const ComputeModel& c,
+                            const std::vector<std::string>& tensor_names) {
+  nlohmann::json events = nlohmann::json::array();
+  auto event = [&](const std::string& name, const char* cat, int pid, int tid, double start_ms, double dur_ms,
+                   nlohmann::json args = nullptr) {
+    nlohmann::json e = {{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", pid}, {"tid", tid},
+                        {"ts", start_ms * 1e3}, {"dur", dur_ms * 1e3}};
+    if (!args.is_null()) e["args"] = std::move(args);
+    events.push_back(std::move(e));
+  };
+  int max_workers = 0;
+  double origin = 0;  // ms: configurations and steps follow one another
+  for (const ReplayConfigResult& r : results) {
+    max_workers = std::max(max_workers, r.workers);
+    const double config_start = origin;
+    for (std::size_t s = 0; s < r.steps.size(); ++s) {
+      for (int w = 0; w < static_cast<int>(r.steps[s].size()); ++w) {
+        const StepTimeline& t = r.steps[s][w];
+        event(r.label() + " step " + std::to_string(s), "step", w, 0, origin, t.step_ms,
+              {{"compute_ms", t.compute_ms}, {"comm_ms", t.comm_ms}, {"exposed_ms", t.exposed_ms()}});
+        event("forward", "compute", w, 1, origin, c.forward_ms);
+        for (std::size_t i = 0; i < c.backward_ms.size(); ++i)
+          if (c.backward_ms[i] > 0)
+            event("backward " + tensor_names[i], "compute", w, 1, origin + c.forward_ms + c.ready_ms[i] - c.backward_ms[i],
+                  c.backward_ms[i]);
+        if (c.optimizer_ms > 0) event("optimizer", "compute", w, 1, origin + t.step_ms - c.optimizer_ms, c.optimizer_ms);
+        for (std::size_t i = 0; i < r.exchanges.size(); ++i) {
+          const ReplayExchangeInfo& x = r.exchanges[i];
+          event(x.name, "communication", w, 2, origin + t.start_ms[i], t.end_ms[i] - t.start_ms[i],
+                {{"kind", x.kind}, {"tensors", x.tensors}, {"bytes", x.bytes}, {"ready_ms", x.ready_ms}});
+        }
+      }
+      origin += r.step_ms(s) + 1;
+    }
+    event(r.label(), "configuration", 0, 3, config_start, origin - config_start);
+    origin += 10;
+  }
+  for (int w = 0; w < max_workers; ++w) {
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", w}, {"args", {{"name", "rank " + std::to_string(w)}}}});
+    const char* threads[] = {"step", "compute (emulated)", "communication", "configuration"};
+    for (int tid = 0; tid < 4; ++tid)
+      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", w}, {"tid", tid}, {"args", {{"name", threads[tid]}}}});
+  }
+  return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+}
+
+}  // namespace collbench

@@ -1,0 +1,25 @@
+#pragma once
+// One emulated training step on one rank: forward, then backward while the
+// exchanges run one after another on a single communication stream (as DDP's
+// and Horovod's do), then the optimizer once backward and every exchange are done.
+#include <vector>
+
+#include "workloads/compute_model.hpp"
+
+namespace collbench {
+
+struct StepTimeline {
+  std::vector<double> start_ms, end_ms;  // per exchange, from the start of the step
+  double compute_ms = 0;  // forward + backward + optimizer
+  double comm_ms = 0;     // the exchanges' durations, summed
+  double step_ms = 0;
+  double exposed_ms() const { return step_ms - compute_ms; }
+  double efficiency() const { return step_ms > 0 ? compute_ms / step_ms : 0; }
+};
+
+// An exchange starts when it is ready (ready_ms, from the start of backward) or when
+// the previous one ends, whichever is later; it lasts its measured duration.
+StepTimeline lay_out_step(const ComputeModel& compute, const std::vector<double>& ready_ms,
+                          const std::vector<double>& duration_ms);
+
+}  // namespace collbench
