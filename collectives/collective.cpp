@@ -3,89 +3,81 @@
 #include <cstddef>
 
 namespace collbench {
+namespace {
 
-std::string_view collective_name(Collective c) {
-  switch (c) {
-    case Collective::allreduce: return "allreduce";
-    case Collective::broadcast: return "broadcast";
-    case Collective::reduce: return "reduce";
-    case Collective::gather: return "gather";
-    case Collective::allgather: return "allgather";
-    case Collective::reduce_scatter: return "reduce_scatter";
-  }
-  return "?";
-}
+using Q = LayoutRequest;
+std::size_t all_blocks(const Q& q) { return q.count * static_cast<std::size_t>(q.nranks); }
+bool at_root(const Q& q) { return q.rank == q.root; }
 
-std::optional<Collective> parse_collective(std::string_view name) {
-  for (Collective c : kAllCollectives)
-    if (collective_name(c) == name) return c;
-  return std::nullopt;
+double factor_all_to_all(int n) { return 2.0 * (n - 1) / n; }
+double factor_one_of_n(int n) { return static_cast<double>(n - 1) / n; }
+double factor_one(int) { return 1.0; }
+
+BufferLayout same_size(const Q& q, std::size_t recv, bool aliases, std::size_t offset = 0) {
+  return {q.count, recv, recv, aliases, offset};
 }
 
-bool uses_reduce_op(Collective c) {
-  return c == Collective::allreduce || c == Collective::reduce || c == Collective::reduce_scatter;
+BufferLayout allreduce_layout(const Q& q) { return same_size(q, q.count, q.in_place); }
+BufferLayout broadcast_layout(const Q& q) { return same_size(q, q.count, true); }
+BufferLayout reduce_layout(const Q& q) { return same_size(q, at_root(q) ? q.count : 0, q.in_place && at_root(q)); }
+BufferLayout gather_layout(const Q& q) {
+  const bool aliases = q.in_place && at_root(q);
+  return same_size(q, at_root(q) ? all_blocks(q) : 0, aliases, aliases ? q.count * static_cast<std::size_t>(q.root) : 0);
 }
-bool uses_root(Collective c) {
-  return c == Collective::broadcast || c == Collective::reduce || c == Collective::gather;
+BufferLayout allgather_layout(const Q& q) {
+  return same_size(q, all_blocks(q), q.in_place, q.in_place ? q.count * static_cast<std::size_t>(q.rank) : 0);
+}
+BufferLayout reduce_scatter_layout(const Q& q) {
+  return {all_blocks(q), q.in_place ? all_blocks(q) : q.count, q.count, q.in_place, 0};
 }
 
-bool size_counts_all_blocks(Collective c) {
-  return c == Collective::gather || c == Collective::allgather || c == Collective::reduce_scatter;
+ResultSource reduced(const Q&, std::size_t i) { return {i, true, 0}; }
+ResultSource from_root(const Q& q, std::size_t i) { return {i, false, q.root}; }
+ResultSource block_of_rank(const Q& q, std::size_t i) {
+  return {i % q.count, false, static_cast<int>(i / q.count)};
 }
+ResultSource own_block_reduced(const Q& q, std::size_t i) {
+  return {static_cast<std::size_t>(q.rank) * q.count + i, true, 0};
+}
+
+}  // namespace
+
+constexpr std::array<CollectiveTraits, 6> kCollectiveTraits{{
+    {Collective::allreduce, "allreduce", false, true, false, factor_all_to_all, "2(n-1)/n", allreduce_layout, reduced,
+     "MPI_Allreduce", "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"},
+    {Collective::broadcast, "broadcast", true, false, false, factor_one, "1", broadcast_layout, from_root, "MPI_Bcast",
+     "MPIR_CVAR_BCAST_INTRA_ALGORITHM"},
+    {Collective::reduce, "reduce", true, true, false, factor_one, "1", reduce_layout, reduced, "MPI_Reduce",
+     "MPIR_CVAR_REDUCE_INTRA_ALGORITHM"},
+    {Collective::gather, "gather", true, false, true, factor_one_of_n, "(n-1)/n", gather_layout, block_of_rank,
+     "MPI_Gather", "MPIR_CVAR_GATHER_INTRA_ALGORITHM"},
+    {Collective::allgather, "allgather", false, false, true, factor_one_of_n, "(n-1)/n", allgather_layout,
+     block_of_rank, "MPI_Allgather", "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM"},
+    {Collective::reduce_scatter, "reduce_scatter", false, true, true, factor_one_of_n, "(n-1)/n",
+     reduce_scatter_layout, own_block_reduced, "MPI_Reduce_scatter_block",
+     "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM"},
+}};
+
+constexpr NameTable<Collective, 6> kCollectiveNames = [] {
+  NameTable<Collective, 6> t{};
+  for (std::size_t i = 0; i < kCollectiveTraits.size(); ++i) t.rows[i] = {kCollectiveTraits[i].id, kCollectiveTraits[i].name};
+  return t;
+}();
+
+static_assert([] {
+  for (std::size_t i = 0; i < kCollectiveTraits.size(); ++i)
+    if (kCollectiveTraits[i].id != static_cast<Collective>(i)) return false;
+  return true;
+}(), "kCollectiveTraits is indexed by Collective");
+
+const CollectiveTraits& traits(Collective c) { return kCollectiveTraits[static_cast<std::size_t>(c)]; }
+
 std::size_t size_in_elements(Collective c, std::size_t count, int nranks) {
   return size_counts_all_blocks(c) ? count * static_cast<std::size_t>(nranks) : count;
 }
 
-double busbw_factor(Collective c, int nranks) {
-  const double n = nranks;
-  switch (c) {
-    case Collective::allreduce: return 2.0 * (n - 1) / n;
-    case Collective::gather:
-    case Collective::allgather:
-    case Collective::reduce_scatter: return (n - 1) / n;
-    case Collective::broadcast:
-    case Collective::reduce: return 1.0;
-  }
-  return 1.0;
-}
-
-BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank, int root,
-                           bool in_place) {
-  BufferLayout l;
-  const std::size_t all = count * static_cast<std::size_t>(nranks);
-  l.send_count = count;
-  switch (c) {
-    case Collective::allreduce:
-      l.recv_count = count;
-      l.send_aliases_recv = in_place;
-      break;
-    case Collective::broadcast:
-      l.recv_count = count;
-      l.send_aliases_recv = true;
-      break;
-    case Collective::reduce:
-      l.recv_count = rank == root ? count : 0;
-      l.send_aliases_recv = in_place && rank == root;
-      break;
-    case Collective::gather:
-      l.recv_count = rank == root ? count * static_cast<std::size_t>(nranks) : 0;
-      l.send_aliases_recv = in_place && rank == root;
-      l.send_offset_in_recv = l.send_aliases_recv ? count * static_cast<std::size_t>(root) : 0;
-      break;
-    case Collective::allgather:
-      l.recv_count = all;
-      l.send_aliases_recv = in_place;
-      l.send_offset_in_recv = in_place ? count * static_cast<std::size_t>(rank) : 0;
-      break;
-    case Collective::reduce_scatter:
-      l.send_count = all;
-      l.recv_count = in_place ? all : count;
-      l.result_count = count;
-      l.send_aliases_recv = in_place;
-      return l;
-  }
-  l.result_count = l.recv_count;
-  return l;
+BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank, int root, bool in_place) {
+  return traits(c).layout({count, nranks, rank, root, in_place});
 }
 
 CollectiveCall bind_buffers(CollectiveCall call, const BufferLayout& layout, const void* send, void* recv) {

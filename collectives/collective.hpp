@@ -1,31 +1,20 @@
 #pragma once
+// One description per collective: every place that needs to know what a collective
+// means (its name, whether it has a root or a reduction, how its size is counted,
+// its bus-bandwidth factor, its buffers, which elements its result holds, its MPI
+// function) reads the row of kCollectiveTraits. Adding a collective is one row here,
+// its builders, and its MPI call.
 #include <array>
 #include <cstddef>
 #include <optional>
 #include <string_view>
 
 #include "collectives/dtype.hpp"
+#include "collectives/names.hpp"
 
 namespace collbench {
 
 enum class Collective { allreduce, broadcast, reduce, gather, allgather, reduce_scatter };
-inline constexpr std::array kAllCollectives{Collective::allreduce, Collective::broadcast,
-                                            Collective::reduce,    Collective::gather,
-                                            Collective::allgather, Collective::reduce_scatter};
-
-std::string_view collective_name(Collective c);
-std::optional<Collective> parse_collective(std::string_view name);
-bool uses_reduce_op(Collective c);
-bool uses_root(Collective c);
-
-// nccl-tests' bus-bandwidth factor: busbw = algbw * factor.
-double busbw_factor(Collective c, int nranks);
-
-// Whether a call's size counts every rank's block (gather, allgather, reduce_scatter:
-// `count` is one rank's block and the size is n blocks, as in nccl-tests) or one
-// rank's buffer (allreduce, broadcast, reduce).
-bool size_counts_all_blocks(Collective c);
-std::size_t size_in_elements(Collective c, std::size_t count, int nranks);
 
 // Element counts of one rank's buffers. `count` is the per-rank element count (for
 // gather and allgather what each rank contributes, for reduce_scatter what each rank
@@ -40,8 +29,54 @@ struct BufferLayout {
   bool send_aliases_recv = false;
   std::size_t send_offset_in_recv = 0;  // elements, when aliased
 };
-BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank, int root,
-                           bool in_place);
+
+// What element i of a rank's result must hold: input element `index` of every rank
+// (a reduction) or of rank `from` alone.
+struct ResultSource {
+  std::size_t index = 0;
+  bool all_ranks = false;
+  int from = 0;
+};
+
+struct LayoutRequest {
+  std::size_t count = 0;
+  int nranks = 1, rank = 0, root = 0;
+  bool in_place = false;
+};
+
+struct CollectiveTraits {
+  Collective id;
+  std::string_view name;
+  bool uses_root;
+  bool uses_reduce_op;
+  // Whether a call's size counts every rank's block (`count` is one rank's block and
+  // the size is n blocks, as in nccl-tests) or one rank's buffer.
+  bool counts_all_blocks;
+  // nccl-tests' bus-bandwidth factor: busbw = algbw * factor(n), written as `factor_text`.
+  double (*busbw_factor)(int nranks);
+  std::string_view busbw_factor_text;
+  BufferLayout (*layout)(const LayoutRequest& q);
+  // For result element i (i < layout.result_count) of rank q.rank.
+  ResultSource (*result_of)(const LayoutRequest& q, std::size_t i);
+  std::string_view mpi_function;          // the MPI library's own collective
+  std::string_view mpich_algorithm_cvar;  // forces MPICH's algorithm for it
+};
+
+const CollectiveTraits& traits(Collective c);
+extern const std::array<CollectiveTraits, 6> kCollectiveTraits;
+extern const NameTable<Collective, 6> kCollectiveNames;
+inline constexpr std::array kAllCollectives{Collective::allreduce, Collective::broadcast,
+                                            Collective::reduce,    Collective::gather,
+                                            Collective::allgather, Collective::reduce_scatter};
+
+inline std::string_view collective_name(Collective c) { return traits(c).name; }
+inline std::optional<Collective> parse_collective(std::string_view name) { return kCollectiveNames.parse(name); }
+inline bool uses_reduce_op(Collective c) { return traits(c).uses_reduce_op; }
+inline bool uses_root(Collective c) { return traits(c).uses_root; }
+inline bool size_counts_all_blocks(Collective c) { return traits(c).counts_all_blocks; }
+inline double busbw_factor(Collective c, int nranks) { return traits(c).busbw_factor(nranks); }
+std::size_t size_in_elements(Collective c, std::size_t count, int nranks);
+BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank, int root, bool in_place);
 
 // One call of a collective on one rank: what a PreparedCollective runs.
 struct CollectiveCall {

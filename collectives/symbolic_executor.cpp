@@ -224,23 +224,12 @@ class Player {
   std::int64_t expect(int rank, std::size_t i, std::vector<std::uint64_t>& want) const {
     std::fill(want.begin(), want.end(), 0);
     auto set = [&](int k) { want[k / 64] |= std::uint64_t{1} << (k % 64); };
-    switch (p_.collective) {
-      case Collective::allreduce:
-      case Collective::reduce:
-        for (int k = 0; k < p_.nranks; ++k) set(k);
-        return static_cast<std::int64_t>(i);
-      case Collective::broadcast:
-        set(p_.root);
-        return static_cast<std::int64_t>(i);
-      case Collective::gather:
-      case Collective::allgather:
-        set(static_cast<int>(i / p_.count));
-        return static_cast<std::int64_t>(i % p_.count);
-      case Collective::reduce_scatter:
-        for (int k = 0; k < p_.nranks; ++k) set(k);
-        return static_cast<std::int64_t>(static_cast<std::size_t>(rank) * p_.count + i);
-    }
-    return -1;
+    const ResultSource src = traits(p_.collective).result_of({p_.count, p_.nranks, rank, p_.root, p_.in_place}, i);
+    if (src.all_ranks)
+      for (int k = 0; k < p_.nranks; ++k) set(k);
+    else
+      set(src.from);
+    return static_cast<std::int64_t>(src.index);
   }
 
   void check_final() {

@@ -40,15 +40,12 @@ struct Nodes {
   }
 };
 
-Region recv_at(Span x) { return {BufferId::recv, x.offset, x.count}; }
-Region send_at(Span x) { return {BufferId::send, x.offset, x.count}; }
-
 // Ring allreduce of `data` in place in the receive buffer among `members`.
 std::size_t ring_allreduce_in_place(ScheduleWriter& w, std::size_t step, std::vector<int> members, int me, Span data) {
   const int m = static_cast<int>(members.size());
   Ring ring{std::move(members), me, even_spans(data.count, m), 0};
   for (Span& b : ring.blocks) b.offset += data.offset;
-  return ring_allreduce_phases(w, step, ring, recv_at);
+  return ring_allreduce_phases(w, step, ring, InBuffer{BufferId::recv});
 }
 
 }  // namespace
@@ -92,7 +89,7 @@ Schedule build_hierarchical_2d_allreduce(const ScheduleRequest& q) {
   w.need_scratch(shards[0].count);
   // 1. Reduce-scatter within the node: local rank j ends with shard j of the node's sum.
   std::size_t step = 0;
-  ring_reduce_scatter(w, step, local, {send_at, [](int, Span x) { return recv_at(x); }, recv_at, 0});
+  ring_reduce_scatter(w, step, local, {InBuffer{BufferId::send}, [](int, Span x) { return InBuffer{BufferId::recv}(x); }, InBuffer{BufferId::recv}, 0});
   step += nodes.longest([](int m) { return static_cast<std::size_t>(std::max(1, m - 1)); });
   // 2. Allreduce of shard j among the local ranks j of all nodes.
   const int node_count = static_cast<int>(nodes.ranks.size());
@@ -103,7 +100,7 @@ Schedule build_hierarchical_2d_allreduce(const ScheduleRequest& q) {
   }
   if (node_count > 1) step += 2 * static_cast<std::size_t>(node_count - 1);
   // 3. Allgather within the node.
-  ring_allgather(w, step, local, recv_at);
+  ring_allgather(w, step, local, InBuffer{BufferId::recv});
   return s;
 }
 

@@ -35,7 +35,7 @@ Schedule build_scatter_allgather_broadcast(const ScheduleRequest& q) {
   // each rank its block, then a ring allgather completes everyone's copy.
   const Group g = rooted_group(q.nranks, q.rank, q.root);
   const std::vector<Span> blocks = even_spans(q.count, q.nranks);
-  auto recv = [](Span x) { return Region{BufferId::recv, x.offset, x.count}; };
+  const InBuffer recv{BufferId::recv};
   const std::size_t steps = binomial_scatter(w, 0, g, blocks, recv);
   ring_allgather(w, steps, Ring{g.members, g.me, blocks, 0}, recv);
   return s;

@@ -57,15 +57,14 @@ Schedule build_reduce_scatter_gather_reduce(const ScheduleRequest& q) {
   auto absolute = [&](int old) { return absolute_rank(old, q.root, n); };
   const BufferId acc_buffer = v == 0 ? BufferId::recv : BufferId::scratch;
   const std::size_t acc_at = v == 0 ? 0 : c;
-  auto acc = [&](Span x) { return Region{acc_buffer, acc_at + x.offset, x.count}; };
-  auto in = [](Span x) { return Region{BufferId::send, x.offset, x.count}; };
+  const InBuffer acc{acc_buffer, 0, acc_at};
   w.need_scratch(v == 0 ? c : 2 * c);
   std::size_t step = 0;
   if (fold.extra) fold_in(w, step++, fold, v, absolute, input, acc({0, c}), {BufferId::scratch, 0, c});
   const int nr = fold.new_rank(v);
   if (nr < 0) return s;
   const RecursiveGroup rg{&fold, nr, absolute, even_spans(c, fold.p)};
-  step += recursive_halving(w, step, rg, in, acc, 0, fold.takes_partner(v));
+  step += recursive_halving(w, step, rg, InBuffer{BufferId::send}, acc, 0, fold.takes_partner(v));
   // Binomial gather of the reduced spans to new rank 0, the root.
   Group g;
   for (int i = 0; i < fold.p; ++i) g.members.push_back(rg.peer(i));

@@ -8,7 +8,8 @@
 
 namespace collbench {
 
-using RegionOf = std::function<Region(Span)>;
+// For `absolute` below when the folded ranks are the ranks themselves.
+inline int same_rank(int r) { return r; }
 
 // Who takes part, and which logical span each new rank ends up owning (spans[i] for
 // new rank i, consecutive).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "algorithms/catalog.hpp"
 #include "algorithms/phases/chunking.hpp"
 
 namespace collbench {
@@ -16,8 +15,6 @@ Span piece(Span block, std::size_t s, std::size_t segment, std::size_t segments)
   const std::size_t from = std::min(block.count, s * segment);
   return {block.offset + from, std::min(segment, block.count - from)};
 }
-
-Region scratch_at(std::size_t offset, std::size_t count) { return {BufferId::scratch, offset, count}; }
 
 }  // namespace
 
@@ -47,7 +44,7 @@ std::size_t ring_reduce_scatter(ScheduleWriter& w, std::size_t first_step, const
       const Span so = piece(ring.blocks[out], s, ring.segment, segments);
       const Span si = piece(ring.blocks[in], s, ring.segment, segments);
       w.send(step, right, k == 0 ? at.input(so) : at.partial(out, so));
-      const Region tmp = scratch_at(at.tmp_at, si.count);
+      const Region tmp{BufferId::scratch, at.tmp_at, si.count};
       w.recv(step, left, tmp);
       w.reduce(step, k + 2 == m ? at.output(si) : at.partial(in, si), at.input(si), tmp);
     }
@@ -76,7 +73,7 @@ std::size_t ring_allgather(ScheduleWriter& w, std::size_t first_step, const Ring
 
 std::size_t ring_allreduce_phases(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
                                   const std::function<Region(Span)>& input) {
-  auto recv = [](Span x) { return Region{BufferId::recv, x.offset, x.count}; };
+  const InBuffer recv{BufferId::recv};
   std::size_t largest = 0;
   for (const Span& b : ring.blocks) largest = std::max(largest, b.count);
   w.need_scratch(ring.segment ? std::min(ring.segment, largest) : largest);
@@ -95,51 +92,6 @@ Ring full_ring(const ScheduleRequest& q, std::size_t length, std::size_t segment
     r.blocks.push_back({chunks.offset(static_cast<std::size_t>(i)), chunks.size(static_cast<std::size_t>(i))});
   }
   return r;
-}
-
-namespace {
-
-Schedule ring_allreduce(const ScheduleRequest& q, std::size_t segment) {
-  Schedule s;
-  ScheduleWriter w(s);
-  ring_allreduce_phases(w, 0, full_ring(q, q.count, segment),
-                        [](Span x) { return Region{BufferId::send, x.offset, x.count}; });
-  return s;
-}
-
-}  // namespace
-
-Schedule build_ring_allreduce(const ScheduleRequest& q) { return ring_allreduce(q, 0); }
-
-Schedule build_ring_pipelined_allreduce(const ScheduleRequest& q) {
-  return ring_allreduce(q, q.segment_elements(kRingSegmentBytes));
-}
-
-Schedule build_ring_allgather(const ScheduleRequest& q) {
-  Schedule s;
-  ScheduleWriter w(s);
-  const std::size_t c = q.count, mine = c * static_cast<std::size_t>(q.rank);
-  const Ring ring = full_ring(q, c * static_cast<std::size_t>(q.nranks));
-  ring_allgather(
-      w, 0, ring, [](Span x) { return Region{BufferId::recv, x.offset, x.count}; },
-      [mine](Span x) { return Region{BufferId::send, x.offset - mine, x.count}; });
-  return s;
-}
-
-Schedule build_ring_reduce_scatter(const ScheduleRequest& q) {
-  Schedule s;
-  ScheduleWriter w(s);
-  const std::size_t c = q.count, mine = c * static_cast<std::size_t>(q.rank);
-  const Ring ring = full_ring(q, c * static_cast<std::size_t>(q.nranks));
-  // Scratch: [0, c) receives, [c, 2c) holds the partial sum being passed on. One slot
-  // is enough because a step sends the old partial sum before it writes the new one.
-  w.need_scratch(2 * c);
-  RingReduceScatterPlaces at;
-  at.input = [](Span x) { return Region{BufferId::send, x.offset, x.count}; };
-  at.partial = [&](int block, Span x) { return scratch_at(c + (x.offset - ring.blocks[block].offset), x.count); };
-  at.output = [mine](Span x) { return Region{BufferId::recv, x.offset - mine, x.count}; };
-  ring_reduce_scatter(w, 0, ring, at);
-  return s;
 }
 
 }  // namespace collbench

@@ -3,6 +3,7 @@
 // is matched against step k of its peers (that is what the symbolic executor checks),
 // so a rank that sits out a phase simply has empty steps there.
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "collectives/schedule.hpp"
@@ -15,6 +16,17 @@ struct Span {
   std::size_t count = 0;
   std::size_t end() const { return offset + count; }
 };
+
+// Where a span of a logical vector lies in one buffer: logical offset `base` is stored
+// at element `at`. InBuffer{BufferId::recv} keeps every span at its own offset;
+// InBuffer{BufferId::send, mine} finds a rank's own block at the start of its send buffer.
+struct InBuffer {
+  BufferId buffer = BufferId::recv;
+  std::size_t base = 0;
+  std::size_t at = 0;
+  Region operator()(Span x) const { return {buffer, x.offset - base + at, x.count}; }
+};
+using RegionOf = std::function<Region(Span)>;
 
 // Where the pieces of a logical vector live on one rank: an ordered list of spans,
 // each stored contiguously in some buffer. Most vectors are one piece; a gather's

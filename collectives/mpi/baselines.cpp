@@ -1,6 +1,8 @@
 #include "collectives/mpi/baselines.hpp"
 
 #include <climits>
+#include <iterator>
+#include <string>
 #include <stdexcept>
 
 #include "collectives/mpi/transport.hpp"
@@ -19,43 +21,47 @@ struct MpiArgs {
   int root;
   MPI_Comm comm;
   bool large;  // needs the MPI-4 large-count (_c) entry points
+  int small() const { return static_cast<int>(count); }
 };
+
+// The MPI library's call for each collective, in Collective order; large counts take
+// the MPI-4 _c entry points.
+using MpiCall = void (*)(const MpiArgs&);
+constexpr MpiCall kMpiCalls[] = {
+    [](const MpiArgs& a) {
+      if (a.large) MPI_Allreduce_c(a.send, a.recv, a.count, a.type, a.op, a.comm);
+      else MPI_Allreduce(a.send, a.recv, a.small(), a.type, a.op, a.comm);
+    },
+    [](const MpiArgs& a) {
+      if (a.large) MPI_Bcast_c(a.recv, a.count, a.type, a.root, a.comm);
+      else MPI_Bcast(a.recv, a.small(), a.type, a.root, a.comm);
+    },
+    [](const MpiArgs& a) {
+      if (a.large) MPI_Reduce_c(a.send, a.recv, a.count, a.type, a.op, a.root, a.comm);
+      else MPI_Reduce(a.send, a.recv, a.small(), a.type, a.op, a.root, a.comm);
+    },
+    [](const MpiArgs& a) {
+      if (a.large) MPI_Gather_c(a.send, a.count, a.type, a.recv, a.count, a.type, a.root, a.comm);
+      else MPI_Gather(a.send, a.small(), a.type, a.recv, a.small(), a.type, a.root, a.comm);
+    },
+    [](const MpiArgs& a) {
+      if (a.large) MPI_Allgather_c(a.send, a.count, a.type, a.recv, a.count, a.type, a.comm);
+      else MPI_Allgather(a.send, a.small(), a.type, a.recv, a.small(), a.type, a.comm);
+    },
+    [](const MpiArgs& a) {
+      if (a.large) MPI_Reduce_scatter_block_c(a.send, a.recv, a.count, a.type, a.op, a.comm);
+      else MPI_Reduce_scatter_block(a.send, a.recv, a.small(), a.type, a.op, a.comm);
+    },
+};
+static_assert(std::size(kMpiCalls) == kAllCollectives.size(), "one MPI call per collective, in Collective order");
 
 class MpiCollective final : public PreparedCollective {
  public:
-  MpiCollective(Collective c, MpiArgs a) : c_(c), a_(a) {}
-  void run() override {
-    const int n = static_cast<int>(a_.count);
-    switch (c_) {
-      case Collective::allreduce:
-        if (a_.large) MPI_Allreduce_c(a_.send, a_.recv, a_.count, a_.type, a_.op, a_.comm);
-        else MPI_Allreduce(a_.send, a_.recv, n, a_.type, a_.op, a_.comm);
-        break;
-      case Collective::broadcast:
-        if (a_.large) MPI_Bcast_c(a_.recv, a_.count, a_.type, a_.root, a_.comm);
-        else MPI_Bcast(a_.recv, n, a_.type, a_.root, a_.comm);
-        break;
-      case Collective::reduce:
-        if (a_.large) MPI_Reduce_c(a_.send, a_.recv, a_.count, a_.type, a_.op, a_.root, a_.comm);
-        else MPI_Reduce(a_.send, a_.recv, n, a_.type, a_.op, a_.root, a_.comm);
-        break;
-      case Collective::gather:
-        if (a_.large) MPI_Gather_c(a_.send, a_.count, a_.type, a_.recv, a_.count, a_.type, a_.root, a_.comm);
-        else MPI_Gather(a_.send, n, a_.type, a_.recv, n, a_.type, a_.root, a_.comm);
-        break;
-      case Collective::allgather:
-        if (a_.large) MPI_Allgather_c(a_.send, a_.count, a_.type, a_.recv, a_.count, a_.type, a_.comm);
-        else MPI_Allgather(a_.send, n, a_.type, a_.recv, n, a_.type, a_.comm);
-        break;
-      case Collective::reduce_scatter:
-        if (a_.large) MPI_Reduce_scatter_block_c(a_.send, a_.recv, a_.count, a_.type, a_.op, a_.comm);
-        else MPI_Reduce_scatter_block(a_.send, a_.recv, n, a_.type, a_.op, a_.comm);
-        break;
-    }
-  }
+  MpiCollective(Collective c, MpiArgs a) : call_(kMpiCalls[static_cast<std::size_t>(c)]), a_(a) {}
+  void run() override { call_(a_); }
 
  private:
-  Collective c_;
+  MpiCall call_;
   MpiArgs a_;
 };
 
@@ -72,14 +78,8 @@ std::unique_ptr<PreparedCollective> prepare_mpi(const CollectiveCall& call, Tran
 }  // namespace
 
 void register_mpi_baselines(Registry& registry) {
-  const std::pair<Collective, const char*> functions[] = {{Collective::allreduce, "MPI_Allreduce"},
-                                                          {Collective::broadcast, "MPI_Bcast"},
-                                                          {Collective::reduce, "MPI_Reduce"},
-                                                          {Collective::gather, "MPI_Gather"},
-                                                          {Collective::allgather, "MPI_Allgather"},
-                                                          {Collective::reduce_scatter, "MPI_Reduce_scatter_block"}};
-  for (const auto& [c, function] : functions)
-    registry.add({c, "mpi", std::string("the MPI library's own ") + function, nullptr, prepare_mpi});
+  for (const CollectiveTraits& c : kCollectiveTraits)
+    registry.add({c.id, "mpi", "the MPI library's own " + std::string(c.mpi_function), nullptr, prepare_mpi});
 }
 
 }  // namespace collbench

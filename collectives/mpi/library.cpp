@@ -47,17 +47,7 @@ int mpich_version_number() {
   return major * 10000 + minor * 100 + patch;
 }
 
-std::string mpich_algorithm_variable(Collective c) {
-  switch (c) {
-    case Collective::allreduce: return "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM";
-    case Collective::broadcast: return "MPIR_CVAR_BCAST_INTRA_ALGORITHM";
-    case Collective::reduce: return "MPIR_CVAR_REDUCE_INTRA_ALGORITHM";
-    case Collective::gather: return "MPIR_CVAR_GATHER_INTRA_ALGORITHM";
-    case Collective::allgather: return "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM";
-    case Collective::reduce_scatter: return "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM";
-  }
-  return "";
-}
+std::string mpich_algorithm_variable(Collective c) { return std::string(traits(c).mpich_algorithm_cvar); }
 
 std::string mpich_forced_algorithm(Collective c) {
   const char* v = std::getenv(mpich_algorithm_variable(c).c_str());

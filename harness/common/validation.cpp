@@ -116,40 +116,36 @@ std::size_t count_wrong_results(const InputSpec& s, int rank, int root, std::siz
   const std::size_t elem = dtype_size(s.dtype);
   const auto* out = static_cast<const std::byte*>(recv);
   const double tol = tolerance(s);
-  std::size_t first_index = 0;  // input element that result element 0 stands for
-  switch (s.collective) {
-    case Collective::broadcast:
-    case Collective::gather:
-    case Collective::allgather: {
-      if (s.collective == Collective::gather && rank != root) return 0;
-      const bool all = s.collective != Collective::broadcast;
-      const int first = all ? 0 : root, last = all ? s.nranks - 1 : root;
-      std::vector<std::byte> want(count * elem);
-      std::size_t bad = 0;
-      for (int r = first; r <= last; ++r) {
-        fill_input(s, r, want.data(), count);
-        const std::size_t at = all ? static_cast<std::size_t>(r) * count : 0;
-        bad += count_mismatches(s.dtype, out + at * elem, want.data(), count, tol);
+  const CollectiveTraits& c = traits(s.collective);
+  const LayoutRequest q{count, s.nranks, rank, root, false};
+  const std::size_t results = c.layout(q).result_count;
+  if (results == 0) return 0;
+  if (!c.uses_reduce_op) {
+    // Every result element is one rank's input element.
+    std::vector<std::byte> want(results * elem);
+    visit_dtype(s.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      auto* w = reinterpret_cast<T*>(want.data());
+      for (std::size_t i = 0; i < results; ++i) {
+        const ResultSource src = c.result_of(q, i);
+        w[i] = from_double<T>(input_value(s, src.from, src.index));
       }
-      return bad;
-    }
-    case Collective::reduce:
-      if (rank != root) return 0;
-      break;
-    case Collective::reduce_scatter: first_index = static_cast<std::size_t>(rank) * count; break;
-    case Collective::allreduce: break;
+    });
+    return count_mismatches(s.dtype, out, want.data(), results, tol);
   }
+  // A reduction's result elements stand for consecutive input elements of all ranks.
+  const std::size_t first_index = c.result_of(q, 0).index;
   // Fold every rank's input block by block with the same kernel; exact inputs make the
   // order irrelevant. Blocks are spread evenly when the whole would be too costly.
   constexpr std::size_t kBlock = 1 << 14;
   constexpr double kBudget = 64.0 * 1024 * 1024;
-  const std::size_t blocks = (count + kBlock - 1) / kBlock;
+  const std::size_t blocks = (results + kBlock - 1) / kBlock;
   const std::size_t stride = std::max<std::size_t>(
-      1, static_cast<std::size_t>(std::ceil(static_cast<double>(count) * s.nranks / kBudget)));
+      1, static_cast<std::size_t>(std::ceil(static_cast<double>(results) * s.nranks / kBudget)));
   std::vector<std::byte> acc(kBlock * elem), next(kBlock * elem);
   std::size_t bad = 0;
   for (std::size_t b = 0; b < blocks; b += stride) {
-    const std::size_t first = b * kBlock, n = std::min(kBlock, count - first);
+    const std::size_t first = b * kBlock, n = std::min(kBlock, results - first);
     visit_dtype(s.dtype, [&](auto zero) {
       using T = decltype(zero);
       auto* a = reinterpret_cast<T*>(acc.data());
