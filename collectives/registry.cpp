@@ -36,6 +36,12 @@ std::vector<const AlgorithmEntry*> Registry::for_collective(Collective c) const 
   return out;
 }
 
+std::string Registry::names(Collective c) const {
+  std::string out;
+  for (const AlgorithmEntry* e : for_collective(c)) out += (out.empty() ? "" : ", ") + e->name;
+  return out;
+}
+
 void Registry::add_protocol(ProtocolEntry entry) {
   for (const auto& p : protocols_)
     if (p.name == entry.name) throw std::logic_error("protocol registered twice: " + entry.name);
@@ -51,6 +57,13 @@ const ProtocolEntry* Registry::find_protocol(const std::string& family, const st
 std::vector<const ProtocolEntry*> Registry::protocols() const {
   std::vector<const ProtocolEntry*> out;
   for (const auto& p : protocols_) out.push_back(&p);
+  return out;
+}
+
+std::string Registry::variant_names(const std::string& family) const {
+  std::string out;
+  for (const ProtocolEntry& p : protocols_)
+    if (p.family == family) out += (out.empty() ? "" : ", ") + p.variant;
   return out;
 }
 

@@ -54,8 +54,9 @@ struct AlgorithmEntry {
 struct ProtocolEntry {
   std::string family;   // what --collective names, e.g. "ps"
   std::string name;     // the result rows' algorithm, e.g. "ps-sync"
-  std::string variant;  // what the protocol itself is told, e.g. "sync"
+  std::string variant;  // what users type to choose it, e.g. "sync"
   std::string summary;
+  int mode = 0;  // the protocol's own enum value for this variant (e.g. PsMode::sync)
 };
 
 class Registry {
@@ -63,9 +64,11 @@ class Registry {
   void add(AlgorithmEntry entry);  // throws on a duplicate (collective, name)
   const AlgorithmEntry* find(Collective c, const std::string& name) const;
   std::vector<const AlgorithmEntry*> for_collective(Collective c) const;
+  std::string names(Collective c) const;  // "mpi, ring, ...", in registration order
   void add_protocol(ProtocolEntry entry);  // throws on a duplicate name
   const ProtocolEntry* find_protocol(const std::string& family, const std::string& variant) const;
   std::vector<const ProtocolEntry*> protocols() const;
+  std::string variant_names(const std::string& family) const;  // "sync, async, bounded"
 
  private:
   std::vector<AlgorithmEntry> entries_;

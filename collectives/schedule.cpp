@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "collectives/names.hpp"
+
 namespace collbench {
 
 std::size_t ScheduleRequest::segment_elements(std::size_t default_bytes) const {
@@ -18,32 +20,46 @@ LocalOp copy_op(Region dst, Region src) { return {LocalOp::Kind::copy, dst, src,
 LocalOp reduce_op(Region dst, Region a, Region b) { return {LocalOp::Kind::reduce, dst, a, b}; }
 
 namespace {
-const char* buffer_name(BufferId b) {
-  switch (b) {
-    case BufferId::send: return "send";
-    case BufferId::recv: return "recv";
-    case BufferId::scratch: return "scratch";
-  }
-  return "?";
-}
+constexpr NameTable<BufferId, 3> kBufferNames{
+    {{{BufferId::send, "send"}, {BufferId::recv, "recv"}, {BufferId::scratch, "scratch"}}}};
 std::ostream& operator<<(std::ostream& os, const Region& r) {
-  return os << buffer_name(r.buffer) << "[" << r.offset << "+" << r.count << "]";
+  return os << kBufferNames.name(r.buffer) << "[" << r.offset << "+" << r.count << "]";
 }
 }  // namespace
 
-std::string describe(const Schedule& s) {
+std::string_view buffer_name(BufferId b) { return kBufferNames.name(b); }
+
+std::string describe(const Schedule& s, std::size_t elem) {
   std::ostringstream os;
   os << "scratch " << s.scratch_count << " elements, " << s.steps.size() << " steps\n";
   for (std::size_t i = 0; i < s.steps.size(); ++i) {
     const Step& st = s.steps[i];
-    for (const auto& t : st.sends) os << "step " << i << ": send " << t.region << " -> " << t.peer << "\n";
-    for (const auto& t : st.recvs) os << "step " << i << ": recv " << t.region << " <- " << t.peer << "\n";
+    for (const auto& t : st.sends)
+      os << "step " << i << ": send " << t.region << " -> " << t.peer << " (" << t.region.count * elem << " B)\n";
+    for (const auto& t : st.recvs)
+      os << "step " << i << ": recv " << t.region << " <- " << t.peer << " (" << t.region.count * elem << " B)\n";
     for (const auto& op : st.ops) {
-      if (op.kind == LocalOp::Kind::copy) os << "step " << i << ": " << op.dst << " = " << op.a << "\n";
-      else os << "step " << i << ": " << op.dst << " = " << op.a << " op " << op.b << "\n";
+      os << "step " << i << ": " << op.dst << " = " << op.a;
+      if (op.kind == LocalOp::Kind::reduce) os << " op " << op.b << " (reduce, " << op.dst.count * elem << " B)\n";
+      else os << " (copy, " << op.dst.count * elem << " B)\n";
     }
   }
   return os.str();
+}
+
+ScheduleStats schedule_stats(const Schedule& s) {
+  ScheduleStats st;
+  for (const Step& step : s.steps) {
+    if (step.sends.empty() && step.recvs.empty() && step.ops.empty()) continue;
+    ++st.steps;
+    st.messages_sent += step.sends.size();
+    st.messages_received += step.recvs.size();
+    for (const Transfer& t : step.sends) st.elements_sent += t.region.count;
+    for (const Transfer& t : step.recvs) st.elements_received += t.region.count;
+    for (const LocalOp& op : step.ops)
+      (op.kind == LocalOp::Kind::reduce ? st.elements_reduced : st.elements_copied) += op.dst.count;
+  }
+  return st;
 }
 
 }  // namespace collbench

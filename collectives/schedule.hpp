@@ -69,7 +69,17 @@ using ScheduleBuilder = Schedule (*)(const ScheduleRequest&);
 LocalOp copy_op(Region dst, Region src);
 LocalOp reduce_op(Region dst, Region a, Region b);
 
-// Human-readable listing of a schedule, one line per transfer or operation.
-std::string describe(const Schedule& s);
+// Human-readable listing of a schedule, one line per transfer or operation, with
+// bytes for elements of `element_size`.
+std::string describe(const Schedule& s, std::size_t element_size);
+
+// What one rank's schedule does, in elements.
+struct ScheduleStats {
+  std::size_t steps = 0;  // steps with any transfer or operation
+  std::size_t messages_sent = 0, messages_received = 0;
+  std::size_t elements_sent = 0, elements_received = 0, elements_reduced = 0, elements_copied = 0;
+};
+ScheduleStats schedule_stats(const Schedule& s);
+std::string_view buffer_name(BufferId b);
 
 }  // namespace collbench

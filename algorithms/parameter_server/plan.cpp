@@ -7,29 +7,6 @@
 
 namespace collbench {
 
-std::string_view ps_mode_name(PsMode m) {
-  switch (m) {
-    case PsMode::sync: return "sync";
-    case PsMode::async: return "async";
-    case PsMode::bounded: return "bounded";
-  }
-  return "?";
-}
-
-std::optional<PsMode> parse_ps_mode(std::string_view name) {
-  for (PsMode m : {PsMode::sync, PsMode::async, PsMode::bounded})
-    if (ps_mode_name(m) == name) return m;
-  return std::nullopt;
-}
-
-std::string_view ps_assignment_name(PsAssignment a) { return a == PsAssignment::hash ? "hash" : "round-robin"; }
-
-std::optional<PsAssignment> parse_ps_assignment(std::string_view name) {
-  if (name == "round-robin") return PsAssignment::round_robin;
-  if (name == "hash") return PsAssignment::hash;
-  return std::nullopt;
-}
-
 PsRoles ps_roles(int nranks, int servers) {
   if (servers < 1 || servers >= nranks)
     throw std::invalid_argument("--servers " + std::to_string(servers) + " is invalid for " + std::to_string(nranks) +
@@ -92,9 +69,9 @@ double PsPlan::imbalance() const {
 
 std::string ps_definition(const PsConfig& c, int servers) {
   std::ostringstream s;
-  s << "mode=" << ps_mode_name(c.mode) << " staleness=" << c.staleness << " lr=" << c.learning_rate
+  s << "mode=" << kPsModeNames.name(c.mode) << " staleness=" << c.staleness << " lr=" << c.learning_rate
     << " dtype=" << dtype_name(c.dtype) << " partition=" << c.partition_bytes
-    << " assignment=" << ps_assignment_name(c.assignment) << " servers=" << servers << " tensors=";
+    << " assignment=" << kPsAssignmentNames.name(c.assignment) << " servers=" << servers << " tensors=";
   for (const PsTensor& t : c.tensors)
     s << "[" << t.name << " " << t.rows << "x" << t.row_elements << (t.sparse ? " sparse" : " dense") << "]";
   return s.str();

@@ -10,18 +10,19 @@
 #include <vector>
 
 #include "collectives/dtype.hpp"
+#include "collectives/names.hpp"
 
 namespace collbench {
 
 enum class PsMode { sync, async, bounded };
-std::string_view ps_mode_name(PsMode m);
-std::optional<PsMode> parse_ps_mode(std::string_view name);
+inline constexpr NameTable<PsMode, 3> kPsModeNames{
+    {{{PsMode::sync, "sync"}, {PsMode::async, "async"}, {PsMode::bounded, "bounded"}}}};
 
 // Round-robin deals partitions to servers in order (even by count); hash places each
 // by a hash of (tensor, partition), as BytePS does by default, so imbalance can show.
 enum class PsAssignment { round_robin, hash };
-std::string_view ps_assignment_name(PsAssignment a);
-std::optional<PsAssignment> parse_ps_assignment(std::string_view name);
+inline constexpr NameTable<PsAssignment, 2> kPsAssignmentNames{
+    {{{PsAssignment::round_robin, "round-robin"}, {PsAssignment::hash, "hash"}}}};
 
 // A tensor is a table of rows. Dense tensors travel whole (rows of one element);
 // sparse tensors (embedding tables) travel as the rows a step touches.

@@ -12,6 +12,7 @@
 
 #include "algorithms/parameter_server/plan.hpp"
 #include "algorithms/parameter_server/wire.hpp"
+#include "collectives/registry.hpp"
 #include "collectives/transport.hpp"
 
 namespace collbench {
@@ -77,8 +78,9 @@ class PsWorker {
   std::size_t step_bytes_sent_ = 0, step_bytes_received_ = 0;
 };
 
-// Registers ps-sync, ps-async and ps-bounded (family "ps").
-void register_parameter_server(class Registry& registry);
+// Registers ps-sync, ps-async and ps-bounded (family "ps"); each entry's mode is its PsMode.
+void register_parameter_server(Registry& registry);
+PsMode ps_mode_of(const ProtocolEntry& entry);
 
 // Serves until every worker has finished. Collective with the workers' PsWorker.
 // `on_final` (optional) sees every owned partition's final parameters before return.

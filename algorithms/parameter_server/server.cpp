@@ -411,13 +411,17 @@ PsServerReport run_ps_server(Transport& transport, const PsConfig& config, PsRol
 }
 
 void register_parameter_server(Registry& registry) {
-  registry.add_protocol({"ps", "ps-sync", "sync",
-                         "parameter server: a step's pushes are summed and applied once; pulls wait for that"});
-  registry.add_protocol({"ps", "ps-async", "async",
-                         "parameter server: each push applied on arrival; pulls answered at once"});
-  registry.add_protocol({"ps", "ps-bounded", "bounded",
-                         "parameter server: applied on arrival; a pull waits while its worker is over "
-                         "--staleness steps ahead of the slowest"});
+  const char* summaries[] = {
+      "parameter server: a step's pushes are summed and applied once; pulls wait for that",
+      "parameter server: each push applied on arrival; pulls answered at once",
+      "parameter server: applied on arrival; a pull waits while its worker is over --staleness steps ahead of the "
+      "slowest"};
+  for (PsMode m : kPsModeNames.values()) {
+    const std::string variant(kPsModeNames.name(m));
+    registry.add_protocol({"ps", "ps-" + variant, variant, summaries[static_cast<int>(m)], static_cast<int>(m)});
+  }
 }
+
+PsMode ps_mode_of(const ProtocolEntry& entry) { return static_cast<PsMode>(entry.mode); }
 
 }  // namespace collbench

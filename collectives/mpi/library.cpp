@@ -55,4 +55,9 @@ std::string mpich_forced_algorithm(Collective c) {
   return v;
 }
 
+std::string mpi_baseline_row_name(Collective c) {
+  const std::string forced = mpich_forced_algorithm(c);
+  return forced.empty() ? "mpi" : "mpi[" + forced + "]";
+}
+
 }  // namespace collbench

@@ -17,5 +17,9 @@ int mpich_version_number();
 // value, or "" when unset or "auto".
 std::string mpich_algorithm_variable(Collective c);
 std::string mpich_forced_algorithm(Collective c);
+// The name the MPI baseline's rows carry: "mpi", or "mpi[<algorithm>]" when MPICH is
+// forced to one algorithm for this collective, so runs with different forced
+// algorithms can be merged into one table.
+std::string mpi_baseline_row_name(Collective c);
 
 }  // namespace collbench

@@ -23,16 +23,9 @@ int message_count(std::size_t bytes) {
 }
 }  // namespace
 
-MpiTransport::MpiTransport(MPI_Comm parent) {
-  MPI_Comm_dup(parent, &comm_);
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
-}
-
-MpiTransport::~MpiTransport() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+MpiTransport::MpiTransport(MPI_Comm parent) : comm_(Communicator::duplicate(parent)) {
+  MPI_Comm_rank(comm_.get(), &rank_);
+  MPI_Comm_size(comm_.get(), &size_);
 }
 
 void MpiTransport::exchange(std::span<const Message> sends, std::span<const Message> recvs) {
@@ -42,8 +35,8 @@ void MpiTransport::exchange(std::span<const Message> sends, std::span<const Mess
     do {
       const int n = static_cast<int>(std::min(kMaxPiece, m.bytes - done));
       MPI_Request req;
-      if (is_send) MPI_Isend(m.data + done, n, MPI_BYTE, m.peer, 0, comm_, &req);
-      else MPI_Irecv(m.data + done, n, MPI_BYTE, m.peer, 0, comm_, &req);
+      if (is_send) MPI_Isend(m.data + done, n, MPI_BYTE, m.peer, 0, comm_.get(), &req);
+      else MPI_Irecv(m.data + done, n, MPI_BYTE, m.peer, 0, comm_.get(), &req);
       requests_.push_back(req);
       done += static_cast<std::size_t>(n);
     } while (done < m.bytes);
@@ -90,13 +83,13 @@ Ticket MpiTransport::keep(MPI_Request request, bool is_send) {
 
 Ticket MpiTransport::post_send(int peer, int tag, const std::byte* data, std::size_t bytes) {
   MPI_Request req;
-  MPI_Isend(data, message_count(bytes), MPI_BYTE, peer, kFirstMessageTag + tag, comm_, &req);
+  MPI_Isend(data, message_count(bytes), MPI_BYTE, peer, kFirstMessageTag + tag, comm_.get(), &req);
   return keep(req, true);
 }
 
 Ticket MpiTransport::post_recv(int peer, int tag, std::byte* data, std::size_t capacity) {
   MPI_Request req;
-  MPI_Irecv(data, message_count(capacity), MPI_BYTE, peer, kFirstMessageTag + tag, comm_, &req);
+  MPI_Irecv(data, message_count(capacity), MPI_BYTE, peer, kFirstMessageTag + tag, comm_.get(), &req);
   return keep(req, false);
 }
 

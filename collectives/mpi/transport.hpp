@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "collectives/mpi/communicator.hpp"
 #include "collectives/transport.hpp"
 
 namespace collbench {
@@ -12,9 +13,6 @@ namespace collbench {
 class MpiTransport final : public Transport {
  public:
   explicit MpiTransport(MPI_Comm parent);
-  ~MpiTransport() override;
-  MpiTransport(const MpiTransport&) = delete;
-  MpiTransport& operator=(const MpiTransport&) = delete;
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -24,14 +22,14 @@ class MpiTransport final : public Transport {
   Ticket post_recv(int peer, int tag, std::byte* data, std::size_t capacity) override;
   Completion wait_any(std::span<const Ticket> tickets) override;
   void wait_all(std::span<const Ticket> tickets) override;
-  MPI_Comm comm() const { return comm_; }
+  MPI_Comm comm() const { return comm_.get(); }
   // With more ranks than cores, a rank that spins in MPI steals the core of the rank it
   // waits for; yielding between polls lets that rank run. Off by default (MPI's own spin).
   void set_yield_while_waiting(bool yield) { yield_ = yield; }
   bool yields_while_waiting() const { return yield_; }
 
  private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
+  Communicator comm_;
   int rank_ = 0, size_ = 1;
   bool yield_ = false;
   std::vector<MPI_Request> requests_;
