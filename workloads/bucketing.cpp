@@ -22,21 +22,6 @@ double next_cycle(double t, double cycle_ms) {
 
 }  // namespace
 
-std::string_view bucketing_name(BucketingPolicy p) {
-  switch (p) {
-    case BucketingPolicy::none: return "none";
-    case BucketingPolicy::ddp: return "ddp";
-    case BucketingPolicy::fusion: return "fusion";
-  }
-  return "?";
-}
-
-std::optional<BucketingPolicy> parse_bucketing(std::string_view name) {
-  for (BucketingPolicy p : {BucketingPolicy::none, BucketingPolicy::ddp, BucketingPolicy::fusion})
-    if (bucketing_name(p) == name) return p;
-  return std::nullopt;
-}
-
 std::vector<Bucket> make_buckets(const Workload& workload, const std::vector<double>& ready_ms,
                                  const BucketingOptions& options, bool sparse_as_rows) {
   std::vector<Bucket> out;

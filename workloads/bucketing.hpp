@@ -9,13 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/names.hpp"
 #include "workloads/workload.hpp"
 
 namespace collbench {
 
 enum class BucketingPolicy { none, ddp, fusion };
-std::string_view bucketing_name(BucketingPolicy p);
-std::optional<BucketingPolicy> parse_bucketing(std::string_view name);
+inline constexpr NameTable<BucketingPolicy, 3> kBucketingNames{
+    {{{BucketingPolicy::none, "none"}, {BucketingPolicy::ddp, "ddp"}, {BucketingPolicy::fusion, "fusion"}}}};
 
 struct BucketingOptions {
   BucketingPolicy policy = BucketingPolicy::ddp;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "harness/common/run_error.hpp"
+
 namespace collbench {
 namespace {
 
@@ -57,6 +59,17 @@ void control_allreduce(std::vector<double>& values, const std::function<double(d
 void control_allreduce(std::vector<long long>& values, const std::function<long long(long long, long long)>& combine,
                        MPI_Comm comm) {
   allreduce(values, combine, MPI_LONG_LONG, comm);
+}
+
+std::int64_t control_sum(std::int64_t mine, MPI_Comm comm) {
+  std::vector<long long> v{mine};
+  control_allreduce(v, [](long long a, long long b) { return a + b; }, comm);
+  return v[0];
+}
+
+void throw_if_any_rank_failed(const std::string& error, MPI_Comm comm) {
+  for (const std::string& e : control_allgather(error, comm))
+    if (!e.empty()) throw RunError(e);
 }
 
 void control_broadcast(std::string& bytes, int root, MPI_Comm comm) {

@@ -6,6 +6,7 @@
 // counts the harness needs (reduce_scatter_allgather wants count >= ranks).
 #include <mpi.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ namespace collbench {
 void control_allreduce(std::vector<double>& values, const std::function<double(double, double)>& combine, MPI_Comm comm);
 void control_allreduce(std::vector<long long>& values, const std::function<long long(long long, long long)>& combine,
                        MPI_Comm comm);
+// The sum of every rank's `mine`, on every rank.
+std::int64_t control_sum(std::int64_t mine, MPI_Comm comm);
 // Rank `root`'s bytes, on every rank (resized to match).
 void control_broadcast(std::string& bytes, int root, MPI_Comm comm);
 // Every rank's string, in rank order, on every rank.

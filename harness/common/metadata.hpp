@@ -4,22 +4,17 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "harness/command_line.hpp"
 #include "harness/common/topology.hpp"
 
 namespace collbench {
 
-// Distinct host names of all ranks (collective over comm).
-std::vector<std::string> rank_hosts(MPI_Comm comm);
+// What every run records so it can be reproduced: tool and build, MPI library,
+// relevant environment, hosts, topology, command line. Each command adds its options
+// and definitions. Collective over comm.
+nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm, const std::string& transport,
+                                const Topology& topology);
 
-// Everything needed to reproduce a run: library, environment, hosts, revision,
-// command line, options. Collective over comm.
-nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm, const RunOptions& o,
-                                const std::string& transport, const Topology& topology);
-
-// The name the MPI baseline's rows carry: "mpi", or "mpi[<algorithm>]" when MPICH is
-// forced to one algorithm for this collective, so runs with different forced
-// algorithms can be merged into one table.
-std::string mpi_baseline_row_name(Collective c);
+// "0,2,5"
+std::string join_ranks(const std::vector<int>& ranks);
 
 }  // namespace collbench

@@ -1,4 +1,7 @@
 #pragma once
+// Result rows. Every command's rows are Fields: named values in column order, so the
+// CSV columns and the JSON keys always agree, and a command's columns are the names
+// of the fields its row function produces (declared once, where they are filled).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -9,8 +12,20 @@
 
 namespace collbench {
 
-// One measured (size, algorithm) pair. Its fields, in order, are the CSV columns and
-// the keys of a JSON row, so both formats always agree.
+using Fields = std::vector<std::pair<std::string, nlohmann::json>>;
+std::vector<std::string> field_names(const Fields& fields);
+
+// What a driver hands the result sink: the CSV/JSON fields, what only the JSON row
+// carries, and the table line rank 0 prints (empty: none).
+struct Row {
+  Fields fields;
+  nlohmann::json json_only = nlohmann::json::object();
+  std::string line = {};
+};
+nlohmann::json to_json(const Row& row);
+
+// One measured (size, algorithm) pair of a sweep (`run`), also the leading columns of
+// a parameter-server row. Its fields, in order, are the CSV columns.
 struct ResultRow {
   std::string collective, algorithm, transport;
   int ranks = 0;
@@ -27,14 +42,12 @@ struct ResultRow {
   int nodes = 1, ranks_per_node = 1;  // the topology hierarchical algorithms used
   std::size_t segment_bytes = 0;      // pipelined algorithms; 0 for the others
   std::vector<double> round_mean_us;  // JSON only: the spread between rounds
-  // Columns of one kind of run (the parameter server's), after the common ones; the
-  // CSV writer is told their names up front so every row has the same columns.
-  std::vector<std::pair<std::string, nlohmann::json>> extra;
+  Fields extra;            // a command's own columns after these (the parameter server's)
   nlohmann::json details;  // JSON only: per-server and distribution data
 };
 
-using Fields = std::vector<std::pair<std::string, nlohmann::json>>;
-Fields csv_fields(const ResultRow& row);
+Fields csv_fields(const ResultRow& row);  // the common columns, then `extra`
+Row to_row(const ResultRow& row, std::string line = "");
 nlohmann::json to_json(const ResultRow& row);
 
 }  // namespace collbench

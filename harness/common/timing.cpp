@@ -8,6 +8,15 @@
 
 namespace collbench {
 
+std::string timing_policy_text(TimingPolicy t) {
+  if (t == TimingPolicy::loop)
+    return "one barrier, then the timed calls back to back (as nccl-tests and a plain MPI_Wtime loop); "
+           "each call's time is the gap between consecutive completions on a rank; the slowest rank "
+           "(largest total) is reported";
+  return "a barrier (not timed) before every call; each call timed alone on every rank (as the OSU "
+         "benchmarks); an iteration's time is the slowest rank's";
+}
+
 std::vector<double> time_calls(PreparedCollective& call, int warmup, int iters, TimingPolicy policy, MPI_Comm comm) {
   std::vector<double> t(static_cast<std::size_t>(iters));
   for (int i = 0; i < warmup; ++i) call.run();

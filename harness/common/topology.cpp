@@ -1,11 +1,12 @@
 #include "harness/common/topology.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <string>
 
 #include "harness/common/control.hpp"
-#include "harness/common/metadata.hpp"
 #include "collectives/mpi/library.hpp"
 
 namespace collbench {
@@ -17,6 +18,18 @@ std::string any_forced_algorithm() {
   return "";
 }
 }  // namespace
+
+std::vector<std::string> rank_hosts(MPI_Comm comm) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  return control_allgather(std::string(name, static_cast<std::size_t>(len)), comm);
+}
+
+bool node_is_oversubscribed(const Topology& topology) {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 && topology.max_ranks_per_node > cores;
+}
 
 Topology discover_topology(MPI_Comm comm, int ranks_per_node) {
   int rank = 0, size = 1;

@@ -19,4 +19,11 @@ struct Topology {
 // Collective over comm.
 Topology discover_topology(MPI_Comm comm, int ranks_per_node);
 
+// Host names of all ranks, in rank order (collective over comm).
+std::vector<std::string> rank_hosts(MPI_Comm comm);
+
+// Whether a node has more ranks than this machine has cores: waits then yield the
+// core between polls (see MpiTransport), or the spinning ranks starve the others.
+bool node_is_oversubscribed(const Topology& topology);
+
 }  // namespace collbench

@@ -14,36 +14,12 @@ std::string csv_escape(const nlohmann::json& v) {
   return q + "\"";
 }
 
-namespace {
-
-std::vector<std::string> result_columns(std::vector<std::string> extra) {
-  std::vector<std::string> columns;
-  for (const auto& [k, v] : csv_fields(ResultRow{})) columns.push_back(k);
-  columns.insert(columns.end(), extra.begin(), extra.end());
-  return columns;
-}
-
-}  // namespace
-
-CsvWriter::CsvWriter(const std::string& path, std::vector<std::string> extra_columns)
-    : CsvWriter(path, result_columns(std::move(extra_columns)), Exact{}) {}
-
-CsvWriter CsvWriter::with_columns(const std::string& path, std::vector<std::string> columns) {
-  return CsvWriter(path, std::move(columns), Exact{});
-}
-
-CsvWriter::CsvWriter(const std::string& path, std::vector<std::string> columns, Exact)
+CsvWriter::CsvWriter(const std::string& path, std::vector<std::string> columns)
     : out_(path, std::ios::out | std::ios::trunc), columns_(std::move(columns)) {
   if (!out_) throw std::runtime_error("cannot write CSV output '" + path + "'");
   std::string header;
   for (const std::string& k : columns_) header += (header.empty() ? "" : ",") + k;
   out_ << header << '\n' << std::flush;
-}
-
-void CsvWriter::write(const ResultRow& row) {
-  Fields fields = csv_fields(row);
-  fields.insert(fields.end(), row.extra.begin(), row.extra.end());
-  write(fields);
 }
 
 void CsvWriter::write(const Fields& fields) {
@@ -67,11 +43,7 @@ JsonWriter::JsonWriter(std::string path, nlohmann::json metadata) : path_(std::m
   save();
 }
 
-void JsonWriter::add(const ResultRow& row) { doc_["rows"].push_back(to_json(row)); }
-
 void JsonWriter::add(nlohmann::json row) { doc_["rows"].push_back(std::move(row)); }
-
-void JsonWriter::set_summary(const std::string& key, nlohmann::json value) { doc_["metadata"][key] = std::move(value); }
 
 void JsonWriter::save() {
   const std::string tmp = path_ + ".tmp";

@@ -8,33 +8,29 @@
 
 namespace collbench {
 
-// Appends rows to a CSV file, flushing each so an interrupted sweep keeps them.
+// Appends rows to a CSV file under a header of `columns`, flushing each so an
+// interrupted run keeps them. A row's field is written under the column of its name;
+// a column the row lacks (or holds null) is left empty.
 class CsvWriter {
  public:
-  // `extra_columns` follow the common columns; a row lacking one leaves it empty.
-  explicit CsvWriter(const std::string& path, std::vector<std::string> extra_columns = {});  // throws if unwritable
-  // Rows of named fields under a header of exactly `columns` (replay's rows).
-  static CsvWriter with_columns(const std::string& path, std::vector<std::string> columns);
-  void write(const ResultRow& row);
-  void write(const Fields& fields);  // by column name; a missing or null field is left empty
+  explicit CsvWriter(const std::string& path,
+                     std::vector<std::string> columns = field_names(csv_fields(ResultRow{})));  // throws if unwritable
+  void write(const Fields& fields);
+  void write(const ResultRow& row) { write(csv_fields(row)); }
 
  private:
-  struct Exact {};
-  CsvWriter(const std::string& path, std::vector<std::string> columns, Exact);
-
   std::ofstream out_;
   std::vector<std::string> columns_;
 };
 
 // Keeps a JSON document {"metadata": ..., "rows": [...]} on disk, rewritten whole
-// (to a temporary file, then renamed) after each size so it is always valid JSON.
+// (to a temporary file, then renamed) at each save so it is always valid JSON.
 class JsonWriter {
  public:
   JsonWriter(std::string path, nlohmann::json metadata);  // throws if unwritable
-  void add(const ResultRow& row);
   void add(nlohmann::json row);
+  void add(const ResultRow& row) { add(to_json(row)); }
   void save();
-  void set_summary(const std::string& key, nlohmann::json value);
 
  private:
   std::string path_;

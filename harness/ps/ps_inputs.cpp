@@ -8,16 +8,16 @@
 
 namespace collbench {
 
-PsConfig ps_config_for_size(const RunOptions& o, const ProtocolEntry& mode, std::size_t bytes) {
+PsConfig ps_config_for_size(const PsOptions& o, const ProtocolEntry& mode, std::size_t bytes) {
   PsConfig c;
-  c.mode = *parse_ps_mode(mode.variant);
-  c.staleness = o.ps.staleness;
-  c.learning_rate = o.ps.learning_rate;
+  c.mode = ps_mode_of(mode);
+  c.staleness = o.staleness;
+  c.learning_rate = o.learning_rate;
   c.dtype = o.dtype;
-  c.partition_bytes = o.ps.partition_bytes;
-  c.assignment = o.ps.assignment;
+  c.partition_bytes = o.partition_bytes;
+  c.assignment = o.assignment;
   const std::size_t elem = dtype_size(o.dtype);
-  if (o.ps.sparse()) c.tensors.push_back({"embedding", bytes / o.ps.row_bytes, o.ps.row_bytes / elem, true});
+  if (o.sparse()) c.tensors.push_back({"embedding", bytes / o.row_bytes, o.row_bytes / elem, true});
   else c.tensors.push_back({"weights", bytes / elem, 1, false});
   return c;
 }
@@ -53,10 +53,10 @@ double gradient_value(int rank, std::int64_t step, std::size_t element) {
 }
 }  // namespace
 
-PsStepInputs::PsStepInputs(const PsConfig& config, const RunOptions& o, int rank)
+PsStepInputs::PsStepInputs(const PsConfig& config, const PsOptions& o, int rank)
     : config_(config), o_(o), rank_(rank), elem_(dtype_size(config.dtype)) {
   const PsTensor& t = config_.tensors.at(0);
-  const std::size_t elements = t.sparse ? std::min(o_.ps.sparse_rows, t.rows) * t.row_elements : t.elements();
+  const std::size_t elements = t.sparse ? std::min(o_.sparse_rows, t.rows) * t.row_elements : t.elements();
   gradient_.resize(elements * elem_);
   params_.resize(elements * elem_);
   step_.resize(1);
@@ -66,14 +66,14 @@ PsStepInputs::PsStepInputs(const PsConfig& config, const RunOptions& o, int rank
 
 void PsStepInputs::prepare(std::int64_t step) {
   const PsTensor& t = config_.tensors[0];
-  if (t.sparse) step_[0].rows = ps_sparse_rows(rank_, step, o_.ps.sparse_rows, t.rows);
+  if (t.sparse) step_[0].rows = ps_sparse_rows(rank_, step, o_.sparse_rows, t.rows);
   write_gradient(step, step_[0].rows, true, gradient_.data());
 }
 
 void PsStepInputs::dense_gradient(std::int64_t step, std::byte* out) const {
   const PsTensor& t = config_.tensors[0];
   std::fill(out, out + t.elements() * elem_, std::byte{0});
-  write_gradient(step, t.sparse ? ps_sparse_rows(rank_, step, o_.ps.sparse_rows, t.rows) : std::vector<std::uint64_t>{},
+  write_gradient(step, t.sparse ? ps_sparse_rows(rank_, step, o_.sparse_rows, t.rows) : std::vector<std::uint64_t>{},
                  false, out);
 }
 

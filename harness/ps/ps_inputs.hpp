@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/command_line.hpp"
+#include "harness/ps/ps_options.hpp"
 #include "algorithms/parameter_server/protocol.hpp"
 
 namespace collbench {
 
 // The model for one sweep size: a dense tensor of `bytes`, or a table of bytes/row_bytes rows.
-PsConfig ps_config_for_size(const RunOptions& o, const ProtocolEntry& mode, std::size_t bytes);
+PsConfig ps_config_for_size(const PsOptions& o, const ProtocolEntry& mode, std::size_t bytes);
 
 // Rows touched by `rank` in `step`: min(count, table_rows) distinct rows, sorted.
 std::vector<std::uint64_t> ps_sparse_rows(int rank, std::int64_t step, std::size_t count, std::size_t table_rows);
@@ -19,7 +19,7 @@ std::vector<std::uint64_t> ps_sparse_rows(int rank, std::int64_t step, std::size
 // One worker's buffers for a step of a one-tensor model.
 class PsStepInputs {
  public:
-  PsStepInputs(const PsConfig& config, const RunOptions& o, int rank);
+  PsStepInputs(const PsConfig& config, const PsOptions& o, int rank);
   // Fills the gradient (dense: all of it; sparse: this step's rows) for `step`. Dense
   // tensors are costly to fill, so timed runs fill step 0's once and reuse it.
   void prepare(std::int64_t step);
@@ -32,7 +32,7 @@ class PsStepInputs {
   void write_gradient(std::int64_t step, const std::vector<std::uint64_t>& rows, bool packed, std::byte* out) const;
 
   const PsConfig& config_;
-  const RunOptions& o_;
+  const PsOptions& o_;
   int rank_;
   std::size_t elem_;
   std::vector<std::byte> gradient_, params_;

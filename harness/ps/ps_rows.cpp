@@ -30,14 +30,48 @@ nlohmann::json ps_report_json(const PsServerReport& r) {
           {"error", r.error}};
 }
 
-std::vector<std::string> ps_extra_columns() {
-  return {"ps_mode", "servers", "workers", "server_ranks", "staleness_bound", "partitions", "partition_bytes",
-          "assignment", "sparse_rows", "row_bytes", "lr", "push_min_us", "push_p50_us", "push_p99_us", "push_max_us",
-          "pull_min_us", "pull_p50_us", "pull_p99_us", "pull_max_us", "goodput_worker_gbps", "goodput_server_gbps",
-          "server_ingress_bytes_per_step", "server_egress_bytes_per_step", "server_bytes_imbalance",
-          "server_ingress_imbalance", "wait_mean_us", "wait_p99_us", "staleness_max", "staleness_mean",
-          "worker_sent_bytes_per_step", "worker_received_bytes_per_step", "ring_allreduce_bytes_per_step",
-          "sent_vs_ring", "pushes_sent", "pushes_received"};
+Fields ps_extra_fields(const PsRowStats& p) {
+  return {{"ps_mode", p.ps_mode},
+          {"servers", p.servers},
+          {"workers", p.workers},
+          {"server_ranks", p.server_ranks},
+          {"staleness_bound", p.staleness_bound},
+          {"partitions", p.partitions},
+          {"partition_bytes", p.partition_bytes},
+          {"assignment", p.assignment},
+          {"sparse_rows", p.sparse_rows},
+          {"row_bytes", p.row_bytes},
+          {"lr", p.lr},
+          {"push_min_us", p.push_us.min},
+          {"push_p50_us", p.push_us.p50},
+          {"push_p99_us", p.push_us.p99},
+          {"push_max_us", p.push_us.max},
+          {"pull_min_us", p.pull_us.min},
+          {"pull_p50_us", p.pull_us.p50},
+          {"pull_p99_us", p.pull_us.p99},
+          {"pull_max_us", p.pull_us.max},
+          {"goodput_worker_gbps", p.goodput_worker_gbps},
+          {"goodput_server_gbps", p.goodput_server_gbps},
+          {"server_ingress_bytes_per_step", p.server_ingress_bytes_per_step},
+          {"server_egress_bytes_per_step", p.server_egress_bytes_per_step},
+          {"server_bytes_imbalance", p.server_bytes_imbalance},
+          {"server_ingress_imbalance", p.server_ingress_imbalance},
+          {"wait_mean_us", p.wait_us.mean},
+          {"wait_p99_us", p.wait_us.p99},
+          {"staleness_max", p.staleness_max},
+          {"staleness_mean", p.staleness_mean},
+          {"worker_sent_bytes_per_step", p.worker_sent_bytes_per_step},
+          {"worker_received_bytes_per_step", p.worker_received_bytes_per_step},
+          {"ring_allreduce_bytes_per_step", p.ring_allreduce_bytes_per_step},
+          {"sent_vs_ring", p.sent_vs_ring},
+          {"pushes_sent", p.pushes_sent},
+          {"pushes_received", p.pushes_received}};
+}
+
+std::vector<std::string> ps_columns() {
+  ResultRow row;
+  row.extra = ps_extra_fields({});
+  return field_names(csv_fields(row));
 }
 
 namespace {
@@ -53,13 +87,13 @@ double mean(const std::vector<double>& v) {
 }  // namespace
 
 ResultRow ps_result_row(const PsRowInput& in) {
-  const RunOptions& o = *in.options;
+  const PsOptions& o = *in.options;
   const PsConfig& config = *in.config;
   const PsPlan plan = make_ps_plan(config, in.roles.servers);
   const int W = in.roles.workers(), S = in.roles.servers;
   const PsTensor& tensor = config.tensors.at(0);
   const std::size_t elem = dtype_size(config.dtype);
-  const std::size_t rows_per_step = tensor.sparse ? std::min(o.ps.sparse_rows, tensor.rows) : tensor.rows;
+  const std::size_t rows_per_step = tensor.sparse ? std::min(o.sparse_rows, tensor.rows) : tensor.rows;
   const double gradient_bytes = static_cast<double>(rows_per_step * tensor.row_elements * elem);
 
   std::vector<std::vector<double>> round_steps;
@@ -67,7 +101,7 @@ ResultRow ps_result_row(const PsRowInput& in) {
   std::vector<double> ingress(static_cast<std::size_t>(S), 0), egress(ingress), rate(ingress);
   std::map<std::string, std::int64_t> server_staleness;
   std::int64_t pushes_sent = 0, pushes_received = 0;
-  const std::size_t steps_per_session = static_cast<std::size_t>(o.warmup + o.iters);
+  const std::size_t steps_per_session = static_cast<std::size_t>(o.reps.warmup + o.reps.iters);
   for (std::size_t i = 0; i < in.reports.size(); ++i) {
     const nlohmann::json& r = in.reports[i];
     if (r["role"] == "worker") {
@@ -106,62 +140,56 @@ ResultRow ps_result_row(const PsRowInput& in) {
   row.dtype = dtype_name(config.dtype);
   row.op = "sum";
   row.root = 0;
-  row.iters = o.iters * o.rounds;
+  row.iters = o.reps.iters * o.reps.rounds;
   row.time_us = summarize(step_us);
   for (const auto& steps : round_steps) row.round_mean_us.push_back(mean(steps));
   // algbw: the model's bytes per step (as allreduce's); busbw: what a worker sent per step.
   row.algbw_gbps = algbw_gbps(static_cast<double>(in.bytes), row.time_us.mean * 1e-6);
   row.busbw_gbps = algbw_gbps(mean(sent), row.time_us.mean * 1e-6);
   row.errors = in.errors;
-  row.warmup = o.warmup;
-  row.rounds = o.rounds;
+  row.warmup = o.reps.warmup;
+  row.rounds = o.reps.rounds;
   row.timing = "ps-steps";
   row.nodes = in.topology->nodes;
   row.ranks_per_node = in.topology->max_ranks_per_node;
 
   std::string server_ranks;
   for (int s = 0; s < S; ++s) server_ranks += (s ? ";" : "") + std::to_string(in.roles.server_rank(s));
-  const Summary push = summarize(push_us), pull = summarize(pull_us), wait = summarize(wait_us);
   const double ring = 2.0 * (W - 1) / W * static_cast<double>(in.bytes);
   const double ingress_mean = mean(ingress);
-  nlohmann::json bound = nullptr;
-  if (config.mode == PsMode::bounded) bound = config.staleness;
-  if (config.mode == PsMode::sync) bound = 0;
-  row.extra = {{"ps_mode", ps_mode_name(config.mode)},
-               {"servers", S},
-               {"workers", W},
-               {"server_ranks", server_ranks},
-               {"staleness_bound", bound},
-               {"partitions", plan.partitions.size()},
-               {"partition_bytes", config.partition_bytes},
-               {"assignment", ps_assignment_name(config.assignment)},
-               {"sparse_rows", tensor.sparse ? nlohmann::json(rows_per_step) : nlohmann::json(nullptr)},
-               {"row_bytes", tensor.sparse ? nlohmann::json(tensor.row_elements * elem) : nlohmann::json(nullptr)},
-               {"lr", config.learning_rate},
-               {"push_min_us", push.min},
-               {"push_p50_us", push.p50},
-               {"push_p99_us", push.p99},
-               {"push_max_us", push.max},
-               {"pull_min_us", pull.min},
-               {"pull_p50_us", pull.p50},
-               {"pull_p99_us", pull.p99},
-               {"pull_max_us", pull.max},
-               {"goodput_worker_gbps", algbw_gbps(gradient_bytes, row.time_us.mean * 1e-6)},
-               {"goodput_server_gbps", mean(rate)},
-               {"server_ingress_bytes_per_step", *std::max_element(ingress.begin(), ingress.end())},
-               {"server_egress_bytes_per_step", *std::max_element(egress.begin(), egress.end())},
-               {"server_bytes_imbalance", plan.imbalance()},
-               {"server_ingress_imbalance", ingress_mean > 0 ? *std::max_element(ingress.begin(), ingress.end()) / ingress_mean : 1.0},
-               {"wait_mean_us", wait.mean},
-               {"wait_p99_us", wait.p99},
-               {"staleness_max", staleness.empty() ? 0.0 : *std::max_element(staleness.begin(), staleness.end())},
-               {"staleness_mean", mean(staleness)},
-               {"worker_sent_bytes_per_step", mean(sent)},
-               {"worker_received_bytes_per_step", mean(received)},
-               {"ring_allreduce_bytes_per_step", ring},
-               {"sent_vs_ring", ring > 0 ? nlohmann::json(mean(sent) / ring) : nlohmann::json(nullptr)},
-               {"pushes_sent", pushes_sent},
-               {"pushes_received", pushes_received}};
+  PsRowStats p;
+  p.ps_mode = kPsModeNames.name(config.mode);
+  p.servers = S;
+  p.workers = W;
+  p.server_ranks = server_ranks;
+  if (config.mode == PsMode::bounded) p.staleness_bound = config.staleness;
+  if (config.mode == PsMode::sync) p.staleness_bound = 0;
+  p.partitions = plan.partitions.size();
+  p.partition_bytes = config.partition_bytes;
+  p.assignment = kPsAssignmentNames.name(config.assignment);
+  if (tensor.sparse) {
+    p.sparse_rows = rows_per_step;
+    p.row_bytes = tensor.row_elements * elem;
+  }
+  p.lr = config.learning_rate;
+  p.push_us = summarize(push_us);
+  p.pull_us = summarize(pull_us);
+  p.wait_us = summarize(wait_us);
+  p.goodput_worker_gbps = algbw_gbps(gradient_bytes, row.time_us.mean * 1e-6);
+  p.goodput_server_gbps = mean(rate);
+  p.server_ingress_bytes_per_step = *std::max_element(ingress.begin(), ingress.end());
+  p.server_egress_bytes_per_step = *std::max_element(egress.begin(), egress.end());
+  p.server_bytes_imbalance = plan.imbalance();
+  p.server_ingress_imbalance = ingress_mean > 0 ? p.server_ingress_bytes_per_step / ingress_mean : 1.0;
+  p.staleness_max = staleness.empty() ? 0.0 : *std::max_element(staleness.begin(), staleness.end());
+  p.staleness_mean = mean(staleness);
+  p.worker_sent_bytes_per_step = mean(sent);
+  p.worker_received_bytes_per_step = mean(received);
+  p.ring_allreduce_bytes_per_step = ring;
+  if (ring > 0) p.sent_vs_ring = mean(sent) / ring;
+  p.pushes_sent = pushes_sent;
+  p.pushes_received = pushes_received;
+  row.extra = ps_extra_fields(p);
   std::map<std::string, std::int64_t> worker_staleness;
   for (double s : staleness) ++worker_staleness[std::to_string(static_cast<std::int64_t>(s))];
   row.details = {{"server_param_bytes", plan.server_bytes},
@@ -170,8 +198,8 @@ ResultRow ps_result_row(const PsRowInput& in) {
                  {"server_ingress_gbps", rate},
                  {"staleness_histogram_workers", worker_staleness},
                  {"staleness_histogram_servers", server_staleness},
-                 {"slow_ranks", o.ps.slow_ranks},
-                 {"slow_us", o.ps.slow_us}};
+                 {"slow_ranks", o.slow_ranks},
+                 {"slow_us", o.slow_us}};
   return row;
 }
 

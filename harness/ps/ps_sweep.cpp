@@ -1,50 +1,38 @@
 #include "harness/ps/ps_sweep.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <thread>
 
+#include "collectives/mpi/communicator.hpp"
 #include "harness/common/control.hpp"
+#include "harness/common/run_error.hpp"
+#include "harness/common/sizes.hpp"
+#include "harness/common/validation.hpp"
 #include "harness/ps/ps_inputs.hpp"
 #include "harness/ps/ps_rows.hpp"
-#include "harness/common/sizes.hpp"
+#include "harness/ps/ps_table.hpp"
 #include "harness/run/run_table.hpp"
-#include "harness/common/validation.hpp"
+#include "harness/run/sweep.hpp"
 
 namespace collbench {
 namespace {
-
-constexpr int kCheckSteps = 3;  // three steps reuse the first of a sync server's two sums
-
-// Every rank's string; throws PsRunError on every rank if any is non-empty.
-void raise_if_any(const std::string& error, MPI_Comm comm) {
-  for (const std::string& e : control_allgather(error, comm))
-    if (!e.empty()) throw PsRunError(e);
-}
-
-std::int64_t sum_over_ranks(std::int64_t mine, MPI_Comm comm) {
-  std::vector<long long> v{mine};
-  control_allreduce(v, [](long long a, long long b) { return a + b; }, comm);
-  return v[0];
-}
 
 // Async and bounded servers apply pushes one by one, so the final state may round
 // differently from one summed update per step: allow a few ulps per operation.
 double final_tolerance(const PsConfig& c, int workers) {
   if (c.mode == PsMode::sync) return 0;
   const double eps = c.dtype == DType::f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-  const double ops = static_cast<double>(workers) * kCheckSteps;
+  const double ops = static_cast<double>(workers) * kPsCheckSteps;
   return 8 * eps * ops * (7 + std::abs(c.learning_rate) * 4 * ops);
 }
 
-// Runs kCheckSteps steps with known gradients. The reference is MPI_Allreduce of the
+// Runs kPsCheckSteps steps with known gradients. The reference is MPI_Allreduce of the
 // same gradients (servers add zeros) followed by the same SGD: sync workers must pull
 // exactly it after every step; every server's final parameters must equal it.
-std::int64_t check_mode(const RunOptions& o, const Registry& registry, const PsConfig& config, PsRoles roles,
+std::int64_t check_mode(const PsOptions& o, const Registry& registry, const PsConfig& config, PsRoles roles,
                         MpiTransport& transport, MPI_Comm comm) {
   const int rank = transport.rank();
   const bool server = roles.is_server(rank);
@@ -57,7 +45,7 @@ std::int64_t check_mode(const RunOptions& o, const Registry& registry, const PsC
   std::vector<std::vector<std::byte>> sums;
   Workspace workspace;
   const AlgorithmEntry* mpi = registry.find(Collective::allreduce, "mpi");
-  for (int t = 0; t < kCheckSteps; ++t) {
+  for (int t = 0; t < kPsCheckSteps; ++t) {
     if (inputs) inputs->dense_gradient(t, gradient.data());
     const CollectiveCall call{Collective::allreduce, config.dtype, ReduceOp::sum, elements, 0, gradient.data(), sum.data(), false};
     prepare(*mpi, call, transport, workspace)->run();
@@ -75,7 +63,7 @@ std::int64_t check_mode(const RunOptions& o, const Registry& registry, const PsC
             }).error;
   } else {
     PsWorker worker(transport, config, roles);
-    for (int t = 0; t < kCheckSteps; ++t) {
+    for (int t = 0; t < kPsCheckSteps; ++t) {
       inputs->prepare(t);
       if (!worker.step(inputs->tensors())) break;
       sgd_update(config.dtype, ref.data(), sums[static_cast<std::size_t>(t)].data(), elements, config.learning_rate);
@@ -91,25 +79,25 @@ std::int64_t check_mode(const RunOptions& o, const Registry& registry, const PsC
     }
     error = worker.finish().error;
   }
-  raise_if_any(error, comm);
-  return sum_over_ranks(static_cast<std::int64_t>(wrong), comm);
+  throw_if_any_rank_failed(error, comm);
+  return control_sum(static_cast<std::int64_t>(wrong), comm);
 }
 
 // One timed session: warm-up plus timed steps, back to back on each worker.
-nlohmann::json timed_session(const RunOptions& o, const PsConfig& config, PsRoles roles, MpiTransport& transport) {
+nlohmann::json timed_session(const PsOptions& o, const PsConfig& config, PsRoles roles, MpiTransport& transport) {
   const int rank = transport.rank();
   if (roles.is_server(rank)) return ps_report_json(run_ps_server(transport, config, roles));
   PsStepInputs inputs(config, o, rank);
   inputs.prepare(0);
-  const bool slow = std::find(o.ps.slow_ranks.begin(), o.ps.slow_ranks.end(), rank) != o.ps.slow_ranks.end();
-  const auto delay = std::chrono::duration<double, std::micro>(o.ps.slow_us);
+  const bool slow = std::find(o.slow_ranks.begin(), o.slow_ranks.end(), rank) != o.slow_ranks.end();
+  const auto delay = std::chrono::duration<double, std::micro>(o.slow_us);
   PsWorker worker(transport, config, roles);
-  for (int s = 0; s < o.warmup + o.iters; ++s) {
+  for (int s = 0; s < o.reps.warmup + o.reps.iters; ++s) {
     if (slow) std::this_thread::sleep_for(delay);  // the slow rank's "compute"
     if (s > 0 && config.tensors[0].sparse) inputs.prepare(s);
     if (!worker.step(inputs.tensors())) break;
   }
-  return ps_report_json(worker.finish(), o.warmup);
+  return ps_report_json(worker.finish(), o.reps.warmup);
 }
 
 // A barrier over the transport's tagged messages, so that ranks waiting in it yield the
@@ -131,88 +119,68 @@ void transport_barrier(Transport& tr) {
   tr.wait(tr.post_recv(0, kTag, &none, 0));
 }
 
-void print_ps_line(const ResultRow& r) {
-  auto num = [&r](const char* key) {
-    for (const auto& [k, v] : r.extra)
-      if (k == key && v.is_number()) return v.get<double>();
-    return 0.0;
-  };
-  std::printf("  %37s push p50 %.1f us, pull p50 %.1f us, pull held %.1f us (mean), staleness max %.0f, "
-              "sent/step %.3g B = %.2f x ring, server bytes imbalance %.2f\n",
-              "", num("push_p50_us"), num("pull_p50_us"), num("wait_mean_us"), num("staleness_max"),
-              num("worker_sent_bytes_per_step"), num("sent_vs_ring"), num("server_bytes_imbalance"));
-  std::fflush(stdout);
-}
-
 }  // namespace
 
-bool node_is_oversubscribed(const Topology& topology) {
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return cores > 0 && topology.max_ranks_per_node > cores;
+SweepSpec comparison_sweep(const PsOptions& o, const SizeRange& sizes) {
+  SweepSpec s;
+  s.collective = Collective::allreduce;
+  s.algorithms = o.compare;
+  s.sizes = sizes;
+  s.reps = o.reps;
+  s.dtype = o.dtype;
+  s.check = o.check;
+  s.timing = TimingPolicy::loop;  // back to back, as the parameter server's steps
+  s.segment_bytes = o.segment_bytes;
+  return s;
 }
 
-std::int64_t run_ps_sweep(const RunOptions& o, const Registry& registry, MpiTransport& transport, MPI_Comm comm,
-                          Outputs out, const Topology& topology) {
+std::int64_t run_ps_sweep(const PsOptions& o, Session& session, ResultSink& sink) {
+  MpiTransport& transport = session.transport;
+  const MPI_Comm comm = session.comm;
   const int rank = transport.rank();
-  const PsRoles roles = ps_roles(transport.size(), o.ps.servers);
+  const PsRoles roles = ps_roles(transport.size(), o.servers);
   const bool server = roles.is_server(rank);
-  const std::size_t unit = o.ps.sparse() ? o.ps.row_bytes : dtype_size(o.dtype);
-  const auto sizes = sweep_sizes(o.min_bytes, o.max_bytes, o.step_factor, unit);
+  const std::size_t unit = o.sparse() ? o.row_bytes : dtype_size(o.dtype);
+  const auto sizes = sweep_sizes(o.sizes.min_bytes, o.sizes.max_bytes, o.sizes.step_factor, unit);
 
   // The allreduce comparison runs among the workers only.
-  MPI_Comm group;
-  MPI_Comm_split(comm, server ? 1 : 0, rank, &group);
-  MpiTransport group_transport(group);
-  const Topology group_topology = discover_topology(group, o.ranks_per_node);
-  const bool yield = node_is_oversubscribed(topology);
+  const Communicator group_comm = Communicator::split(comm, server ? 1 : 0, rank);
+  Session group(session.registry, group_comm.get(), o.ranks_per_node);
+  const bool yield = node_is_oversubscribed(session.topology);
   transport.set_yield_while_waiting(yield);
-  group_transport.set_yield_while_waiting(yield);
-  RunOptions compare = o;
-  compare.parameter_server = false;
-  compare.algorithms = o.ps.compare;
-  compare.timing = TimingPolicy::loop;  // back to back, as the parameter server's steps
+  group.transport.set_yield_while_waiting(yield);
 
   std::int64_t wrong = 0;
-  try {
-    for (std::size_t bytes : sizes) {
-      std::vector<PsConfig> configs;
-      std::vector<std::int64_t> errors;
-      for (const ProtocolEntry* mode : o.ps.modes) {
-        configs.push_back(ps_config_for_size(o, *mode, bytes));
-        errors.push_back(o.check ? check_mode(o, registry, configs.back(), roles, transport, comm) : -1);
-      }
-      std::vector<std::vector<nlohmann::json>> reports(configs.size());
-      for (int round = 0; round < o.rounds; ++round)
-        for (std::size_t m = 0; m < configs.size(); ++m) {
-          const nlohmann::json mine = timed_session(o, configs[m], roles, transport);
-          raise_if_any(mine["error"].get<std::string>(), comm);
-          for (const std::string& text : control_allgather(mine.dump(), comm))
-            reports[m].push_back(nlohmann::json::parse(text));
-        }
-      if (rank == 0)
-        for (std::size_t m = 0; m < configs.size(); ++m) {
-          const ResultRow row = ps_result_row(
-              {&o, o.ps.modes[m], &configs[m], roles, bytes, std::move(reports[m]), errors[m], &topology});
-          print_table_row(row, std::nullopt);
-          print_ps_line(row);
-          if (out.csv) out.csv->write(row);
-          if (out.json) out.json->add(row);
-          if (row.errors > 0) wrong += row.errors;
-        }
-      if (out.json) out.json->save();
-      if (!server && !compare.algorithms.empty()) {
-        compare.min_bytes = compare.max_bytes = bytes;
-        const std::int64_t w = run_sweep(compare, registry, group_transport, group, out, group_topology);
-        if (rank == 0) wrong += w;
-      }
-      transport_barrier(transport);
+  for (std::size_t bytes : sizes) {
+    std::vector<PsConfig> configs;
+    std::vector<std::int64_t> errors;
+    for (const ProtocolEntry* mode : o.modes) {
+      configs.push_back(ps_config_for_size(o, *mode, bytes));
+      errors.push_back(o.check ? check_mode(o, session.registry, configs.back(), roles, transport, comm) : -1);
     }
-  } catch (...) {
-    MPI_Comm_free(&group);
-    throw;
+    std::vector<std::vector<nlohmann::json>> reports(configs.size());
+    for (int round = 0; round < o.reps.rounds; ++round)
+      for (std::size_t m = 0; m < configs.size(); ++m) {
+        const nlohmann::json mine = timed_session(o, configs[m], roles, transport);
+        throw_if_any_rank_failed(mine["error"].get<std::string>(), comm);
+        for (const std::string& text : control_allgather(mine.dump(), comm))
+          reports[m].push_back(nlohmann::json::parse(text));
+      }
+    if (rank == 0)
+      for (std::size_t m = 0; m < configs.size(); ++m) {
+        const ResultRow row = ps_result_row(
+            {&o, o.modes[m], &configs[m], roles, bytes, std::move(reports[m]), errors[m], &session.topology});
+        sink.add(to_row(row, table_line(row, std::nullopt) + ps_detail_line(row)));
+        if (row.errors > 0) wrong += row.errors;
+      }
+    sink.flush();
+    if (!server && !o.compare.empty()) {
+      const std::int64_t w = run_sweep(comparison_sweep(o, {bytes, bytes, o.sizes.step_factor}), group, sink);
+      if (rank == 0) wrong += w;
+    }
+    transport_barrier(transport);
   }
-  MPI_Comm_free(&group);
-  return sum_over_ranks(rank == 0 ? wrong : 0, comm);
+  return control_sum(rank == 0 ? wrong : 0, comm);
 }
 
 }  // namespace collbench

@@ -192,7 +192,7 @@ std::unique_ptr<Exchange> make_ps_exchange(const Workload& workload, const std::
 
 PsConfig replay_ps_config(const Workload& workload, const ProtocolEntry& mode) {
   PsConfig c;
-  c.mode = *parse_ps_mode(mode.variant);
+  c.mode = ps_mode_of(mode);
   c.staleness = 2;
   for (const GradientTensor& t : workload.tensors) {
     if (!t.sparse) continue;

@@ -4,8 +4,9 @@
 #include <fstream>
 #include <map>
 
+#include "collectives/mpi/communicator.hpp"
 #include "harness/common/control.hpp"
-#include "harness/ps/ps_sweep.hpp"
+#include "harness/common/run_error.hpp"
 #include "harness/replay/exchanges.hpp"
 #include "harness/replay/replay_rows.hpp"
 
@@ -35,11 +36,10 @@ struct WorkerRun {
 
 class Replayer {
  public:
-  Replayer(const RunOptions& o, const Registry& registry, MpiTransport& transport, MPI_Comm comm,
-           const Topology& topology)
-      : o_(o), r_(o.replay), registry_(registry), transport_(transport), comm_(comm), topology_(topology),
-        workload_(load_workload(r_.workload, r_.workload_options)),
-        compute_(replay_compute_model(r_, workload_).value()) {
+  Replayer(const ReplayOptions& r, Session& session)
+      : r_(r), registry_(session.registry), transport_(session.transport), comm_(session.comm),
+        topology_(session.topology), params_(session.algorithm_params(0)),
+        workload_(load_workload(r_.workload, r_.workload_options)), compute_(model_compute(r_, workload_).value()) {
     for (std::size_t i = 0; i < workload_.tensors.size(); ++i) {
       const GradientTensor& t = workload_.tensors[i];
       if (!t.sparse) continue;
@@ -59,8 +59,8 @@ class Replayer {
     ReplayConfigResult res;
     res.workload = workload_.name;
     res.algorithm = c.algorithm->name;
-    res.bucketing = std::string(bucketing_name(c.bucketing));
-    res.sparse_strategy = std::string(sparse_strategy_name(c.sparse));
+    res.bucketing = std::string(kBucketingNames.name(c.bucketing));
+    res.sparse_strategy = std::string(kSparseStrategyNames.name(c.sparse));
     res.ps_mode = ps ? r_.ps_mode->variant : "";
     res.ranks = n;
     res.workers = roles.workers();
@@ -73,27 +73,21 @@ class Replayer {
     describe_exchanges(buckets, ps, res);
 
     WorkerRun mine;
-    MPI_Comm workers = comm_;
-    if (ps) MPI_Comm_split(comm_, roles.is_server(rank) ? 1 : 0, rank, &workers);
-    try {
-      if (ps && roles.is_server(rank)) {
-        transport_.set_yield_while_waiting(node_is_oversubscribed(topology_));
-        mine.error = run_ps_server(transport_, replay_ps_config(workload_, *r_.ps_mode), roles).error;
-        transport_.set_yield_while_waiting(false);
-      } else {
-        mine = run_worker(c, buckets, ps, roles, workers, check);
-      }
-    } catch (...) {
-      if (ps) MPI_Comm_free(&workers);
-      throw;
+    if (ps && roles.is_server(rank)) {
+      Communicator::split(comm_, 1, rank);  // the workers' split; servers take no part in it
+      transport_.set_yield_while_waiting(node_is_oversubscribed(topology_));
+      mine.error = run_ps_server(transport_, replay_ps_config(workload_, *r_.ps_mode), roles).error;
+      transport_.set_yield_while_waiting(false);
+    } else if (ps) {
+      const Communicator workers = Communicator::split(comm_, 0, rank);
+      mine = run_worker(c, buckets, ps, roles, workers.get(), check);
+    } else {
+      mine = run_worker(c, buckets, ps, roles, comm_, check);
     }
-    if (ps) MPI_Comm_free(&workers);
 
-    for (const std::string& e : control_allgather(mine.error, comm_))
-      if (!e.empty()) throw PsRunError(e);
-    std::vector<long long> wrong{mine.wrong};
-    control_allreduce(wrong, [](long long a, long long b) { return a + b; }, comm_);
-    res.errors = check ? wrong[0] : -1;
+    throw_if_any_rank_failed(mine.error, comm_);
+    const std::int64_t wrong = control_sum(mine.wrong, comm_);
+    res.errors = check ? wrong : -1;
     const std::vector<std::string> all = control_allgather(doubles_to_bytes(mine.durations_ms), comm_);
     if (rank == 0) {
       const std::size_t k = res.exchanges.size();
@@ -143,7 +137,7 @@ class Replayer {
     std::optional<MpiTransport> own;
     MpiTransport* tr = &transport_;
     if (ps) tr = &own.emplace(workers);
-    ExchangeContext ctx{tr, &workspace_, o_.params, r_.seed};
+    ExchangeContext ctx{tr, &workspace_, params_, r_.seed};
     ctx.params.node_of_rank.resize(tr->size());
     // Dense buckets live in one arena, as DDP's flat bucket views do.
     std::vector<std::size_t> offset(buckets.size(), 0);
@@ -210,12 +204,12 @@ class Replayer {
     return sampler_of_[j];
   }
 
-  const RunOptions& o_;
   const ReplayOptions& r_;
   const Registry& registry_;
   MpiTransport& transport_;
   MPI_Comm comm_;
   const Topology& topology_;
+  AlgorithmParams params_;
   Workload workload_;
   ComputeModel compute_;
   std::map<std::size_t, ZipfSampler> samplers_;  // by table rows
@@ -228,22 +222,19 @@ class Replayer {
 
 }  // namespace
 
-std::int64_t run_replay(const RunOptions& o, const Registry& registry, MpiTransport& transport, MPI_Comm comm,
-                        Outputs out, const Topology& topology) {
-  const ReplayOptions& r = o.replay;
-  const int rank = transport.rank();
+std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& sink) {
+  const int rank = session.rank();
   std::string err;
   if (rank == 0 && !r.timeline_path.empty() && !std::ofstream(r.timeline_path))
     err = "cannot write --timeline '" + r.timeline_path + "'";
-  control_broadcast(err, 0, comm);
-  if (!err.empty()) throw PsRunError(err);  // every rank knows it: no abort needed
+  throw_if_any_rank_failed(err, session.comm);
 
-  Replayer replayer(o, registry, transport, comm, topology);
+  Replayer replayer(r, session);
   const Workload& w = replayer.workload();
   const ComputeModel& c = replayer.compute();
   if (rank == 0)
     print_replay_header(w.description, w.tensors.size(), w.parameters(), w.bytes(), w.sparse_tensors(), c,
-                        !r.profile_path.empty(), transport.size(), r.steps, r.warmup, r.rounds);
+                        !r.profile_path.empty(), session.size(), r.steps, r.warmup, r.rounds);
   std::vector<Configuration> configs;
   for (SparseStrategy sparse : r.sparse_strategies)
     for (BucketingPolicy b : r.bucketings)
@@ -265,19 +256,11 @@ std::int64_t run_replay(const RunOptions& o, const Registry& registry, MpiTransp
         all.steps.insert(all.steps.end(), res.steps.begin(), res.steps.end());
         all.comm_bytes.insert(all.comm_bytes.end(), res.comm_bytes.begin(), res.comm_bytes.end());
       }
-      for (std::size_t s = first; s < all.steps.size(); ++s) {
-        Fields f = replay_step_fields(all, c, s);
-        f.emplace_back("round", round);
-        out.csv->write(f);
-        out.json->add(replay_json_row(f, nullptr));
-      }
-      out.json->save();
+      for (std::size_t s = first; s < all.steps.size(); ++s) sink.add({replay_step_fields(all, c, s, round)});
+      sink.flush();
       if (round + 1 < r.rounds) continue;
-      print_replay_line(all, c);
-      const Fields mean = replay_mean_fields(all, c);
-      out.csv->write(mean);
-      out.json->add(replay_json_row(mean, &all));
-      out.json->save();
+      sink.add({replay_mean_fields(all, c), replay_details(all), replay_line(all, c)});
+      sink.flush();
     }
   if (rank == 0) {
     print_replay_winner(results, c);
@@ -295,14 +278,13 @@ std::int64_t run_replay(const RunOptions& o, const Registry& registry, MpiTransp
 
 namespace collbench {
 
-void add_replay_metadata(nlohmann::json& m, const RunOptions& o) {
-  const ReplayOptions& r = o.replay;
+void add_replay_metadata(nlohmann::json& m, const ReplayOptions& r) {
   const Workload w = load_workload(r.workload, r.workload_options);
-  const ComputeModel c = replay_compute_model(r, w).value();
+  const ComputeModel c = model_compute(r, w).value();
   std::vector<std::string> algs, buckets, sparse;
   for (const auto* a : r.algorithms) algs.push_back(a->name);
-  for (BucketingPolicy b : r.bucketings) buckets.emplace_back(bucketing_name(b));
-  for (SparseStrategy s : r.sparse_strategies) sparse.emplace_back(sparse_strategy_name(s));
+  for (BucketingPolicy b : r.bucketings) buckets.emplace_back(kBucketingNames.name(b));
+  for (SparseStrategy s : r.sparse_strategies) sparse.emplace_back(kSparseStrategyNames.name(s));
   m["options"] = {{"command", "replay"},
                   {"workload", r.workload},
                   {"batch", r.workload_options.batch},
@@ -322,7 +304,7 @@ void add_replay_metadata(nlohmann::json& m, const RunOptions& o) {
                   {"rounds", r.rounds},
                   {"warmup", r.warmup},
                   {"check", r.check},
-                  {"ranks_per_node", o.ranks_per_node}};
+                  {"ranks_per_node", r.ranks_per_node}};
   m["workload"] = {{"name", w.name},
                    {"description", w.description},
                    {"tensors", w.tensors.size()},
@@ -336,8 +318,6 @@ void add_replay_metadata(nlohmann::json& m, const RunOptions& o) {
                   {"backward_ms", c.backward_total_ms()},
                   {"optimizer_ms", c.optimizer_ms},
                   {"total_ms", c.total_ms()}};
-  m.erase("timing_policy");
-  m.erase("mpi_baseline");
   m["definitions"] = {
       {"compute_ms", "emulated forward + backward + optimizer of one step"},
       {"comm_ms", "the step's exchanges, measured, summed (slowest worker)"},

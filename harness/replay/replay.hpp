@@ -2,25 +2,21 @@
 // `collbench replay`: every configuration (allreduce algorithm x bucketing x sparse
 // strategy) replays the workload's steps with real communication and emulated
 // compute, then reports per step and on average, and names the fastest.
-#include <mpi.h>
-
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "collectives/mpi/transport.hpp"
-#include "harness/command_line.hpp"
-#include "harness/run/sweep.hpp"
-#include "harness/common/topology.hpp"
+#include "harness/common/result_sink.hpp"
+#include "harness/common/session.hpp"
+#include "harness/replay/replay_options.hpp"
 
 namespace collbench {
 
-// Collective over comm. Rank 0 prints the table and writes rows as each
-// configuration finishes. Returns the wrong results found by the checked step;
-// throws PsRunError on every rank alike when the parameter server reports an error.
-std::int64_t run_replay(const RunOptions& o, const Registry& registry, MpiTransport& transport, MPI_Comm comm,
-                        Outputs out, const Topology& topology);
+// Collective over the session's ranks. Rank 0 prints the table; rows go to `sink` as
+// each configuration finishes. Returns the wrong results found by the checked step;
+// throws RunError on every rank alike when the parameter server reports an error.
+std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& sink);
 
-// Replaces the sweep's options and definitions in `metadata` with replay's, and adds
-// the workload and the compute model.
-void add_replay_metadata(nlohmann::json& metadata, const RunOptions& o);
+// Replay's options, workload, compute model and column definitions, for the metadata.
+void add_replay_metadata(nlohmann::json& metadata, const ReplayOptions& r);
 
 }  // namespace collbench

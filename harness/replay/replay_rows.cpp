@@ -11,36 +11,6 @@ namespace {
 
 double mean_of(const std::vector<double>& v) { return summarize(v).mean; }
 
-Fields leading_fields(const ReplayConfigResult& r, const nlohmann::json& step, double compute, double comm,
-                      double step_ms) {
-  return {{"workload", r.workload},
-          {"algorithm", r.algorithm},
-          {"bucketing", r.bucketing},
-          {"sparse_strategy", r.sparse_strategy},
-          {"ranks", r.ranks},
-          {"step", step},
-          {"compute_ms", compute},
-          {"comm_ms", comm},
-          {"exposed_ms", step_ms - compute},
-          {"step_ms", step_ms},
-          {"efficiency", compute / step_ms}};
-}
-
-void add_shared_fields(Fields& f, const ReplayConfigResult& r, const ComputeModel& c, double comm, double step_ms,
-                       std::size_t bytes) {
-  const double hidden = comm - (step_ms - c.total_ms());
-  f.insert(f.end(), {{"workers", r.workers},
-                     {"servers", r.servers},
-                     {"ps_mode", r.ps_mode.empty() ? nlohmann::json() : nlohmann::json(r.ps_mode)},
-                     {"exchanges", r.exchanges.size()},
-                     {"comm_bytes", bytes},
-                     {"forward_ms", c.forward_ms},
-                     {"backward_ms", c.backward_total_ms()},
-                     {"optimizer_ms", c.optimizer_ms},
-                     {"hidden_comm_ms", std::max(0.0, hidden)},
-                     {"errors", r.errors}});
-}
-
 }  // namespace
 
 std::string ReplayConfigResult::label() const {
@@ -61,17 +31,41 @@ double ReplayConfigResult::comm_ms(std::size_t s) const {
   return m;
 }
 
-std::vector<std::string> replay_columns() {
-  return {"workload",  "algorithm", "bucketing", "sparse_strategy", "ranks",      "step",        "compute_ms",
-          "comm_ms",   "exposed_ms", "step_ms",  "efficiency",      "workers",    "servers",     "ps_mode",
-          "exchanges", "comm_bytes", "forward_ms", "backward_ms",   "optimizer_ms", "hidden_comm_ms",
-          "step_ms_min", "step_ms_p50", "step_ms_max", "errors", "round"};
+Fields replay_fields(const ReplayConfigResult& r, const ComputeModel& c, const ReplayRowValues& v) {
+  const double compute = c.total_ms(), hidden = v.comm_ms - (v.step_ms - compute);
+  Fields f{{"workload", r.workload},
+           {"algorithm", r.algorithm},
+           {"bucketing", r.bucketing},
+           {"sparse_strategy", r.sparse_strategy},
+           {"ranks", r.ranks},
+           {"step", v.step},
+           {"compute_ms", compute},
+           {"comm_ms", v.comm_ms},
+           {"exposed_ms", v.step_ms - compute},
+           {"step_ms", v.step_ms},
+           {"efficiency", compute / v.step_ms},
+           {"workers", r.workers},
+           {"servers", r.servers},
+           {"ps_mode", r.ps_mode.empty() ? nlohmann::json() : nlohmann::json(r.ps_mode)},
+           {"exchanges", r.exchanges.size()},
+           {"comm_bytes", v.comm_bytes},
+           {"forward_ms", c.forward_ms},
+           {"backward_ms", c.backward_total_ms()},
+           {"optimizer_ms", c.optimizer_ms},
+           {"hidden_comm_ms", std::max(0.0, hidden)}};
+  if (v.spread)
+    f.insert(f.end(), {{"step_ms_min", v.spread->min}, {"step_ms_p50", v.spread->p50}, {"step_ms_max", v.spread->max}});
+  f.emplace_back("errors", r.errors);
+  if (v.round) f.emplace_back("round", *v.round);
+  return f;
 }
 
-Fields replay_step_fields(const ReplayConfigResult& r, const ComputeModel& c, std::size_t s) {
-  Fields f = leading_fields(r, static_cast<int>(s), c.total_ms(), r.comm_ms(s), r.step_ms(s));
-  add_shared_fields(f, r, c, r.comm_ms(s), r.step_ms(s), r.comm_bytes[s]);
-  return f;
+std::vector<std::string> replay_columns() {
+  return field_names(replay_fields(ReplayConfigResult{}, ComputeModel{}, {0, 0, 0, 0, Summary{}, 0}));
+}
+
+Fields replay_step_fields(const ReplayConfigResult& r, const ComputeModel& c, std::size_t s, int round) {
+  return replay_fields(r, c, {static_cast<int>(s), r.comm_ms(s), r.step_ms(s), r.comm_bytes[s], std::nullopt, round});
 }
 
 Fields replay_mean_fields(const ReplayConfigResult& r, const ComputeModel& c) {
@@ -81,29 +75,21 @@ Fields replay_mean_fields(const ReplayConfigResult& r, const ComputeModel& c) {
     comms.push_back(r.comm_ms(s));
     bytes.push_back(static_cast<double>(r.comm_bytes[s]));
   }
-  const double step = mean_of(steps), comm = mean_of(comms);
-  Fields f = leading_fields(r, "mean", c.total_ms(), comm, step);
-  add_shared_fields(f, r, c, comm, step, static_cast<std::size_t>(std::llround(mean_of(bytes))));
   const Summary spread = summarize(steps);
-  f.insert(f.end(), {{"step_ms_min", spread.min}, {"step_ms_p50", spread.p50}, {"step_ms_max", spread.max}});
-  return f;
+  return replay_fields(r, c, {"mean", mean_of(comms), spread.mean, static_cast<std::size_t>(std::llround(mean_of(bytes))),
+                              spread, std::nullopt});
 }
 
-nlohmann::json replay_json_row(const Fields& fields, const ReplayConfigResult* details) {
-  nlohmann::json row = nlohmann::json::object();
-  for (const auto& [k, v] : fields) row[k] = v;
-  if (details) {
-    nlohmann::json ex = nlohmann::json::array();
-    for (std::size_t i = 0; i < details->exchanges.size(); ++i) {
-      const ReplayExchangeInfo& e = details->exchanges[i];
-      std::vector<double> ms;
-      for (const auto& step : details->steps) ms.push_back(step[0].end_ms[i] - step[0].start_ms[i]);
-      ex.push_back({{"name", e.name}, {"kind", e.kind}, {"tensors", e.tensors}, {"bytes", e.bytes},
-                    {"ready_ms", e.ready_ms}, {"rank0_mean_ms", mean_of(ms)}});
-    }
-    row["details"] = {{"exchanges", ex}};
+nlohmann::json replay_details(const ReplayConfigResult& r) {
+  nlohmann::json ex = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.exchanges.size(); ++i) {
+    const ReplayExchangeInfo& e = r.exchanges[i];
+    std::vector<double> ms;
+    for (const auto& step : r.steps) ms.push_back(step[0].end_ms[i] - step[0].start_ms[i]);
+    ex.push_back({{"name", e.name}, {"kind", e.kind}, {"tensors", e.tensors}, {"bytes", e.bytes},
+                  {"ready_ms", e.ready_ms}, {"rank0_mean_ms", mean_of(ms)}});
   }
-  return row;
+  return {{"details", {{"exchanges", ex}}}};
 }
 
 void print_replay_header(const std::string& description, std::size_t tensors, std::size_t parameters,
@@ -122,7 +108,7 @@ void print_replay_header(const std::string& description, std::size_t tensors, st
               "comm ms", "exposed", "eff", "errors");
 }
 
-void print_replay_line(const ReplayConfigResult& r, const ComputeModel& c) {
+std::string replay_line(const ReplayConfigResult& r, const ComputeModel& c) {
   std::vector<double> steps, comms;
   for (std::size_t s = 0; s < r.steps.size(); ++s) {
     steps.push_back(r.step_ms(s));
@@ -130,10 +116,11 @@ void print_replay_line(const ReplayConfigResult& r, const ComputeModel& c) {
   }
   const Summary spread = summarize(steps);
   const double step = spread.mean;
-  std::printf("  %-34s %5zu %10.2f %10.2f %10.2f %10.2f %10.2f %6.3f %7s\n", r.label().c_str(), r.exchanges.size(), step,
-              spread.min, spread.max, mean_of(comms), step - c.total_ms(), c.total_ms() / step,
-              r.errors < 0 ? "-" : std::to_string(r.errors).c_str());
-  std::fflush(stdout);
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-34s %5zu %10.2f %10.2f %10.2f %10.2f %10.2f %6.3f %7s\n", r.label().c_str(),
+                r.exchanges.size(), step, spread.min, spread.max, mean_of(comms), step - c.total_ms(),
+                c.total_ms() / step, r.errors < 0 ? "-" : std::to_string(r.errors).c_str());
+  return line;
 }
 
 void print_replay_winner(const std::vector<ReplayConfigResult>& results, const ComputeModel& c) {

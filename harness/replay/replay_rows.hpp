@@ -1,9 +1,11 @@
 #pragma once
 // What a replayed configuration measured, as rows, table lines and a Chrome trace.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/common/stats.hpp"
 #include "workloads/compute_model.hpp"
 #include "harness/replay/timeline.hpp"
 #include "harness/common/result_row.hpp"
@@ -30,15 +32,27 @@ struct ReplayConfigResult {
   double comm_ms(std::size_t s) const;
 };
 
+// What distinguishes one row of a configuration: a timed step (with its round) or the
+// configuration's mean (with the spread of its steps).
+struct ReplayRowValues {
+  nlohmann::json step;  // the timed step's index, or "mean"
+  double comm_ms = 0, step_ms = 0;
+  std::size_t comm_bytes = 0;
+  std::optional<Summary> spread;
+  std::optional<int> round;
+};
+Fields replay_fields(const ReplayConfigResult& r, const ComputeModel& compute, const ReplayRowValues& v);
+// Every column: the fields of a row that has them all.
 std::vector<std::string> replay_columns();
-Fields replay_step_fields(const ReplayConfigResult& r, const ComputeModel& compute, std::size_t step);
+Fields replay_step_fields(const ReplayConfigResult& r, const ComputeModel& compute, std::size_t step, int round);
 Fields replay_mean_fields(const ReplayConfigResult& r, const ComputeModel& compute);
-nlohmann::json replay_json_row(const Fields& fields, const ReplayConfigResult* details);
+// What only the JSON's mean rows carry: each exchange's size, readiness and time.
+nlohmann::json replay_details(const ReplayConfigResult& r);
 
 void print_replay_header(const std::string& description, std::size_t tensors, std::size_t parameters,
                          std::size_t bytes, std::size_t sparse, const ComputeModel& compute, bool from_profile,
                          int ranks, int steps, int warmup, int rounds);
-void print_replay_line(const ReplayConfigResult& r, const ComputeModel& compute);
+std::string replay_line(const ReplayConfigResult& r, const ComputeModel& compute);
 void print_replay_winner(const std::vector<ReplayConfigResult>& results, const ComputeModel& compute);
 
 // A Chrome-trace (Perfetto) document: per worker rank, compute and each exchange,

@@ -4,18 +4,18 @@
 #include <memory>
 #include <optional>
 
+#include "collectives/mpi/library.hpp"
+#include "harness/common/control.hpp"
 #include "harness/common/sizes.hpp"
 #include "harness/common/stats.hpp"
-#include "harness/run/run_table.hpp"
 #include "harness/common/timing.hpp"
-#include "harness/common/control.hpp"
-#include "harness/common/metadata.hpp"
 #include "harness/common/validation.hpp"
+#include "harness/run/run_table.hpp"
 
 namespace collbench {
 namespace {
 
-std::size_t per_rank_count(const RunOptions& o, std::size_t bytes, int nranks) {
+std::size_t per_rank_count(const SweepSpec& o, std::size_t bytes, int nranks) {
   const std::size_t elem = dtype_size(o.dtype);
   return size_counts_all_blocks(o.collective) ? bytes / elem / static_cast<std::size_t>(nranks) : bytes / elem;
 }
@@ -28,7 +28,7 @@ struct Buffers {
 
 class SizeRun {
  public:
-  SizeRun(const RunOptions& o, Buffers& b, std::size_t count, int rank, int nranks)
+  SizeRun(const SweepSpec& o, Buffers& b, std::size_t count, int rank, int nranks)
       : o_(o), b_(b), count_(count), rank_(rank),
         spec_{o.collective, o.dtype, o.op, nranks},
         layout_(buffer_layout(o.collective, count, nranks, rank, o.root, o.in_place)) {}
@@ -47,7 +47,7 @@ class SizeRun {
   std::size_t wrong_in_ref() const { return count_wrong_results(spec_, rank_, o_.root, count_, b_.ref.data()); }
 
  private:
-  const RunOptions& o_;
+  const SweepSpec& o_;
   Buffers& b_;
   std::size_t count_;
   int rank_;
@@ -57,12 +57,15 @@ class SizeRun {
 
 }  // namespace
 
-std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTransport& transport, MPI_Comm comm,
-                       Outputs out, const Topology& topology) {
+std::int64_t run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
+  MpiTransport& transport = session.transport;
+  const MPI_Comm comm = session.comm;
+  const Topology& topology = session.topology;
   const int rank = transport.rank(), nranks = transport.size();
   const std::size_t elem = dtype_size(o.dtype);
-  const auto sizes = sweep_sizes(o.min_bytes, o.max_bytes, o.step_factor, elem);
-  const AlgorithmEntry* mpi = registry.find(o.collective, "mpi");
+  const auto sizes = sweep_sizes(o.sizes.min_bytes, o.sizes.max_bytes, o.sizes.step_factor, elem);
+  const AlgorithmEntry* mpi = session.registry.find(o.collective, "mpi");
+  const AlgorithmParams params = session.algorithm_params(o.segment_bytes);
 
   Buffers buf;
   const std::size_t max_count = per_rank_count(o, sizes.empty() ? 0 : sizes.back(), nranks);
@@ -75,7 +78,7 @@ std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTranspo
     // Size the shared scratch for the largest call now, so it is allocated once.
     SizeRun largest(o, buf, max_count, rank, nranks);
     for (const AlgorithmEntry* a : o.algorithms)
-      if (!a->is_baseline()) prepare(*a, largest.call(buf.recv), transport, workspace, o.params);
+      if (!a->is_baseline()) prepare(*a, largest.call(buf.recv), transport, workspace, params);
   }
 
   std::int64_t total_errors = 0;
@@ -86,7 +89,7 @@ std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTranspo
 
     std::vector<std::unique_ptr<PreparedCollective>> prepared;
     for (const AlgorithmEntry* a : o.algorithms)
-      prepared.push_back(prepare(*a, size_run.call(buf.recv), transport, workspace, o.params));
+      prepared.push_back(prepare(*a, size_run.call(buf.recv), transport, workspace, params));
 
     // Validation: separate from the timed calls so checking never pollutes the numbers.
     std::vector<std::int64_t> errors(o.algorithms.size(), -1);
@@ -103,17 +106,15 @@ std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTranspo
         prepared[i]->run();
         errors[i] = static_cast<std::int64_t>(size_run.mismatches_against_ref());
       }
-      std::vector<long long> sum(errors.begin(), errors.end());
-      control_allreduce(sum, [](long long a, long long b) { return a + b; }, comm);
-      std::copy(sum.begin(), sum.end(), errors.begin());
+      for (std::int64_t& e : errors) e = control_sum(e, comm);
     }
 
     size_run.load_inputs(buf.recv);
     std::vector<std::vector<double>> samples(o.algorithms.size());
     std::vector<std::vector<double>> round_means(o.algorithms.size());
-    for (int round = 0; round < o.rounds; ++round)
+    for (int round = 0; round < o.reps.rounds; ++round)
       for (std::size_t i = 0; i < o.algorithms.size(); ++i) {
-        auto t = time_calls(*prepared[i], o.warmup, o.iters, o.timing, comm);
+        auto t = time_calls(*prepared[i], o.reps.warmup, o.reps.iters, o.timing, comm);
         round_means[i].push_back(summarize(t).mean * 1e6);
         samples[i].insert(samples[i].end(), t.begin(), t.end());
       }
@@ -132,36 +133,32 @@ std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTranspo
       r.dtype = dtype_name(o.dtype);
       r.op = uses_reduce_op(o.collective) ? reduce_op_name(o.op) : "none";
       r.root = o.root;
-      r.iters = o.iters * o.rounds;
+      r.iters = o.reps.iters * o.reps.rounds;
       for (double& s : samples[i]) s *= 1e6;
       r.time_us = summarize(samples[i]);
       r.algbw_gbps = algbw_gbps(static_cast<double>(bytes), r.time_us.mean * 1e-6);
       r.busbw_gbps = r.algbw_gbps * busbw_factor(o.collective, nranks);
       r.errors = errors[i];
       r.in_place = o.in_place;
-      r.warmup = o.warmup;
-      r.rounds = o.rounds;
-      r.timing = timing_policy_name(o.timing);
+      r.warmup = o.reps.warmup;
+      r.rounds = o.reps.rounds;
+      r.timing = kTimingPolicyNames.name(o.timing);
       r.round_mean_us = round_means[i];
       r.nodes = topology.nodes;
       r.ranks_per_node = topology.max_ranks_per_node;
-      r.segment_bytes = o.algorithms[i]->segment_bytes(o.params);
+      r.segment_bytes = o.algorithms[i]->segment_bytes(params);
       if (o.algorithms[i] == mpi) mpi_mean = r.time_us.mean;
       rows.push_back(std::move(r));
     }
     for (const ResultRow& r : rows) {
       std::optional<double> vs;
       if (mpi_mean && *mpi_mean > 0) vs = r.time_us.mean / *mpi_mean;
-      print_table_row(r, vs);
-      if (out.csv) out.csv->write(r);
-      if (out.json) out.json->add(r);
+      sink.add(to_row(r, table_line(r, vs)));
       if (r.errors > 0) total_errors += r.errors;
     }
-    if (out.json) out.json->save();
+    sink.flush();
   }
-  std::vector<long long> total{rank == 0 ? total_errors : 0};
-  control_allreduce(total, [](long long a, long long b) { return a + b; }, comm);
-  return total[0];
+  return control_sum(rank == 0 ? total_errors : 0, comm);
 }
 
 }  // namespace collbench

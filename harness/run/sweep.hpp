@@ -1,23 +1,15 @@
 #pragma once
-#include <mpi.h>
+#include <cstdint>
 
-#include "collectives/mpi/transport.hpp"
-#include "harness/command_line.hpp"
-#include "harness/common/topology.hpp"
-#include "harness/common/writers.hpp"
+#include "harness/common/result_sink.hpp"
+#include "harness/common/session.hpp"
+#include "harness/run/run_options.hpp"
 
 namespace collbench {
 
-// Where rank 0 puts results; the other ranks pass nullptrs.
-struct Outputs {
-  CsvWriter* csv = nullptr;
-  JsonWriter* json = nullptr;
-};
-
-// Runs the validated sweep. Collective over the transport's ranks; rank 0 prints the
-// table and writes each size's rows as soon as they are measured. Returns the total
-// number of wrong elements found (0 when --no-check).
-std::int64_t run_sweep(const RunOptions& o, const Registry& registry, MpiTransport& transport, MPI_Comm comm,
-                       Outputs out, const Topology& topology = {});
+// Runs the validated sweep. Collective over the session's ranks; rows go to `sink`
+// as each size is measured (rank 0). Returns the total number of wrong elements found
+// (0 when the spec does not check), on every rank.
+std::int64_t run_sweep(const SweepSpec& spec, Session& session, ResultSink& sink);
 
 }  // namespace collbench

@@ -1,5 +1,7 @@
 #include "harness/workloads/workloads_command.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdarg>
 #include <cstdio>
 #include <map>
@@ -40,9 +42,9 @@ std::string workload_list_text() {
   return out;
 }
 
-std::string workload_show_text(const ReplayOptions& r) {
+std::string workload_show_text(const ModelOptions& r) {
   const Workload w = load_workload(r.workload, r.workload_options);
-  const std::optional<ComputeModel> c = replay_compute_model(r, w);
+  const std::optional<ComputeModel> c = model_compute(r, w);
   std::string out;
   append(out, "# %s: %s\n# %zu tensors (%zu sparse), %zu parameters, %s of gradients\n", w.name.c_str(),
          w.description.c_str(), w.tensors.size(), w.sparse_tensors(), w.parameters(), mib(w.bytes()).c_str());
@@ -70,7 +72,7 @@ std::string workload_show_text(const ReplayOptions& r) {
     BucketingOptions o = r.bucketing;
     o.policy = p;
     const std::vector<Bucket> buckets = make_buckets(w, ready, o, false);
-    append(out, "#\n# buckets, %s", std::string(bucketing_name(p)).c_str());
+    append(out, "#\n# buckets, %s", std::string(kBucketingNames.name(p)).c_str());
     if (p == BucketingPolicy::ddp)
       append(out, " (first %s, then %s)", mib(o.ddp_first_bucket_bytes).c_str(), mib(o.ddp_bucket_bytes).c_str());
     if (p == BucketingPolicy::fusion)
@@ -85,6 +87,28 @@ std::string workload_show_text(const ReplayOptions& r) {
     }
   }
   return out;
+}
+
+CLI::App* add_workloads_command(CLI::App& app, WorkloadsFlags& f) {
+  CLI::App* workloads = app.add_subcommand("workloads", "List the built-in workloads, or show one's tensors and buckets");
+  workloads->require_subcommand(1);
+  workloads->add_subcommand("list", "List the built-in workloads");
+  f.show = workloads->add_subcommand("show", "Show a workload's tensors, totals and buckets");
+  f.show->add_option("workload", f.parsed.model.workload, "resnet50, bert-base, bert-large, lm1b, or a FILE.csv")->required();
+  add_model_flags(*f.show, f.parsed.model, f.model);
+  return workloads;
+}
+
+WorkloadsOptions resolve_workloads(const WorkloadsFlags& f) {
+  WorkloadsOptions o = f.parsed;
+  o.show = f.show->parsed();
+  if (o.show) resolve_model(o.model, f.model, false);
+  return o;
+}
+
+int run_workloads(const WorkloadsOptions& o, const Invocation& inv) {
+  if (inv.rank == 0) std::printf("%s", (o.show ? workload_show_text(o.model) : workload_list_text()).c_str());
+  return 0;
 }
 
 }  // namespace collbench

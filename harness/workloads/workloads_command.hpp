@@ -2,13 +2,27 @@
 // `collbench workloads list` and `collbench workloads show NAME`.
 #include <string>
 
-#include "harness/replay/replay_options.hpp"
+#include "harness/common/invocation.hpp"
+#include "harness/workloads/model_options.hpp"
 
 namespace collbench {
 
+struct WorkloadsOptions {
+  bool show = false;  // show one workload, else list them all
+  ModelOptions model;
+};
+struct WorkloadsFlags {
+  ModelFlags model;
+  WorkloadsOptions parsed;
+  CLI::App* show = nullptr;
+};
+CLI::App* add_workloads_command(CLI::App& app, WorkloadsFlags& f);
+WorkloadsOptions resolve_workloads(const WorkloadsFlags& f);  // throws std::invalid_argument
+int run_workloads(const WorkloadsOptions& o, const Invocation& inv);
+
 std::string workload_list_text();
 // The workload's tensors (backward order), totals, and the buckets of each policy in
-// `r.bucketings`; compute times where the step's compute is given.
-std::string workload_show_text(const ReplayOptions& r);
+// `m.bucketings`; compute times where the step's compute is given.
+std::string workload_show_text(const ModelOptions& m);
 
 }  // namespace collbench

@@ -3,10 +3,9 @@
 
 #include <vector>
 
-#include "collectives/mpi/baselines.hpp"
 #include "collectives/mpi/known_defects.hpp"
 #include "collectives/mpi/transport.hpp"
-#include "algorithms/catalog.hpp"
+#include "harness/common/default_registry.hpp"
 #include "harness/common/validation.hpp"
 
 using namespace collbench;
@@ -14,13 +13,9 @@ using namespace collbench;
 namespace {
 
 struct Fixture {
-  Registry registry;
+  const Registry& registry = default_registry();
   MpiTransport transport{MPI_COMM_WORLD};
   Workspace workspace;
-  Fixture() {
-    register_mpi_baselines(registry);
-    register_reference_algorithms(registry);
-  }
   // Runs `name` once on this rank's inputs and returns its receive buffer.
   std::vector<std::byte> run(Collective c, const std::string& name, DType t, ReduceOp op, std::size_t count, int root,
                              bool in_place, const AlgorithmParams& params = {}) {

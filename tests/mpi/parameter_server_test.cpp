@@ -230,7 +230,7 @@ TEST_F(ParameterServer, SparseTablesOfDifferentRowWidthsSumExactly) {
 TEST_F(ParameterServer, AsyncAndBoundedApplyEveryPushExactlyOnce) {
   for (PsMode mode : {PsMode::async, PsMode::bounded})
     for (const Case& c : cases()) {
-      SCOPED_TRACE(std::string(ps_mode_name(mode)) + " servers " + std::to_string(c.servers) + (c.sparse ? " sparse" : " dense"));
+      SCOPED_TRACE(std::string(kPsModeNames.name(mode)) + " servers " + std::to_string(c.servers) + (c.sparse ? " sparse" : " dense"));
       expect_matches_allreduce(*tr_, mode, c);
     }
 }
@@ -242,7 +242,7 @@ TEST_F(ParameterServer, BoundedStalenessIsNeverExceededWithASlowWorker) {
   const int n = world_size();
   for (auto [mode, bound] : {std::pair{PsMode::bounded, 1}, std::pair{PsMode::bounded, 0}, std::pair{PsMode::sync, 0}})
     for (int servers : {1, n - 1}) {
-      SCOPED_TRACE(std::string(ps_mode_name(mode)) + " s=" + std::to_string(bound) + " servers " + std::to_string(servers));
+      SCOPED_TRACE(std::string(kPsModeNames.name(mode)) + " s=" + std::to_string(bound) + " servers " + std::to_string(servers));
       const PsRoles roles = ps_roles(n, servers);
       const int W = roles.workers(), steps = 8;
       PsConfig config;

@@ -7,13 +7,11 @@
 #include <fstream>
 
 #include "algorithms/catalog.hpp"
-#include "collectives/mpi/baselines.hpp"
 #include "harness/command_line.hpp"
-#include "algorithms/parameter_server/protocol.hpp"
-#include "algorithms/catalog.hpp"
+#include "harness/common/default_registry.hpp"
+#include "harness/common/session.hpp"
 #include "harness/replay/replay.hpp"
 #include "harness/replay/replay_rows.hpp"
-#include "harness/common/topology.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/zipf.hpp"
 
@@ -43,9 +41,6 @@ class Replay : public ::testing::Test {
   void SetUp() override {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    register_mpi_baselines(registry_);
-    register_reference_algorithms(registry_);
-    register_parameter_server(registry_);
     registry_.add({Collective::allreduce, "broken", "test only", broken_ring, {}});
     workload_path_ = testing::TempDir() + "collbench-replay-" + std::to_string(rank_) + ".csv";
     std::ofstream(workload_path_) << kWorkloadCsv;
@@ -60,19 +55,14 @@ class Replay : public ::testing::Test {
     std::vector<const char*> argv;
     for (const auto& a : args) argv.push_back(a.c_str());
     Command cmd = parse_command_line(static_cast<int>(argv.size()), argv.data(), registry_, size_);
-    EXPECT_EQ(cmd.kind, Command::Kind::replay) << cmd.text;
-    MpiTransport transport(MPI_COMM_WORLD);
-    const Topology topology = discover_topology(MPI_COMM_WORLD, 0);
-    cmd.run.params.node_of_rank = topology.node_of_rank;
-    std::unique_ptr<CsvWriter> csv;
-    std::unique_ptr<JsonWriter> json;
-    if (rank_ == 0) {
-      csv = std::make_unique<CsvWriter>(CsvWriter::with_columns(testing::TempDir() + "replay-test.csv", replay_columns()));
-      json = std::make_unique<JsonWriter>(json_path_, nlohmann::json::object());
-    }
-    *wrong = run_replay(cmd.run, registry_, transport, MPI_COMM_WORLD, {csv.get(), json.get()}, topology);
+    EXPECT_TRUE(std::holds_alternative<ReplayOptions>(cmd));
+    if (!std::holds_alternative<ReplayOptions>(cmd)) return {};
+    Session session(registry_, MPI_COMM_WORLD, 0);
+    OutputOptions out{testing::TempDir() + "replay-test.csv", json_path_};
+    ResultSink sink = ResultSink::open(out, "replay", replay_columns(), nlohmann::json::object(), MPI_COMM_WORLD);
+    *wrong = run_replay(std::get<ReplayOptions>(cmd), session, sink);
     if (rank_ != 0) return {};
-    json->save();
+    sink.flush();
     return nlohmann::json::parse(std::ifstream(json_path_))["rows"];
   }
 
@@ -85,7 +75,7 @@ class Replay : public ::testing::Test {
   }
 
   int rank_ = 0, size_ = 1;
-  Registry registry_;
+  Registry registry_ = default_registry();
   std::string workload_path_, json_path_;
 };
 

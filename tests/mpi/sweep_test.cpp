@@ -3,10 +3,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include "collectives/mpi/baselines.hpp"
-#include "collectives/mpi/transport.hpp"
 #include "algorithms/catalog.hpp"
-#include "algorithms/catalog.hpp"
+#include "harness/common/default_registry.hpp"
+#include "harness/common/session.hpp"
 #include "harness/run/sweep.hpp"
 
 using namespace collbench;
@@ -19,33 +18,32 @@ Schedule broken_ring(const ScheduleRequest& q) {
   return s;
 }
 
-RunOptions options(const Registry& r, const std::vector<std::string>& names) {
-  RunOptions o;
+SweepSpec options(const Registry& r, const std::vector<std::string>& names) {
+  SweepSpec o;
   for (const auto& n : names) o.algorithms.push_back(r.find(Collective::allreduce, n));
-  o.min_bytes = 64;
-  o.max_bytes = 64 << 10;
-  o.step_factor = 32;
-  o.warmup = 1;
-  o.iters = 2;
+  o.sizes.min_bytes = 64;
+  o.sizes.max_bytes = 64 << 10;
+  o.sizes.step_factor = 32;
+  o.reps.warmup = 1;
+  o.reps.iters = 2;
   return o;
 }
 }  // namespace
 
 TEST(Sweep, CorrectAlgorithmsReportNoErrorsAndBrokenOnesAreCaught) {
-  Registry r;
-  register_mpi_baselines(r);
-  register_reference_algorithms(r);
+  Registry r = default_registry();
   r.add({Collective::allreduce, "broken", "test only", broken_ring, {}});
-  MpiTransport t(MPI_COMM_WORLD);
+  Session session(r, MPI_COMM_WORLD, 0);
+  ResultSink discard;
   int n = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
 
-  EXPECT_EQ(run_sweep(options(r, {"mpi", "ring"}), r, t, MPI_COMM_WORLD, {}), 0);
-  const std::int64_t wrong = run_sweep(options(r, {"broken"}), r, t, MPI_COMM_WORLD, {});
+  EXPECT_EQ(run_sweep(options(r, {"mpi", "ring"}), session, discard), 0);
+  const std::int64_t wrong = run_sweep(options(r, {"broken"}), session, discard);
   if (n > 1) EXPECT_GT(wrong, 0);
   else EXPECT_EQ(wrong, 0);
 
-  RunOptions unchecked = options(r, {"broken"});
+  SweepSpec unchecked = options(r, {"broken"});
   unchecked.check = false;
-  EXPECT_EQ(run_sweep(unchecked, r, t, MPI_COMM_WORLD, {}), 0) << "--no-check counts nothing";
+  EXPECT_EQ(run_sweep(unchecked, session, discard), 0) << "--no-check counts nothing";
 }

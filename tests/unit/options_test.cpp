@@ -2,70 +2,70 @@
 
 #include <vector>
 
-#include "collectives/mpi/baselines.hpp"
 #include "harness/command_line.hpp"
-#include "algorithms/parameter_server/protocol.hpp"
-#include "algorithms/catalog.hpp"
+#include "harness/common/default_registry.hpp"
 
 using namespace collbench;
 
 namespace {
 Command parse(std::vector<const char*> args, int nranks = 2) {
-  static Registry registry = [] {
-    Registry r;
-    register_mpi_baselines(r);
-    register_reference_algorithms(r);
-    register_parameter_server(r);
-    return r;
-  }();
   args.insert(args.begin(), "collbench");
-  return parse_command_line(static_cast<int>(args.size()), args.data(), registry, nranks);
+  return parse_command_line(static_cast<int>(args.size()), args.data(), default_registry(), nranks);
+}
+std::string text_of(const Command& c) {
+  if (auto* e = std::get_if<CommandError>(&c)) return e->text;
+  if (auto* h = std::get_if<HelpText>(&c)) return h->text;
+  return "";
 }
 void expect_error(std::vector<const char*> args, const std::string& message, int nranks = 2) {
   const Command c = parse(args, nranks);
-  EXPECT_EQ(c.kind, Command::Kind::error);
-  EXPECT_NE(c.text.find(message), std::string::npos) << "got: " << c.text;
+  EXPECT_TRUE(std::holds_alternative<CommandError>(c));
+  EXPECT_NE(text_of(c).find(message), std::string::npos) << "got: " << text_of(c);
 }
 }  // namespace
 
 TEST(Options, DefaultsRunEveryAllreduceAlgorithm) {
   const Command c = parse({"run"});
-  ASSERT_EQ(c.kind, Command::Kind::run);
-  ASSERT_EQ(c.run.algorithms.size(), 9u);  // mpi and the eight reference allreduces
-  EXPECT_EQ(c.run.algorithms[0]->name, "mpi");
-  EXPECT_EQ(c.run.algorithms[1]->name, "ring");
-  EXPECT_TRUE(c.run.check);
-  EXPECT_EQ(c.run.min_bytes, 8u);
+  ASSERT_TRUE(std::holds_alternative<RunOptions>(c));
+  const SweepSpec& s = std::get<RunOptions>(c).sweep;
+  // Every registered allreduce: the mpi baseline, then the reference algorithms.
+  ASSERT_EQ(s.algorithms, default_registry().for_collective(Collective::allreduce));
+  EXPECT_EQ(s.algorithms[0]->name, "mpi");
+  EXPECT_EQ(s.algorithms[1]->name, "ring");
+  EXPECT_TRUE(s.check);
+  EXPECT_EQ(s.sizes.min_bytes, 8u);
 }
 
 TEST(Options, ParsesNcclTestsStyleFlags) {
   const Command c = parse({"run", "-b", "1K", "-e", "1M", "-f", "4", "-w", "2", "-n", "7", "-d", "f64", "-o", "max",
                            "--algorithms", "ring", "--no-check", "--in-place", "--timing", "loop"});
-  ASSERT_EQ(c.kind, Command::Kind::run) << c.text;
-  EXPECT_EQ(c.run.min_bytes, 1024u);
-  EXPECT_EQ(c.run.max_bytes, 1u << 20);
-  EXPECT_EQ(c.run.step_factor, 4);
-  EXPECT_EQ(c.run.warmup, 2);
-  EXPECT_EQ(c.run.iters, 7);
-  EXPECT_EQ(c.run.dtype, DType::f64);
-  EXPECT_EQ(c.run.op, ReduceOp::max);
-  ASSERT_EQ(c.run.algorithms.size(), 1u);
-  EXPECT_FALSE(c.run.check);
-  EXPECT_TRUE(c.run.in_place);
-  EXPECT_EQ(c.run.timing, TimingPolicy::loop);
+  ASSERT_TRUE(std::holds_alternative<RunOptions>(c)) << text_of(c);
+  const SweepSpec& s = std::get<RunOptions>(c).sweep;
+  EXPECT_EQ(s.sizes.min_bytes, 1024u);
+  EXPECT_EQ(s.sizes.max_bytes, 1u << 20);
+  EXPECT_EQ(s.sizes.step_factor, 4);
+  EXPECT_EQ(s.reps.warmup, 2);
+  EXPECT_EQ(s.reps.iters, 7);
+  EXPECT_EQ(s.dtype, DType::f64);
+  EXPECT_EQ(s.op, ReduceOp::max);
+  ASSERT_EQ(s.algorithms.size(), 1u);
+  EXPECT_FALSE(s.check);
+  EXPECT_TRUE(s.in_place);
+  EXPECT_EQ(s.timing, TimingPolicy::loop);
 }
 
 TEST(Options, ListAndHelp) {
-  EXPECT_EQ(parse({"list"}).kind, Command::Kind::list);
-  EXPECT_EQ(parse({"--help"}).kind, Command::Kind::help);
+  EXPECT_TRUE(std::holds_alternative<ListOptions>(parse({"list"})));
+  EXPECT_TRUE(std::holds_alternative<HelpText>(parse({"--help"})));
   const Command h = parse({"run", "--help"});
-  EXPECT_EQ(h.kind, Command::Kind::help);
-  EXPECT_NE(h.text.find("--minbytes"), std::string::npos);
+  EXPECT_TRUE(std::holds_alternative<HelpText>(h));
+  EXPECT_NE(text_of(h).find("--minbytes"), std::string::npos);
 }
 
 TEST(Options, BadInputNamesTheProblemAndTheValidChoices) {
   expect_error({"run", "--collective", "alltoall"}, "unknown collective 'alltoall'; valid: allreduce, broadcast, reduce, gather");
-  expect_error({"run", "--algorithms", "ring,nope"}, "unknown algorithm 'nope' for allreduce; valid: mpi, ring");
+  expect_error({"run", "--algorithms", "ring,nope"},
+               "unknown algorithm 'nope' for allreduce; valid: " + default_registry().names(Collective::allreduce));
   expect_error({"run", "--dtype", "f8"}, "unknown dtype 'f8'; valid: f32, f64, f16, bf16, i32, i64");
   expect_error({"run", "--op", "avg"}, "unknown op 'avg'; valid: sum, prod, min, max");
   expect_error({"run", "-b", "12Q"}, "invalid size '12Q'");
@@ -83,29 +83,30 @@ TEST(Options, BadInputNamesTheProblemAndTheValidChoices) {
 
 TEST(Options, ParameterServerDefaultsAndSettings) {
   Command c = parse({"run", "-c", "ps"}, 3);
-  ASSERT_EQ(c.kind, Command::Kind::run) << c.text;
-  EXPECT_TRUE(c.run.parameter_server);
-  EXPECT_EQ(c.run.ps.servers, 1);
-  ASSERT_EQ(c.run.ps.modes.size(), 1u);
-  EXPECT_EQ(c.run.ps.modes[0]->name, "ps-sync");
-  ASSERT_EQ(c.run.ps.compare.size(), 1u);
-  EXPECT_EQ(c.run.ps.compare[0]->name, "ring");
-  EXPECT_EQ(c.run.ps.partition_bytes, 4096000u);
-  EXPECT_FALSE(c.run.ps.sparse());
+  ASSERT_TRUE(std::holds_alternative<PsOptions>(c)) << text_of(c);
+  const PsOptions* ps = &std::get<PsOptions>(c);
+  EXPECT_EQ(ps->servers, 1);
+  ASSERT_EQ(ps->modes.size(), 1u);
+  EXPECT_EQ(ps->modes[0]->name, "ps-sync");
+  ASSERT_EQ(ps->compare.size(), 1u);
+  EXPECT_EQ(ps->compare[0]->name, "ring");
+  EXPECT_EQ(ps->partition_bytes, 4096000u);
+  EXPECT_FALSE(ps->sparse());
 
   c = parse({"run", "-c", "ps", "--servers", "2", "--ps-mode", "async,bounded,async", "--staleness", "3", "--sparse-rows",
              "64", "--row-bytes", "1K", "-b", "4K", "--assignment", "hash", "--slow-ranks", "0,1", "--slow-us", "50",
              "--compare", "none", "--partition-size", "64K"},
             4);
-  ASSERT_EQ(c.kind, Command::Kind::run) << c.text;
-  ASSERT_EQ(c.run.ps.modes.size(), 2u);
-  EXPECT_EQ(c.run.ps.modes[1]->name, "ps-bounded");
-  EXPECT_EQ(c.run.ps.staleness, 3);
-  EXPECT_EQ(c.run.ps.row_bytes, 1024u);
-  EXPECT_EQ(c.run.ps.assignment, PsAssignment::hash);
-  EXPECT_EQ(c.run.ps.slow_ranks, (std::vector<int>{0, 1}));
-  EXPECT_TRUE(c.run.ps.compare.empty());
-  EXPECT_EQ(c.run.ps.partition_bytes, 65536u);
+  ASSERT_TRUE(std::holds_alternative<PsOptions>(c)) << text_of(c);
+  ps = &std::get<PsOptions>(c);
+  ASSERT_EQ(ps->modes.size(), 2u);
+  EXPECT_EQ(ps->modes[1]->name, "ps-bounded");
+  EXPECT_EQ(ps->staleness, 3);
+  EXPECT_EQ(ps->row_bytes, 1024u);
+  EXPECT_EQ(ps->assignment, PsAssignment::hash);
+  EXPECT_EQ(ps->slow_ranks, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(ps->compare.empty());
+  EXPECT_EQ(ps->partition_bytes, 65536u);
 }
 
 TEST(Options, ParameterServerRefusesBadConfigurations) {

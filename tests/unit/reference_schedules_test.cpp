@@ -5,21 +5,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "algorithms/catalog.hpp"
+#include "harness/common/default_registry.hpp"
 #include "collectives/symbolic_executor.hpp"
 
 using namespace collbench;
 
 namespace {
 
-const Registry& reference_registry() {
-  static const Registry r = [] {
-    Registry reg;
-    register_reference_algorithms(reg);
-    return reg;
-  }();
-  return r;
-}
+const Registry& reference_registry() { return default_registry(); }
 
 std::string label(const AlgorithmEntry& e) { return std::string(collective_name(e.collective)) + "_" + e.name; }
 
@@ -27,7 +20,8 @@ std::string label(const AlgorithmEntry& e) { return std::string(collective_name(
 std::vector<std::string> all_reference_algorithms() {
   std::vector<std::string> out;
   for (Collective c : kAllCollectives)
-    for (const AlgorithmEntry* e : reference_registry().for_collective(c)) out.push_back(label(*e));
+    for (const AlgorithmEntry* e : reference_registry().for_collective(c))
+      if (!e->is_baseline()) out.push_back(label(*e));
   return out;
 }
 

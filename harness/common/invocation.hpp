@@ -1,0 +1,42 @@
+#pragma once
+// How collbench was started: what every command's run function receives. Every rank
+// parses the same command line; rank 0 alone speaks.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "collectives/registry.hpp"
+#include "harness/common/result_sink.hpp"
+#include "harness/common/run_error.hpp"
+
+namespace collbench {
+
+struct Invocation {
+  int argc = 0;
+  const char* const* argv = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;
+  const Registry* registry = nullptr;
+  int rank = 0, size = 1;
+};
+
+// "# WHAT: CSV and JSON"
+void print_results(const OutputOptions& out, const char* what);
+
+// Runs a command's measurements; a RunError (which every rank throws alike) first
+// makes rank 0 say where the rows measured so far are.
+template <class Measure>
+std::int64_t measure_keeping_results(const Invocation& inv, const OutputOptions& out, Measure measure) {
+  try {
+    return measure();
+  } catch (const RunError&) {
+    if (inv.rank == 0) print_results(out, "results so far");
+    throw;
+  }
+}
+
+// Rank 0 names where the results went and, if any, how many elements were wrong.
+// Returns the exit status: 0, or 1 when wrong elements were found.
+int finish_run(const Invocation& inv, const OutputOptions& out, std::int64_t wrong);
+
+}  // namespace collbench

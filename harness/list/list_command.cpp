@@ -1,0 +1,65 @@
+#include "harness/list/list_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace collbench {
+
+CLI::App* add_list_command(CLI::App& app, ListOptions& o) {
+  CLI::App* list = app.add_subcommand("list", "List collectives, algorithms, dtypes and ops");
+  list->add_flag("--json", o.json, "Print the registry as JSON (for scripts)");
+  return list;
+}
+
+namespace {
+
+void print_text(const Registry& registry) {
+  std::printf("collectives and algorithms (mpi = the MPI library's own collective, the baseline):\n");
+  for (Collective c : kAllCollectives) {
+    std::printf("  %s\n", std::string(collective_name(c)).c_str());
+    for (const AlgorithmEntry* e : registry.for_collective(c))
+      std::printf("    %-22s %s%s\n", e->name.c_str(), e->summary.c_str(),
+                  e->pipelined() ? (" [default segment " + std::to_string(e->default_segment_bytes / 1024) + " KiB]").c_str()
+                                 : "");
+  }
+  std::printf("  ps (parameter server; choose with --ps-mode, see 'collbench run --help')\n");
+  for (const ProtocolEntry* p : registry.protocols()) std::printf("    %-22s %s\n", p->name.c_str(), p->summary.c_str());
+  std::printf("dtypes:");
+  for (DType t : kAllDTypes) std::printf(" %s", std::string(dtype_name(t)).c_str());
+  std::printf("\nops:");
+  for (ReduceOp op : kAllReduceOps) std::printf(" %s", std::string(reduce_op_name(op)).c_str());
+  std::printf("\n");
+}
+
+nlohmann::json as_json(const Registry& registry) {
+  nlohmann::json collectives = nlohmann::json::object();
+  for (Collective c : kAllCollectives) {
+    nlohmann::json algorithms = nlohmann::json::array();
+    for (const AlgorithmEntry* e : registry.for_collective(c))
+      algorithms.push_back({{"name", e->name},
+                            {"summary", e->summary},
+                            {"baseline", e->is_baseline()},
+                            {"default_segment_bytes", e->default_segment_bytes},
+                            {"topology_aware", e->topology_aware}});
+    collectives[std::string(collective_name(c))] = algorithms;
+  }
+  nlohmann::json protocols = nlohmann::json::array();
+  for (const ProtocolEntry* p : registry.protocols())
+    protocols.push_back({{"family", p->family}, {"name", p->name}, {"variant", p->variant}, {"summary", p->summary}});
+  std::vector<std::string> dtypes, ops;
+  for (DType t : kAllDTypes) dtypes.emplace_back(dtype_name(t));
+  for (ReduceOp op : kAllReduceOps) ops.emplace_back(reduce_op_name(op));
+  return {{"collectives", collectives}, {"protocols", protocols}, {"dtypes", dtypes}, {"ops", ops}};
+}
+
+}  // namespace
+
+int run_list(const ListOptions& o, const Invocation& inv) {
+  if (inv.rank != 0) return 0;
+  if (o.json) std::printf("%s\n", as_json(*inv.registry).dump(1).c_str());
+  else print_text(*inv.registry);
+  return 0;
+}
+
+}  // namespace collbench

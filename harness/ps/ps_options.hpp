@@ -1,0 +1,47 @@
+#pragma once
+// `collbench run -c ps`: the parameter server's sweep, with its own options.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "algorithms/parameter_server/plan.hpp"
+#include "collectives/registry.hpp"
+#include "harness/run/run_options.hpp"
+
+namespace collbench {
+
+struct PsOptions {
+  SizeRange sizes;   // the model's bytes (dense), or the whole table's (sparse)
+  Repetitions reps;  // steps, not calls
+  DType dtype = DType::f32;
+  bool check = true;
+  int ranks_per_node = 0;
+  std::size_t segment_bytes = 0;  // of the --compare allreduce algorithms
+  OutputOptions out;
+
+  int servers = 1;
+  std::vector<const ProtocolEntry*> modes;  // resolved from --ps-mode
+  int staleness = 2;
+  double learning_rate = 0.01;
+  std::size_t partition_bytes = 4096000;
+  PsAssignment assignment = PsAssignment::round_robin;
+  std::size_t sparse_rows = 0;  // rows each worker touches per step; 0: dense
+  std::size_t row_bytes = 0;
+  std::vector<int> slow_ranks;  // workers that wait slow_us before every step
+  double slow_us = 0;
+  std::vector<const AlgorithmEntry*> compare;  // allreduce algorithms run among the workers
+  bool sparse() const { return sparse_rows > 0; }
+};
+
+// The parameter server's flags as typed.
+struct PsFlags {
+  std::string modes = "sync", partition = "4096000", assignment = "round-robin", row_bytes, slow_ranks,
+              compare = "ring";
+  PsOptions parsed;  // what CLI11 parses straight into numbers
+};
+void add_ps_flags(CLI::App& run, PsFlags& f);
+// `common` is `run`'s resolved options (sizes, repetitions, dtype, outputs, ...).
+// Throws std::invalid_argument.
+PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry& registry, int nranks);
+
+}  // namespace collbench

@@ -1,0 +1,9 @@
+#pragma once
+#include "harness/common/invocation.hpp"
+#include "harness/replay/replay_options.hpp"
+
+namespace collbench {
+
+int run_replay_command(ReplayOptions r, const Invocation& inv);
+
+}  // namespace collbench

@@ -1,0 +1,98 @@
+#include "harness/run/run_options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <stdexcept>
+#include <tuple>
+
+#include "harness/common/lists.hpp"
+#include "harness/common/sizes.hpp"
+
+namespace collbench {
+
+bool is_parameter_server(const RunFlags& f) { return f.collective == "ps"; }
+
+void add_run_flags(CLI::App& run, RunFlags& f) {
+  SweepSpec& s = f.parsed.sweep;
+  run.add_option("--collective,-c", f.collective, kCollectiveNames.valid() + ", ps (parameter server)")
+      ->capture_default_str();
+  run.add_option("--algorithms,-a", f.algorithms, "Comma-separated algorithm names (default: all registered)");
+  run.add_option("-b,--minbytes", f.min_bytes, "Smallest size in bytes (K/M/G suffixes)")->capture_default_str();
+  run.add_option("-e,--maxbytes", f.max_bytes, "Largest size in bytes (K/M/G suffixes)")->capture_default_str();
+  run.add_option("-f,--stepfactor", s.sizes.step_factor, "Multiply the size by this between steps")->capture_default_str();
+  run.add_option("-w,--warmup", s.reps.warmup, "Untimed warm-up calls per algorithm, size and round")->capture_default_str();
+  run.add_option("-n,--iters", s.reps.iters, "Timed calls per algorithm, size and round")->capture_default_str();
+  run.add_option("--rounds", s.reps.rounds, "Rounds per size; each round times every algorithm in turn, so "
+                                            "algorithms are measured interleaved")->capture_default_str();
+  run.add_option("-d,--dtype", f.dtype, kDTypeNames.valid())->capture_default_str();
+  run.add_option("-o,--op", f.op, kReduceOpNames.valid())->capture_default_str();
+  run.add_option("-r,--root", s.root, "Root rank of broadcast, reduce and gather")->capture_default_str();
+  run.add_flag("--check,!--no-check", s.check, "Validate every algorithm against the MPI library before timing (default on)");
+  run.add_flag("--in-place", s.in_place, "Use one buffer for input and output (MPI_IN_PLACE)");
+  run.add_option("--segment-size", f.segment, "Pipeline segment of pipelined algorithms (K/M suffixes; "
+                                              "default: each algorithm's own, see 'collbench list')");
+  run.add_option("--ranks-per-node", f.parsed.ranks_per_node, "Emulate nodes of this many consecutive ranks for "
+                                                              "hierarchical algorithms (default: real nodes, "
+                                                              "from MPI_COMM_TYPE_SHARED)")
+      ->each([&f](const std::string&) { f.ranks_per_node_given = true; });
+  run.add_option("--timing", f.timing, "per-call or loop (see the table header)")->capture_default_str();
+  add_output_flags(run, f.parsed.out, "<collective>");
+}
+
+RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks) {
+  RunOptions o = f.parsed;
+  SweepSpec& s = o.sweep;
+  if (f.ranks_per_node_given && o.ranks_per_node < 1) throw std::invalid_argument("--ranks-per-node must be at least 1");
+  const bool ps = is_parameter_server(f);
+  auto c = ps ? std::optional{Collective::allreduce} : parse_collective(f.collective);
+  if (!c) throw std::invalid_argument("unknown collective '" + f.collective + "'; valid: " + kCollectiveNames.valid() + ", ps");
+  s.collective = *c;
+  s.dtype = kDTypeNames.parse_or_throw(f.dtype, "dtype");
+  s.op = kReduceOpNames.parse_or_throw(f.op, "op");
+  s.timing = kTimingPolicyNames.parse_or_throw(f.timing, "timing policy");
+
+  if (ps && !f.algorithms.empty())
+    throw std::invalid_argument("--collective ps takes --ps-mode (and --compare), not --algorithms");
+  if (f.algorithms.empty()) {
+    s.algorithms = registry.for_collective(s.collective);
+  } else {
+    s.algorithms = resolve_list<const AlgorithmEntry*>(
+        f.algorithms,
+        [&](const std::string& name) {
+          const AlgorithmEntry* e = registry.find(s.collective, name);
+          return e ? std::optional{e} : std::nullopt;
+        },
+        [&](const std::string& name) {
+          return "unknown algorithm '" + name + "' for " + f.collective + "; valid: " + registry.names(s.collective);
+        },
+        "--algorithms names no algorithm");
+  }
+
+  s.sizes.min_bytes = parse_size(f.min_bytes);
+  s.sizes.max_bytes = parse_size(f.max_bytes);
+  if (s.sizes.min_bytes > s.sizes.max_bytes)
+    throw std::invalid_argument("--minbytes (" + f.min_bytes + ") is larger than --maxbytes (" + f.max_bytes + ")");
+  const std::size_t elem = dtype_size(s.dtype);
+  for (auto [flag, text, value] : {std::tuple{"--minbytes", f.min_bytes, s.sizes.min_bytes},
+                                   std::tuple{"--maxbytes", f.max_bytes, s.sizes.max_bytes}})
+    if (value % elem)
+      throw std::invalid_argument(std::string(flag) + " " + text + " is not a multiple of the " + f.dtype +
+                                  " element size (" + std::to_string(elem) + " bytes)");
+  if (!(s.sizes.step_factor > 1) && s.sizes.min_bytes != s.sizes.max_bytes)
+    throw std::invalid_argument("--stepfactor must be greater than 1 when --minbytes and --maxbytes differ");
+  if (!std::isfinite(s.sizes.step_factor)) throw std::invalid_argument("--stepfactor must be a finite number");
+  if (s.reps.warmup < 0) throw std::invalid_argument("--warmup must not be negative");
+  if (s.reps.iters < 1) throw std::invalid_argument("--iters must be at least 1");
+  if (s.reps.rounds < 1) throw std::invalid_argument("--rounds must be at least 1");
+  if (!f.segment.empty()) {
+    s.segment_bytes = parse_size(f.segment);
+    if (s.segment_bytes < elem)
+      throw std::invalid_argument("--segment-size " + f.segment + " is smaller than one " + f.dtype + " element");
+  }
+  if (s.root < 0 || s.root >= nranks)
+    throw std::invalid_argument("--root " + std::to_string(s.root) + " is out of range for " + std::to_string(nranks) +
+                                " rank(s) (valid: 0.." + std::to_string(nranks - 1) + ")");
+  return o;
+}
+
+}  // namespace collbench

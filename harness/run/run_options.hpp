@@ -1,0 +1,64 @@
+#pragma once
+// `collbench run`: a validated size sweep of one collective's algorithms.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
+#include "harness/common/result_sink.hpp"
+#include "harness/common/timing.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace collbench {
+
+struct SizeRange {
+  std::size_t min_bytes = 8;
+  std::size_t max_bytes = std::size_t{64} << 20;
+  double step_factor = 2;
+};
+
+struct Repetitions {
+  int warmup = 5;  // untimed calls per algorithm, size and round
+  int iters = 20;  // timed calls per algorithm, size and round
+  int rounds = 1;  // each round times every algorithm in turn
+};
+
+// What one validated sweep needs: `run`'s, and the parameter server's comparison.
+struct SweepSpec {
+  Collective collective = Collective::allreduce;
+  std::vector<const AlgorithmEntry*> algorithms;  // resolved; baseline first
+  SizeRange sizes;
+  Repetitions reps;
+  DType dtype = DType::f32;
+  ReduceOp op = ReduceOp::sum;
+  int root = 0;
+  bool check = true;
+  bool in_place = false;
+  TimingPolicy timing = TimingPolicy::per_call;
+  std::size_t segment_bytes = 0;  // pipelined algorithms; 0: each algorithm's default
+};
+
+struct RunOptions {
+  SweepSpec sweep;
+  int ranks_per_node = 0;  // emulated nodes; 0: from MPI_COMM_TYPE_SHARED
+  OutputOptions out;
+};
+
+// `run`'s flags as typed (the parameter server, -c ps, shares them).
+struct RunFlags {
+  std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "8", max_bytes = "64M",
+              timing = "per-call", segment;
+  bool ranks_per_node_given = false;
+  RunOptions parsed;  // what CLI11 parses straight into numbers
+};
+void add_run_flags(CLI::App& app, RunFlags& f);
+// Checks and resolves what a rank can check alone; throws std::invalid_argument.
+// For -c ps the sweep is of allreduce (what the parameter server is checked with).
+RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks);
+bool is_parameter_server(const RunFlags& f);
+
+}  // namespace collbench

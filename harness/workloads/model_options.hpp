@@ -1,0 +1,42 @@
+#pragma once
+// What `collbench replay` and `collbench workloads show` share: which model, its
+// knobs, the step's compute and the bucketing policies.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workloads/bucketing.hpp"
+#include "workloads/compute_model.hpp"
+#include "workloads/workload.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace collbench {
+
+struct ModelOptions {
+  std::string workload = "resnet50";
+  WorkloadOptions workload_options;
+  std::uint64_t seed = 1;
+  double compute_ms = 0, optimizer_ms = 0;
+  std::string profile_path;  // per-layer compute profile instead of --compute-ms
+  std::vector<BucketingPolicy> bucketings;
+  BucketingOptions bucketing;  // caps; `policy` is set per configuration
+};
+
+// The model flags as typed, resolved by resolve_model.
+struct ModelFlags {
+  std::string bucketings = "ddp", bucket_cap = "25M", first_bucket = "1M", fusion_threshold = "128M";
+};
+
+void add_model_flags(CLI::App& app, ModelOptions& m, ModelFlags& f);
+// Checks what a rank can check alone (throws std::invalid_argument) and returns the
+// workload. `replay` needs the step's compute; `workloads show` only for fusion.
+Workload resolve_model(ModelOptions& m, const ModelFlags& f, bool replay);
+
+// The step's compute from --profile or --compute-ms; none when neither was given.
+std::optional<ComputeModel> model_compute(const ModelOptions& m, const Workload& w);
+
+}  // namespace collbench
