@@ -49,6 +49,7 @@ struct CollectiveTraits {
   std::string_view name;
   bool uses_root;
   bool uses_reduce_op;
+  bool only_root_contributes;  // the other ranks' send buffers are not read (broadcast)
   // Whether a call's size counts every rank's block (`count` is one rank's block and
   // the size is n blocks, as in nccl-tests) or one rank's buffer.
   bool counts_all_blocks;

@@ -20,6 +20,12 @@ class Communicator {
     MPI_Comm_split(parent, color, key, &c.comm_);
     return c;
   }
+  // Collective over parent: the ranks that share memory with this one (one node).
+  static Communicator split_shared(MPI_Comm parent, int key) {
+    Communicator c;
+    MPI_Comm_split_type(parent, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &c.comm_);
+    return c;
+  }
   Communicator(Communicator&& o) noexcept : comm_(std::exchange(o.comm_, MPI_COMM_NULL)) {}
   Communicator& operator=(Communicator&& o) noexcept {
     std::swap(comm_, o.comm_);

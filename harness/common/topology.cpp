@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "collectives/mpi/communicator.hpp"
 #include "harness/common/control.hpp"
 #include "collectives/mpi/library.hpp"
 
@@ -50,11 +51,9 @@ Topology discover_topology(MPI_Comm comm, int ranks_per_node) {
     t.source = "host names (MPI_Comm_split_type is skipped while MPICH is forced to " + forced + ")";
   } else {
     // A node is named by its lowest rank, which every rank on it learns from the split.
-    MPI_Comm shared;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+    const Communicator shared = Communicator::split_shared(comm, rank);
     std::vector<double> lowest{static_cast<double>(rank)};
-    control_allreduce(lowest, [](double a, double b) { return std::min(a, b); }, shared);
-    MPI_Comm_free(&shared);
+    control_allreduce(lowest, [](double a, double b) { return std::min(a, b); }, shared.get());
     const auto all = control_allgather(std::to_string(static_cast<int>(lowest[0])), comm);
     for (int r = 0; r < size; ++r) leader[static_cast<std::size_t>(r)] = std::stoi(all[static_cast<std::size_t>(r)]);
     t.source = "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)";
