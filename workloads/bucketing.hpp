@@ -5,7 +5,6 @@
 // first bucket capped at 1 MiB, the rest at 25 MiB. `fusion`: Horovod's tensor fusion:
 // every cycle, the tensors that became ready are fused, per dtype, into buffers of at
 // most the threshold (defaults 128 MiB and 1 ms, Horovod's since 0.21).
-#include <optional>
 #include <string_view>
 #include <vector>
 

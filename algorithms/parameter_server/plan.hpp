@@ -1,10 +1,9 @@
 #pragma once
 // The parameter server's static layout: which ranks serve, how tensors are cut into
 // partitions, which server owns each partition, and the rules a server applies.
-// Pure code: the protocol (ps_protocol.hpp) and the unit tests share it.
+// Pure code: the protocol (protocol.hpp) and the unit tests share it.
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Comma-separated lists on the command line, and "a, b, c" in messages.
+// Comma-separated lists on the command line.
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -15,13 +15,6 @@ inline std::vector<std::string> split_list(const std::string& text) {
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');)
     if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-template <class Range, class Name>
-std::string join_names(const Range& items, Name name) {
-  std::string out;
-  for (const auto& x : items) out += (out.empty() ? "" : ", ") + std::string(name(x));
   return out;
 }
 
