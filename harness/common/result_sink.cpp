@@ -43,8 +43,8 @@ ResultSink ResultSink::open(OutputOptions& out, const std::string& name, std::ve
   if (rank == 0) {
     try {
       settle_paths(out, name);
-      sink.csv_ = std::make_shared<CsvWriter>(out.csv_path, std::move(columns));
-      sink.json_ = std::make_shared<JsonWriter>(out.json_path, metadata);
+      sink.csv_ = std::make_unique<CsvWriter>(out.csv_path, std::move(columns));
+      sink.json_ = std::make_unique<JsonWriter>(out.json_path, metadata);
     } catch (const std::exception& e) {
       err = e.what();
     }

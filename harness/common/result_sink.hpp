@@ -38,8 +38,8 @@ class ResultSink {
   bool keeps_rows() const { return csv_ != nullptr; }
 
  private:
-  std::shared_ptr<CsvWriter> csv_;
-  std::shared_ptr<JsonWriter> json_;
+  std::unique_ptr<CsvWriter> csv_;
+  std::unique_ptr<JsonWriter> json_;
 };
 
 }  // namespace collbench

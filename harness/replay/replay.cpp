@@ -74,7 +74,7 @@ class Replayer {
 
     WorkerRun mine;
     if (ps && roles.is_server(rank)) {
-      Communicator::split(comm_, 1, rank);  // the workers' split; servers take no part in it
+      Communicator::split(comm_, 1, rank);  // the split is collective: servers join it, and drop their part
       transport_.set_yield_while_waiting(node_is_oversubscribed(topology_));
       mine.error = run_ps_server(transport_, replay_ps_config(workload_, *r_.ps_mode), roles).error;
       transport_.set_yield_while_waiting(false);

@@ -41,7 +41,11 @@ ScheduleOptions resolve_schedule(const ScheduleFlags& f, const Registry& registr
     throw std::invalid_argument("no schedule for " + f.collective + " algorithm '" + f.algorithm +
                                 "' (the mpi baseline is the library's own); valid: " + schedules);
   o.dtype = kDTypeNames.parse_or_throw(f.dtype, "dtype");
-  if (o.ranks < 1) throw std::invalid_argument("--ranks must be at least 1");
+  // Every rank's schedule is built (and summarised) here, one process for all of them.
+  constexpr int kMostRanks = 1 << 18;
+  if (o.ranks < 1 || o.ranks > kMostRanks)
+    throw std::invalid_argument("--ranks " + std::to_string(o.ranks) + " is out of range (valid: 1.." +
+                                std::to_string(kMostRanks) + ")");
   if (o.rank < 0 || o.rank >= o.ranks)
     throw std::invalid_argument("--rank " + std::to_string(o.rank) + " is out of range for " + std::to_string(o.ranks) +
                                 " rank(s)");
