@@ -117,17 +117,8 @@ constexpr std::array<CollectiveTraits, 6> kCollectiveTraits{{
      .mpich_algorithm_cvar = "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM"},
 }};
 
-constexpr NameTable<Collective, 6> kCollectiveNames = [] {
-  NameTable<Collective, 6> t{};
-  for (std::size_t i = 0; i < kCollectiveTraits.size(); ++i) t.rows[i] = {kCollectiveTraits[i].id, kCollectiveTraits[i].name};
-  return t;
-}();
-
-static_assert([] {
-  for (std::size_t i = 0; i < kCollectiveTraits.size(); ++i)
-    if (kCollectiveTraits[i].id != static_cast<Collective>(i)) return false;
-  return true;
-}(), "kCollectiveTraits is indexed by Collective");
+constexpr NameTable<Collective, 6> kCollectiveNames = name_table_of<Collective>(kCollectiveTraits);
+static_assert(rows_in_enum_order<Collective>(kCollectiveTraits), "kCollectiveTraits is indexed by Collective");
 
 const CollectiveTraits& traits(Collective c) { return kCollectiveTraits[static_cast<std::size_t>(c)]; }
 

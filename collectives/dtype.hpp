@@ -23,17 +23,9 @@ inline constexpr std::array<DTypeTraits, 6> kDTypeTraits{{{DType::f32, "f32", 4,
                                                          {DType::bf16, "bf16", 2, true, 8},
                                                          {DType::i32, "i32", 4, false, 31},
                                                          {DType::i64, "i64", 8, false, 63}}};
-static_assert([] {
-  for (std::size_t i = 0; i < kDTypeTraits.size(); ++i)
-    if (kDTypeTraits[i].id != static_cast<DType>(i)) return false;
-  return true;
-}(), "kDTypeTraits is indexed by DType");
+static_assert(rows_in_enum_order<DType>(kDTypeTraits), "kDTypeTraits is indexed by DType");
 inline constexpr const DTypeTraits& traits(DType t) { return kDTypeTraits[static_cast<std::size_t>(t)]; }
-inline constexpr NameTable<DType, 6> kDTypeNames = [] {
-  NameTable<DType, 6> n{};
-  for (std::size_t i = 0; i < n.rows.size(); ++i) n.rows[i] = {kDTypeTraits[i].id, kDTypeTraits[i].name};
-  return n;
-}();
+inline constexpr NameTable<DType, 6> kDTypeNames = name_table_of<DType>(kDTypeTraits);
 inline constexpr std::array kAllDTypes = kDTypeNames.values();
 
 enum class ReduceOp { sum, prod, min, max };

@@ -9,6 +9,17 @@
 
 namespace collbench {
 
+// name(x) of every item, in order, between separators: "a, b, c".
+template <class Range, class Name>
+std::string join(const Range& items, Name name, std::string_view separator = ", ") {
+  std::string out;
+  for (const auto& x : items) {
+    if (!out.empty()) out += separator;
+    out += name(x);
+  }
+  return out;
+}
+
 // Written as NameTable<E, N>{{{{E::a, "a"}, {E::b, "b"}}}}.
 template <class E, std::size_t N>
 struct NameTable {
@@ -26,9 +37,7 @@ struct NameTable {
   }
   // "a, b, c": every name, in table order.
   std::string valid() const {
-    std::string out;
-    for (const auto& [value, text] : rows) out += (out.empty() ? "" : ", ") + std::string(text);
-    return out;
+    return join(rows, [](const auto& row) { return row.second; });
   }
   // Throws std::invalid_argument("unknown WHAT 'TEXT'; valid: ...").
   E parse_or_throw(std::string_view text, std::string_view what) const {
@@ -41,5 +50,21 @@ struct NameTable {
     return out;
   }
 };
+
+// Traits tables are indexed by their enum: row i describes the enum value i.
+template <class E, class Row, std::size_t N>
+constexpr bool rows_in_enum_order(const std::array<Row, N>& rows) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (rows[i].id != static_cast<E>(i)) return false;
+  return true;
+}
+
+// The name table of a traits table whose rows have `id` and `name`.
+template <class E, class Row, std::size_t N>
+constexpr NameTable<E, N> name_table_of(const std::array<Row, N>& rows) {
+  NameTable<E, N> t{};
+  for (std::size_t i = 0; i < N; ++i) t.rows[i] = {rows[i].id, rows[i].name};
+  return t;
+}
 
 }  // namespace collbench

@@ -37,9 +37,7 @@ std::vector<const AlgorithmEntry*> Registry::for_collective(Collective c) const 
 }
 
 std::string Registry::names(Collective c) const {
-  std::string out;
-  for (const AlgorithmEntry* e : for_collective(c)) out += (out.empty() ? "" : ", ") + e->name;
-  return out;
+  return join(for_collective(c), [](const AlgorithmEntry* e) { return e->name; });
 }
 
 void Registry::add_protocol(ProtocolEntry entry) {
@@ -61,10 +59,10 @@ std::vector<const ProtocolEntry*> Registry::protocols() const {
 }
 
 std::string Registry::variant_names(const std::string& family) const {
-  std::string out;
+  std::vector<std::string> variants;
   for (const ProtocolEntry& p : protocols_)
-    if (p.family == family) out += (out.empty() ? "" : ", ") + p.variant;
-  return out;
+    if (p.family == family) variants.push_back(p.variant);
+  return join(variants, [](const std::string& v) { return v; });
 }
 
 namespace {

@@ -59,6 +59,14 @@ struct ProtocolEntry {
   int mode = 0;  // the protocol's own enum value for this variant (e.g. PsMode::sync)
 };
 
+// The names of registered entries, in order.
+template <class Entry>
+std::vector<std::string> names_of(const std::vector<const Entry*>& entries) {
+  std::vector<std::string> out;
+  for (const Entry* e : entries) out.push_back(e->name);
+  return out;
+}
+
 class Registry {
  public:
   void add(AlgorithmEntry entry);  // throws on a duplicate (collective, name)

@@ -89,7 +89,7 @@ Schedule build_hierarchical_2d_allreduce(const ScheduleRequest& q) {
   w.need_scratch(shards[0].count);
   // 1. Reduce-scatter within the node: local rank j ends with shard j of the node's sum.
   std::size_t step = 0;
-  ring_reduce_scatter(w, step, local, {InBuffer{BufferId::send}, [](int, Span x) { return InBuffer{BufferId::recv}(x); }, InBuffer{BufferId::recv}, 0});
+  ring_reduce_scatter(w, step, local, RingReduceScatterPlaces::in_recv(InBuffer{BufferId::send}));
   step += nodes.longest([](int m) { return static_cast<std::size_t>(std::max(1, m - 1)); });
   // 2. Allreduce of shard j among the local ranks j of all nodes.
   const int node_count = static_cast<int>(nodes.ranks.size());

@@ -25,6 +25,10 @@ std::size_t Ring::segments() const {
   return (largest + segment - 1) / segment;
 }
 
+RingReduceScatterPlaces RingReduceScatterPlaces::in_recv(RegionOf input) {
+  return {std::move(input), [](int, Span x) { return InBuffer{BufferId::recv}(x); }, InBuffer{BufferId::recv}, 0};
+}
+
 std::size_t ring_reduce_scatter(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
                                 const RingReduceScatterPlaces& at) {
   const int m = ring.size(), me = ring.me;
@@ -73,13 +77,11 @@ std::size_t ring_allgather(ScheduleWriter& w, std::size_t first_step, const Ring
 
 std::size_t ring_allreduce_phases(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
                                   const std::function<Region(Span)>& input) {
-  const InBuffer recv{BufferId::recv};
   std::size_t largest = 0;
   for (const Span& b : ring.blocks) largest = std::max(largest, b.count);
   w.need_scratch(ring.segment ? std::min(ring.segment, largest) : largest);
-  const std::size_t rs =
-      ring_reduce_scatter(w, first_step, ring, {input, [&](int, Span x) { return recv(x); }, recv, 0});
-  return rs + ring_allgather(w, first_step + rs, ring, recv);
+  const std::size_t rs = ring_reduce_scatter(w, first_step, ring, RingReduceScatterPlaces::in_recv(input));
+  return rs + ring_allgather(w, first_step + rs, ring, InBuffer{BufferId::recv});
 }
 
 Ring full_ring(const ScheduleRequest& q, std::size_t length, std::size_t segment) {

@@ -32,6 +32,8 @@ struct RingReduceScatterPlaces {
   std::function<Region(int block, Span)> partial;
   std::function<Region(Span)> output;
   std::size_t tmp_at = 0;
+  // Partial sums and results in the receive buffer at the blocks' own offsets.
+  static RingReduceScatterPlaces in_recv(RegionOf input);
 };
 std::size_t ring_reduce_scatter(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
                                 const RingReduceScatterPlaces& at);

@@ -37,17 +37,14 @@ std::string utc_now() {
 }  // namespace
 
 std::string join_ranks(const std::vector<int>& ranks) {
-  std::string out;
-  for (int r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
-  return out;
+  return join(ranks, [](int r) { return std::to_string(r); }, ",");
 }
 
-nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm, const std::string& transport,
-                                const Topology& topology) {
-  int size = 1, major = 0, minor = 0;
-  MPI_Comm_size(comm, &size);
+nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
+  const int size = inv.size;
+  int major = 0, minor = 0;
   MPI_Get_version(&major, &minor);
-  const auto hosts = rank_hosts(comm);
+  const auto hosts = rank_hosts(inv.comm);
   std::map<std::string, std::vector<int>> ranks_by_host;
   for (int r = 0; r < size; ++r) ranks_by_host[hosts[static_cast<std::size_t>(r)]].push_back(r);
 
@@ -60,18 +57,19 @@ nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm
   m["nccl_detected"] = build_info::have_nccl;
   m["reduce_kernel_isa"] = reduce_kernel_isa();
   m["started_utc"] = utc_now();
-  m["command_line"] = std::vector<std::string>(argv, argv + argc);
+  m["command_line"] = std::vector<std::string>(inv.argv, inv.argv + inv.argc);
   m["mpi"] = {{"library", mpi_library_summary()},
               {"standard", std::to_string(major) + "." + std::to_string(minor)},
               {"library_version", mpi_library_version()}};
   m["ranks"] = size;
   m["hosts"] = ranks_by_host;
-  m["transport"] = transport;
+  m["transport"] = session.transport.name();
   m["environment"] = relevant_environment();
-  m["topology"] = {{"nodes", topology.nodes},
-                   {"max_ranks_per_node", topology.max_ranks_per_node},
-                   {"node_of_rank", topology.node_of_rank},
-                   {"source", topology.source}};
+  const Topology& t = session.topology;
+  m["topology"] = {{"nodes", t.nodes},
+                   {"max_ranks_per_node", t.max_ranks_per_node},
+                   {"node_of_rank", t.node_of_rank},
+                   {"source", t.source}};
   return m;
 }
 

@@ -4,15 +4,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "harness/common/topology.hpp"
+#include "harness/common/invocation.hpp"
+#include "harness/common/session.hpp"
 
 namespace collbench {
 
 // What every run records so it can be reproduced: tool and build, MPI library,
 // relevant environment, hosts, topology, command line. Each command adds its options
-// and definitions. Collective over comm.
-nlohmann::json collect_metadata(int argc, const char* const* argv, MPI_Comm comm, const std::string& transport,
-                                const Topology& topology);
+// and definitions. Collective over the invocation's ranks.
+nlohmann::json collect_metadata(const Invocation& inv, const Session& session);
 
 // "0,2,5"
 std::string join_ranks(const std::vector<int>& ranks);

@@ -35,7 +35,6 @@ class ResultSink {
                          const nlohmann::json& metadata, MPI_Comm comm);
   void add(const Row& row);
   void flush();
-  bool keeps_rows() const { return csv_ != nullptr; }
 
  private:
   std::unique_ptr<CsvWriter> csv_;

@@ -15,15 +15,12 @@ nlohmann::json ps_metadata(const PsOptions& o, int nranks, const Topology& topol
   const PsRoles roles = ps_roles(nranks, o.servers);
   std::vector<int> servers, workers;
   for (int r = 0; r < nranks; ++r) (roles.is_server(r) ? servers : workers).push_back(r);
-  std::vector<std::string> modes, compare;
-  for (const auto* m : o.modes) modes.push_back(m->name);
-  for (const auto* a : o.compare) compare.push_back(a->name);
   return {{"servers", roles.servers},
           {"workers", roles.workers()},
           {"server_ranks", servers},
           {"server_ranks_text", join_ranks(servers)},
           {"worker_ranks", workers},
-          {"modes", modes},
+          {"modes", names_of(o.modes)},
           {"staleness_bound", o.staleness},
           {"learning_rate", o.learning_rate},
           {"partition_bytes", o.partition_bytes},
@@ -33,7 +30,7 @@ nlohmann::json ps_metadata(const PsOptions& o, int nranks, const Topology& topol
           {"slow_ranks", o.slow_ranks},
           {"slow_ranks_text", join_ranks(o.slow_ranks)},
           {"slow_us", o.slow_us},
-          {"compare_allreduce_among_workers", compare},
+          {"compare_allreduce_among_workers", names_of(o.compare)},
           {"waits_yield", node_is_oversubscribed(topology)},
           {"check_steps", kPsCheckSteps},
           {"definitions",
@@ -52,8 +49,7 @@ nlohmann::json ps_metadata(const PsOptions& o, int nranks, const Topology& topol
 
 int run_ps(PsOptions o, const Invocation& inv) {
   Session session(*inv.registry, inv.comm, o.ranks_per_node);
-  nlohmann::json metadata =
-      collect_metadata(inv.argc, inv.argv, inv.comm, std::string(session.transport.name()), session.topology);
+  nlohmann::json metadata = collect_metadata(inv, session);
   add_sweep_metadata(metadata, comparison_sweep(o, o.sizes), o.ranks_per_node, "ps");
   metadata["parameter_server"] = ps_metadata(o, inv.size, session.topology);
   ResultSink sink = ResultSink::open(o.out, "ps", ps_columns(), metadata, inv.comm);

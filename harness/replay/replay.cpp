@@ -281,8 +281,7 @@ namespace collbench {
 void add_replay_metadata(nlohmann::json& m, const ReplayOptions& r) {
   const Workload w = load_workload(r.workload, r.workload_options);
   const ComputeModel c = model_compute(r, w).value();
-  std::vector<std::string> algs, buckets, sparse;
-  for (const auto* a : r.algorithms) algs.push_back(a->name);
+  std::vector<std::string> buckets, sparse;
   for (BucketingPolicy b : r.bucketings) buckets.emplace_back(kBucketingNames.name(b));
   for (SparseStrategy s : r.sparse_strategies) sparse.emplace_back(kSparseStrategyNames.name(s));
   m["options"] = {{"command", "replay"},
@@ -291,7 +290,7 @@ void add_replay_metadata(nlohmann::json& m, const ReplayOptions& r) {
                   {"seq_len", r.workload_options.seq_len},
                   {"zipf", w.zipf_exponent},
                   {"seed", r.seed},
-                  {"algorithms", algs},
+                  {"algorithms", names_of(r.algorithms)},
                   {"bucketing", buckets},
                   {"ddp_bucket_bytes", r.bucketing.ddp_bucket_bytes},
                   {"ddp_first_bucket_bytes", r.bucketing.ddp_first_bucket_bytes},

@@ -10,8 +10,7 @@ namespace collbench {
 
 int run_replay_command(ReplayOptions r, const Invocation& inv) {
   Session session(*inv.registry, inv.comm, r.ranks_per_node);
-  nlohmann::json metadata =
-      collect_metadata(inv.argc, inv.argv, inv.comm, std::string(session.transport.name()), session.topology);
+  nlohmann::json metadata = collect_metadata(inv, session);
   add_replay_metadata(metadata, r);
   ResultSink sink = ResultSink::open(r.out, "replay", replay_columns(), metadata, inv.comm);
   const std::int64_t wrong = measure_keeping_results(inv, r.out, [&] { return run_replay(r, session, sink); });

@@ -1,6 +1,7 @@
 #include "harness/run/run_command.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include "collectives/mpi/known_defects.hpp"
@@ -17,24 +18,20 @@ namespace {
 // "2(n-1)/n for allreduce; (n-1)/n for gather, allgather, reduce_scatter; 1 for ...",
 // from the traits rows, so the prose cannot disagree with the code.
 std::string busbw_definition() {
-  std::vector<std::pair<std::string_view, std::string>> groups;
+  std::vector<std::pair<std::string_view, std::vector<std::string_view>>> groups;  // factor, collectives
   for (const CollectiveTraits& c : kCollectiveTraits) {
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == c.busbw_factor_text; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {c.busbw_factor_text, ""});
-    it->second += (it->second.empty() ? "" : ", ") + std::string(c.name);
+    if (it == groups.end()) it = groups.insert(groups.end(), {c.busbw_factor_text, {}});
+    it->second.push_back(c.name);
   }
-  std::string out = "algbw x ";
-  for (const auto& [factor, names] : groups) out += (out.size() > 8 ? "; " : "") + std::string(factor) + " for " + names;
-  return out;
+  return "algbw x " + join(groups, [](const auto& g) { return std::string(g.first) + " for " + join(g.second, std::identity{}); },
+                           "; ");
 }
 
 std::string bytes_definition() {
-  std::string per_rank, all_blocks;
-  for (const CollectiveTraits& c : kCollectiveTraits) {
-    std::string& to = c.counts_all_blocks ? all_blocks : per_rank;
-    to += (to.empty() ? "" : ", ") + std::string(c.name);
-  }
-  return "per-rank buffer for " + per_rank + "; all n blocks for " + all_blocks;
+  std::vector<std::string_view> per_rank, all_blocks;
+  for (const CollectiveTraits& c : kCollectiveTraits) (c.counts_all_blocks ? all_blocks : per_rank).push_back(c.name);
+  return "per-rank buffer for " + join(per_rank, std::identity{}) + "; all n blocks for " + join(all_blocks, std::identity{});
 }
 
 }  // namespace
@@ -45,10 +42,8 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                        {"forced_algorithm", forced.empty() ? "auto" : forced},
                        {"row_name", mpi_baseline_row_name(s.collective)}};
   m["timing_policy"] = {{"name", kTimingPolicyNames.name(s.timing)}, {"text", timing_policy_text(s.timing)}};
-  std::vector<std::string> algs;
-  for (const auto* a : s.algorithms) algs.push_back(a->name);
   m["options"] = {{"collective", collective},
-                  {"algorithms", algs},
+                  {"algorithms", names_of(s.algorithms)},
                   {"min_bytes", s.sizes.min_bytes},
                   {"max_bytes", s.sizes.max_bytes},
                   {"step_factor", s.sizes.step_factor},
@@ -73,8 +68,7 @@ int run_run(RunOptions o, const Invocation& inv) {
   const SweepSpec& s = o.sweep;
   if (auto defect = known_mpi_defect(s.collective, s.in_place, s.root)) throw RunError(*defect);
   Session session(*inv.registry, inv.comm, o.ranks_per_node);
-  nlohmann::json metadata =
-      collect_metadata(inv.argc, inv.argv, inv.comm, std::string(session.transport.name()), session.topology);
+  nlohmann::json metadata = collect_metadata(inv, session);
   add_sweep_metadata(metadata, s, o.ranks_per_node, std::string(collective_name(s.collective)));
   ResultSink sink = ResultSink::open(o.out, std::string(collective_name(s.collective)),
                                      field_names(csv_fields(ResultRow{})), metadata, inv.comm);

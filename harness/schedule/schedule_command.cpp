@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <vector>
@@ -34,12 +35,13 @@ ScheduleOptions resolve_schedule(const ScheduleFlags& f, const Registry& registr
   ScheduleOptions o = f.parsed;
   const Collective c = kCollectiveNames.parse_or_throw(f.collective, "collective");
   o.algorithm = registry.find(c, f.algorithm);
-  std::string schedules;
-  for (const AlgorithmEntry* e : registry.for_collective(c))
-    if (!e->is_baseline()) schedules += (schedules.empty() ? "" : ", ") + e->name;
-  if (!o.algorithm || o.algorithm->is_baseline())
+  if (!o.algorithm || o.algorithm->is_baseline()) {
+    std::vector<const AlgorithmEntry*> schedules;
+    for (const AlgorithmEntry* e : registry.for_collective(c))
+      if (!e->is_baseline()) schedules.push_back(e);
     throw std::invalid_argument("no schedule for " + f.collective + " algorithm '" + f.algorithm +
-                                "' (the mpi baseline is the library's own); valid: " + schedules);
+                                "' (the mpi baseline is the library's own); valid: " + join(names_of(schedules), std::identity{}));
+  }
   o.dtype = kDTypeNames.parse_or_throw(f.dtype, "dtype");
   // Every rank's schedule is built (and summarised) here, one process for all of them.
   constexpr int kMostRanks = 1 << 18;
@@ -167,10 +169,15 @@ int run_schedule(const ScheduleOptions& o, const Invocation& inv) {
   doc["errors"] = nlohmann::json::array();
   doc["ranks"] = nlohmann::json::array();
   bool ok = true;
+  Schedule mine;
   if (symbolic_bytes(o) > kSymbolicBudgetBytes) {
     // Too large to play: every rank's schedule is built, summarised and dropped in turn.
     doc["verdict"] = "not played: too large to play symbolically on this machine; try fewer --ranks or --bytes";
-    for (int r = 0; r < o.ranks; ++r) doc["ranks"].push_back(stats_json(r, build(r), elem));
+    for (int r = 0; r < o.ranks; ++r) {
+      Schedule s = build(r);
+      doc["ranks"].push_back(stats_json(r, s, elem));
+      if (r == o.rank) mine = std::move(s);
+    }
   } else {
     std::vector<Schedule> all;
     for (int r = 0; r < o.ranks; ++r) all.push_back(build(r));
@@ -180,8 +187,8 @@ int run_schedule(const ScheduleOptions& o, const Invocation& inv) {
                         : "FAILED";
     doc["errors"] = rep.errors;
     for (int r = 0; r < o.ranks; ++r) doc["ranks"].push_back(stats_json(r, all[static_cast<std::size_t>(r)], elem));
+    mine = std::move(all[static_cast<std::size_t>(o.rank)]);
   }
-  const Schedule mine = build(o.rank);
   doc["schedule"] = schedule_json(mine, elem);
   if (o.json) std::printf("%s\n", doc.dump(1).c_str());
   else print_text(o, doc, mine, elem);
