@@ -39,8 +39,10 @@ ScheduleOptions resolve_schedule(const ScheduleFlags& f, const Registry& registr
     std::vector<const AlgorithmEntry*> schedules;
     for (const AlgorithmEntry* e : registry.for_collective(c))
       if (!e->is_baseline()) schedules.push_back(e);
-    throw std::invalid_argument("no schedule for " + f.collective + " algorithm '" + f.algorithm +
-                                "' (the mpi baseline is the library's own); valid: " + join(names_of(schedules), std::identity{}));
+    const bool baseline = o.algorithm != nullptr;
+    throw std::invalid_argument("no schedule for " + f.collective + " algorithm '" + f.algorithm + "'" +
+                                (baseline ? " (the mpi baseline is the library's own)" : "") +
+                                "; valid: " + join(names_of(schedules), std::identity{}));
   }
   o.dtype = kDTypeNames.parse_or_throw(f.dtype, "dtype");
   // Every rank's schedule is built (and summarised) here, one process for all of them.
