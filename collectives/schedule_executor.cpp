@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "collectives/progress.hpp"
 #include "collectives/reduce_kernels.hpp"
 
 namespace collbench {
@@ -62,7 +63,10 @@ BoundSchedule::BoundSchedule(const Schedule& s, const CollectiveCall& call,
 void BoundSchedule::run(Transport& transport) const {
   std::size_t s0 = 0, r0 = 0, o0 = 0;
   const std::size_t elem = dtype_size(dtype_);
-  for (const StepRange& st : steps_) {
+  const int steps = static_cast<int>(steps_.size());
+  for (int k = 0; k < steps; ++k) {
+    const StepRange& st = steps_[static_cast<std::size_t>(k)];
+    progress::set_step(k, steps);
     if (st.sends_end > s0 || st.recvs_end > r0)
       transport.exchange(std::span(sends_).subspan(s0, st.sends_end - s0),
                          std::span(recvs_).subspan(r0, st.recvs_end - r0));

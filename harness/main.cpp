@@ -13,6 +13,7 @@
 #include "harness/common/control.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/run_error.hpp"
+#include "harness/common/watchdog.hpp"
 #include "harness/ps/ps_command.hpp"
 #include "harness/replay/replay_command.hpp"
 #include "harness/run/run_command.hpp"
@@ -43,11 +44,22 @@ struct Overloaded : F... {
   using F::operator()...;
 };
 
+// The commands that measure guard against stalled ranks; the others end quickly.
+double watchdog_seconds(const Command& cmd) {
+  return std::visit(
+      [](const auto& o) -> double {
+        if constexpr (requires { o.watchdog_s; }) return o.watchdog_s;
+        else return 0;
+      },
+      cmd);
+}
+
 int run_command(const Invocation& inv) {
   Command cmd = parse_command_line(inv.argc, inv.argv, *inv.registry, inv.size);
   // Bad input is known to every rank alike once all ranks got the same arguments.
   if (!arguments_agree(inv.argc, inv.argv, inv.comm))
     throw RunError("ranks were launched with different arguments; every rank must get the same command line");
+  const Watchdog watchdog(watchdog_seconds(cmd), inv.rank);
   return std::visit(Overloaded{
                         [](const CommandError& e) -> int { throw RunError(e.text); },
                         [&](const HelpText& h) {

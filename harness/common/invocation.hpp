@@ -35,8 +35,8 @@ std::int64_t measure_keeping_results(const Invocation& inv, const OutputOptions&
   }
 }
 
-// Rank 0 names where the results went and, if any, how many elements were wrong.
-// Returns the exit status: 0, or 1 when wrong elements were found.
-int finish_run(const Invocation& inv, const OutputOptions& out, std::int64_t wrong);
+// Rank 0 names where the results went and, if any, how many elements were wrong and
+// (`blame`) who returned them. Returns the exit status: 0, or 1 when wrong elements were found.
+int finish_run(const Invocation& inv, const OutputOptions& out, std::int64_t wrong, const std::string& blame = "");
 
 }  // namespace collbench

@@ -1,11 +1,14 @@
 #include "harness/common/metadata.hpp"
 
+#include <unistd.h>
+
 #include <ctime>
 #include <map>
 
 #include "collectives/mpi/library.hpp"
 #include "collectives/reduce_kernels.hpp"
 #include "generated/build_info.hpp"
+#include "harness/common/control.hpp"
 
 extern char** environ;
 
@@ -36,6 +39,18 @@ std::string utc_now() {
 
 }  // namespace
 
+std::string oversubscription_warning(const nlohmann::json& metadata) {
+  std::string out;
+  for (const auto& [host, h] : metadata["oversubscription"]["hosts"].items()) {
+    const long ranks = h["ranks"].get<long>(), cores = h["cores"].get<long>();
+    if (cores <= 0 || ranks <= cores) continue;
+    if (!out.empty()) out += "; ";
+    out += "host " + host + " runs " + std::to_string(ranks) + " ranks on " + std::to_string(cores) + " cores";
+  }
+  if (!out.empty()) out += " (oversubscribed: ranks that busy-poll take turns on the cores, so times include waiting for one)";
+  return out;
+}
+
 std::string join_ranks(const std::vector<int>& ranks) {
   return join(ranks, [](int r) { return std::to_string(r); }, ",");
 }
@@ -63,6 +78,17 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
               {"library_version", mpi_library_version()}};
   m["ranks"] = size;
   m["hosts"] = ranks_by_host;
+  // Busy-polling ranks beyond a host's cores take turns on them, and every wait then
+  // includes waiting for a core.
+  const auto cores = control_allgather(std::to_string(sysconf(_SC_NPROCESSORS_ONLN)), inv.comm);
+  nlohmann::json per_host = nlohmann::json::object();
+  bool oversubscribed = false;
+  for (const auto& [host, ranks] : ranks_by_host) {
+    const long host_cores = std::stol(cores[static_cast<std::size_t>(ranks.front())]);
+    per_host[host] = {{"ranks", ranks.size()}, {"cores", host_cores}};
+    oversubscribed |= host_cores > 0 && static_cast<long>(ranks.size()) > host_cores;
+  }
+  m["oversubscription"] = {{"oversubscribed", oversubscribed}, {"hosts", per_host}};
   m["transport"] = session.transport.name();
   m["environment"] = relevant_environment();
   const Topology& t = session.topology;

@@ -14,6 +14,9 @@ namespace collbench {
 // and definitions. Collective over the invocation's ranks.
 nlohmann::json collect_metadata(const Invocation& inv, const Session& session);
 
+// "host h runs 3 ranks on 2 cores ..." from the metadata's "oversubscription", or empty.
+std::string oversubscription_warning(const nlohmann::json& metadata);
+
 // "0,2,5"
 std::string join_ranks(const std::vector<int>& ranks);
 

@@ -24,7 +24,8 @@ Fields csv_fields(const ResultRow& r) {
            {"algbw_gbps", r.algbw_gbps}, {"busbw_gbps", r.busbw_gbps}, {"errors", r.errors},
            {"in_place", r.in_place},     {"warmup", r.warmup},         {"rounds", r.rounds},
            {"timing", r.timing},         {"nodes", r.nodes},           {"ranks_per_node", r.ranks_per_node},
-           {"segment_bytes", r.segment_bytes}};
+           {"segment_bytes", r.segment_bytes}, {"aggregate", r.aggregate}, {"checked_calls", r.checked_calls},
+           {"outliers", r.outliers}};
   f.insert(f.end(), r.extra.begin(), r.extra.end());
   return f;
 }

@@ -27,6 +27,10 @@ Summary summarize(const std::vector<double>& v) {
   return s;
 }
 
+int count_outliers(const std::vector<double>& v, double median) {
+  return static_cast<int>(std::count_if(v.begin(), v.end(), [&](double x) { return x > kOutlierFactor * median; }));
+}
+
 double algbw_gbps(double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
 
 }  // namespace collbench

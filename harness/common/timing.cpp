@@ -1,55 +1,169 @@
 #include "harness/common/timing.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 
+#include "collectives/progress.hpp"
 #include "harness/common/control.hpp"
 
 namespace collbench {
+namespace {
 
-std::string timing_policy_text(TimingPolicy t) {
-  if (t == TimingPolicy::loop)
-    return "one barrier, then the timed calls back to back (as nccl-tests and a plain MPI_Wtime loop); "
-           "each call's time is the gap between consecutive completions on a rank; the slowest rank "
-           "(largest total) is reported";
-  return "a barrier (not timed) before every call; each call timed alone on every rank (as the OSU "
-         "benchmarks); an iteration's time is the slowest rank's";
+int comm_size(MPI_Comm comm) {
+  int n = 1;
+  MPI_Comm_size(comm, &n);
+  return n;
 }
 
-std::vector<double> time_calls(PreparedCollective& call, int warmup, int iters, TimingPolicy policy, MPI_Comm comm) {
-  std::vector<double> t(static_cast<std::size_t>(iters));
-  for (int i = 0; i < warmup; ++i) call.run();
-  MPI_Barrier(comm);
-  if (policy == TimingPolicy::per_call) {
-    for (double& x : t) {
-      MPI_Barrier(comm);
-      const double t0 = MPI_Wtime();
-      call.run();
-      x = MPI_Wtime() - t0;
-    }
-    control_allreduce(t, [](double a, double b) { return std::max(a, b); }, comm);
-    return t;
-  }
-  double prev = MPI_Wtime();
-  for (double& x : t) {
-    call.run();
-    const double now = MPI_Wtime();
-    x = now - prev;
-    prev = now;
-  }
-  // Report the slowest rank's own series, so its mean is exactly what a plain loop
-  // timed on that rank gives.
-  int rank = 0, size = 1;
+// One rank's whole series, on every rank.
+std::vector<double> series_of(int owner, const std::vector<double>& mine, MPI_Comm comm) {
+  std::string bytes = doubles_to_bytes(mine);
+  control_broadcast(bytes, owner, comm);
+  return bytes_to_doubles(bytes);
+}
+
+// The rank whose series has the largest (`slowest`) or smallest total.
+int rank_by_total(const std::vector<double>& t, bool slowest, MPI_Comm comm) {
+  int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  std::vector<double> totals(static_cast<std::size_t>(size), 0.0);
+  std::vector<double> totals(static_cast<std::size_t>(comm_size(comm)), 0.0);
   totals[static_cast<std::size_t>(rank)] = std::accumulate(t.begin(), t.end(), 0.0);
   control_allreduce(totals, [](double a, double b) { return a + b; }, comm);
-  const int slowest = static_cast<int>(std::max_element(totals.begin(), totals.end()) - totals.begin());
-  std::string bytes = doubles_to_bytes(t);
-  control_broadcast(bytes, slowest, comm);
-  return bytes_to_doubles(bytes);
+  const auto it = slowest ? std::max_element(totals.begin(), totals.end()) : std::min_element(totals.begin(), totals.end());
+  return static_cast<int>(it - totals.begin());
+}
+
+std::vector<double> combine_ranks(std::vector<double> t, TimingPolicy policy, RankAggregate a, MPI_Comm comm) {
+  switch (a) {
+    case RankAggregate::rank0: return series_of(0, t, comm);
+    case RankAggregate::mean: {
+      control_allreduce(t, [](double x, double y) { return x + y; }, comm);
+      for (double& x : t) x /= comm_size(comm);
+      return t;
+    }
+    case RankAggregate::max:
+    case RankAggregate::min: {
+      const bool max = a == RankAggregate::max;
+      // Calls of a loop are not aligned across ranks, so a loop reports one rank's own
+      // series: its mean is exactly what a plain loop timed on that rank gives.
+      if (policy == TimingPolicy::loop) return series_of(rank_by_total(t, max, comm), t, comm);
+      control_allreduce(t, [max](double x, double y) { return max ? std::max(x, y) : std::min(x, y); }, comm);
+      return t;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string timing_policy_text(TimingPolicy t, RankAggregate a) {
+  std::string what;
+  if (t == TimingPolicy::loop)
+    what = "one barrier, then the timed calls back to back (as nccl-tests and a plain MPI_Wtime loop); "
+           "a rank's time for a call is the gap between consecutive completions; ranks combined: ";
+  else
+    what = "a barrier (not timed) before every call; each call timed alone on every rank (as the OSU "
+           "benchmarks); ranks combined: ";
+  switch (a) {
+    case RankAggregate::max:
+      return what + (t == TimingPolicy::loop ? "max, the series of the slowest rank (largest total; nccl-tests -a 3)"
+                                             : "max, each call's slowest rank");
+    case RankAggregate::min:
+      return what + (t == TimingPolicy::loop ? "min, the series of the fastest rank (smallest total; nccl-tests -a 2)"
+                                             : "min, each call's fastest rank");
+    case RankAggregate::mean:
+      return what + "mean, each call's mean over ranks (so avg_us is the mean over ranks of each rank's mean, "
+                    "OSU's 'Avg Latency' and nccl-tests -a 1)";
+    case RankAggregate::rank0: return what + "rank0, rank 0's own times (nccl-tests -a 0)";
+  }
+  return what;
+}
+
+int Repetitions::warmup_at(std::size_t bytes) const {
+  if (warmup != kAuto) return warmup;
+  return bytes <= kSmallBytes ? 100 : 10;
+}
+
+int Repetitions::iters_at(std::size_t bytes, double call_s) const {
+  if (iters != kAuto) return iters;
+  const int by_size = bytes <= kSmallBytes ? 1000 : 100;
+  if (!(call_s > 0) || !(budget_s > 0)) return by_size;
+  const double affordable = budget_s / call_s / rounds;
+  return std::clamp(static_cast<int>(std::min<double>(affordable, by_size)), std::min(kMinAutoIters, by_size), by_size);
+}
+
+std::string repetitions_text(const Repetitions& r) {
+  const std::string warmup = r.warmup == Repetitions::kAuto ? "100 warm-up calls up to 8 KiB and 10 above"
+                                                            : std::to_string(r.warmup) + " warm-up calls";
+  std::string timed;
+  if (r.iters == Repetitions::kAuto) {
+    char budget[32];
+    std::snprintf(budget, sizeof budget, "%g", r.budget_s);
+    timed = "1000 timed calls up to 8 KiB and 100 above (as OSU), cut to fit " + std::string(budget) +
+            " s per algorithm and size as estimated from the warm-up, at least " +
+            std::to_string(Repetitions::kMinAutoIters) + " per round";
+  } else {
+    timed = std::to_string(r.iters) + " timed calls";
+  }
+  return warmup + "; " + timed + "; per algorithm and size, x " + std::to_string(r.rounds) +
+         " round(s) interleaving the algorithms";
+}
+
+TimedCalls time_calls(PreparedCollective& call, std::size_t bytes, const Repetitions& reps, TimingPolicy policy,
+                      RankAggregate aggregate, const CallCheck* check, MPI_Comm comm) {
+  TimedCalls out;
+  out.warmup = reps.warmup_at(bytes);
+  // The second half of the warm-up estimates a call, once the first calls' setup is past.
+  const int half = out.warmup / 2;
+  double half_start = MPI_Wtime();
+  for (int i = 0; i < out.warmup; ++i) {
+    progress::set_call("warm-up call", i, out.warmup);
+    if (i == half) half_start = MPI_Wtime();
+    call.run();
+  }
+  double call_s = 0;
+  if (reps.iters == Repetitions::kAuto && out.warmup > half) {
+    std::vector<double> estimate{(MPI_Wtime() - half_start) / (out.warmup - half)};
+    control_allreduce(estimate, [](double a, double b) { return std::max(a, b); }, comm);
+    call_s = estimate[0];
+  }
+  const int iters = reps.iters_at(bytes, call_s);
+
+  auto checked = [&](int i) { return check && (i == iters - 1 || (check->every > 0 && (i + 1) % check->every == 0)); };
+  auto verify = [&] {
+    out.wrong += check->wrong_elements();
+    ++out.checked;
+    progress::beat();
+  };
+  std::vector<double> t(static_cast<std::size_t>(iters));
+  MPI_Barrier(comm);
+  double prev = MPI_Wtime();
+  for (int i = 0; i < iters; ++i) {
+    const bool check_this = checked(i);
+    progress::set_call("timed call", i, iters);
+    if (check_this) check->prepare();
+    // A loop's calls are timed back to back; around a checked one the ranks meet again,
+    // so no rank's check shows up in another rank's time.
+    if (policy == TimingPolicy::per_call || check_this) {
+      MPI_Barrier(comm);
+      prev = MPI_Wtime();
+    }
+    call.run();
+    const double now = MPI_Wtime();
+    t[static_cast<std::size_t>(i)] = now - prev;
+    prev = now;
+    if (check_this) {
+      verify();
+      if (policy == TimingPolicy::loop && i + 1 < iters) {
+        MPI_Barrier(comm);
+        prev = MPI_Wtime();
+      }
+    }
+  }
+  out.seconds = combine_ranks(std::move(t), policy, aggregate, comm);
+  return out;
 }
 
 }  // namespace collbench

@@ -112,26 +112,26 @@ std::size_t count_mismatches(DType t, const void* got, const void* want, std::si
   });
 }
 
-std::size_t count_wrong_results(const InputSpec& s, int rank, int root, std::size_t count, const void* recv) {
+ExpectedResult::ExpectedResult(const InputSpec& s, int rank, int root, std::size_t count)
+    : dtype_(s.dtype), tolerance_(tolerance(s)) {
   const std::size_t elem = dtype_size(s.dtype);
-  const auto* out = static_cast<const std::byte*>(recv);
-  const double tol = tolerance(s);
   const CollectiveTraits& c = traits(s.collective);
   const LayoutRequest q{count, s.nranks, rank, root, false};
   const std::size_t results = c.layout(q).result_count;
-  if (results == 0) return 0;
+  if (results == 0) return;
   if (!c.uses_reduce_op) {
     // Every result element is one rank's input element.
-    std::vector<std::byte> want(results * elem);
+    blocks_.push_back({0, results});
+    values_.resize(results * elem);
     visit_dtype(s.dtype, [&](auto zero) {
       using T = decltype(zero);
-      auto* w = reinterpret_cast<T*>(want.data());
+      auto* w = reinterpret_cast<T*>(values_.data());
       for (std::size_t i = 0; i < results; ++i) {
         const ResultSource src = c.result_of(q, i);
         w[i] = from_double<T>(input_value(s, src.from, src.index));
       }
     });
-    return count_mismatches(s.dtype, out, want.data(), results, tol);
+    return;
   }
   // A reduction's result elements stand for consecutive input elements of all ranks.
   const std::size_t first_index = c.result_of(q, 0).index;
@@ -142,23 +142,42 @@ std::size_t count_wrong_results(const InputSpec& s, int rank, int root, std::siz
   const std::size_t blocks = (results + kBlock - 1) / kBlock;
   const std::size_t stride = std::max<std::size_t>(
       1, static_cast<std::size_t>(std::ceil(static_cast<double>(results) * s.nranks / kBudget)));
-  std::vector<std::byte> acc(kBlock * elem), next(kBlock * elem);
-  std::size_t bad = 0;
-  for (std::size_t b = 0; b < blocks; b += stride) {
-    const std::size_t first = b * kBlock, n = std::min(kBlock, results - first);
+  for (std::size_t b = 0; b < blocks; b += stride)
+    blocks_.push_back({b * kBlock, std::min(kBlock, results - b * kBlock)});
+  std::size_t total = 0;
+  for (const Block& b : blocks_) total += b.count;
+  values_.resize(total * elem);
+  std::vector<std::byte> next(kBlock * elem);
+  std::byte* at = values_.data();
+  for (const Block& b : blocks_) {
     visit_dtype(s.dtype, [&](auto zero) {
       using T = decltype(zero);
-      auto* a = reinterpret_cast<T*>(acc.data());
+      auto* a = reinterpret_cast<T*>(at);
       auto* x = reinterpret_cast<T*>(next.data());
-      for (std::size_t i = 0; i < n; ++i) a[i] = from_double<T>(input_value(s, 0, first_index + first + i));
+      for (std::size_t i = 0; i < b.count; ++i) a[i] = from_double<T>(input_value(s, 0, first_index + b.first + i));
       for (int r = 1; r < s.nranks; ++r) {
-        for (std::size_t i = 0; i < n; ++i) x[i] = from_double<T>(input_value(s, r, first_index + first + i));
-        reduce(s.dtype, s.op, a, a, x, n);
+        for (std::size_t i = 0; i < b.count; ++i) x[i] = from_double<T>(input_value(s, r, first_index + b.first + i));
+        reduce(s.dtype, s.op, a, a, x, b.count);
       }
     });
-    bad += count_mismatches(s.dtype, out + first * elem, acc.data(), n, tol);
+    at += b.count * elem;
+  }
+}
+
+std::size_t ExpectedResult::count_wrong(const void* recv) const {
+  const std::size_t elem = dtype_size(dtype_);
+  const auto* out = static_cast<const std::byte*>(recv);
+  const std::byte* want = values_.data();
+  std::size_t bad = 0;
+  for (const Block& b : blocks_) {
+    bad += count_mismatches(dtype_, out + b.first * elem, want, b.count, tolerance_);
+    want += b.count * elem;
   }
   return bad;
+}
+
+std::size_t count_wrong_results(const InputSpec& s, int rank, int root, std::size_t count, const void* recv) {
+  return ExpectedResult(s, rank, root, count).count_wrong(recv);
 }
 
 }  // namespace collbench

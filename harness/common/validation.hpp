@@ -5,6 +5,7 @@
 // cannot be guaranteed, e.g. bf16 sums over hundreds of ranks).
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "collectives/collective.hpp"
 
@@ -32,9 +33,27 @@ double tolerance(const InputSpec& spec);
 // Elements of `got` that differ from `want` by more than `tol`.
 std::size_t count_mismatches(DType t, const void* got, const void* want, std::size_t count, double tol);
 
-// Checks one rank's receive buffer against the closed-form expected result. For
-// reductions over many ranks and elements it checks evenly spread blocks covering at
-// most ~64M rank-elements, so the check stays affordable at scale.
+// One rank's closed-form expected result, computed once and compared with any number
+// of outputs (every algorithm, every checked call). For reductions over many ranks and
+// elements it holds evenly spread blocks covering at most ~64M rank-elements, so the
+// check stays affordable at scale.
+class ExpectedResult {
+ public:
+  ExpectedResult(const InputSpec& spec, int rank, int root, std::size_t count);
+  // Elements of `recv` (this rank's receive buffer) that differ from the expected result.
+  std::size_t count_wrong(const void* recv) const;
+
+ private:
+  struct Block {
+    std::size_t first, count;  // result elements
+  };
+  DType dtype_;
+  double tolerance_;
+  std::vector<Block> blocks_;
+  std::vector<std::byte> values_;  // the blocks' expected elements, one after another
+};
+
+// ExpectedResult(spec, rank, root, count).count_wrong(recv), for a single check.
 std::size_t count_wrong_results(const InputSpec& spec, int rank, int root, std::size_t count,
                                 const void* recv);
 

@@ -55,11 +55,15 @@ PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry&
   const SweepSpec& s = common.sweep;
   ps.sizes = s.sizes;
   ps.reps = s.reps;
+  // Steps, not calls: a step is a whole push and pull, so the calls' auto counts do not apply.
+  if (ps.reps.warmup == Repetitions::kAuto) ps.reps.warmup = kPsDefaultWarmupSteps;
+  if (ps.reps.iters == Repetitions::kAuto) ps.reps.iters = kPsDefaultSteps;
   ps.dtype = s.dtype;
   ps.check = s.check;
   ps.ranks_per_node = common.ranks_per_node;
   ps.segment_bytes = s.segment_bytes;
   ps.out = common.out;
+  ps.watchdog_s = common.watchdog_s;
 
   const PsRoles roles = ps_roles(nranks, ps.servers);
   require_ps_dtype(ps.dtype);

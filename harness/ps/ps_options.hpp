@@ -10,6 +10,9 @@
 
 namespace collbench {
 
+// -w/-n auto for the parameter server: steps per mode, size and round.
+inline constexpr int kPsDefaultWarmupSteps = 5, kPsDefaultSteps = 20;
+
 struct PsOptions {
   SizeRange sizes;   // the model's bytes (dense), or the whole table's (sparse)
   Repetitions reps;  // steps, not calls
@@ -18,6 +21,7 @@ struct PsOptions {
   int ranks_per_node = 0;
   std::size_t segment_bytes = 0;  // of the --compare allreduce algorithms
   OutputOptions out;
+  double watchdog_s = kDefaultWatchdogSeconds;
 
   int servers = 1;
   std::vector<const ProtocolEntry*> modes;  // resolved from --ps-mode

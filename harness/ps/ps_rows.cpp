@@ -142,6 +142,9 @@ ResultRow ps_result_row(const PsRowInput& in) {
   row.root = 0;
   row.iters = o.reps.iters * o.reps.rounds;
   row.time_us = summarize(step_us);
+  row.outliers = count_outliers(step_us, row.time_us.p50);
+  row.aggregate = "pooled";  // every worker's steps, as one sample set
+  row.checked_calls = in.errors >= 0 ? 1 : 0;
   for (const auto& steps : round_steps) row.round_mean_us.push_back(mean(steps));
   // algbw: the model's bytes per step (as allreduce's); busbw: what a worker sent per step.
   row.algbw_gbps = algbw_gbps(static_cast<double>(in.bytes), row.time_us.mean * 1e-6);

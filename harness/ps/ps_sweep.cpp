@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "collectives/mpi/communicator.hpp"
+#include "collectives/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/sizes.hpp"
@@ -93,6 +94,7 @@ nlohmann::json timed_session(const PsOptions& o, const PsConfig& config, PsRoles
   const auto delay = std::chrono::duration<double, std::micro>(o.slow_us);
   PsWorker worker(transport, config, roles);
   for (int s = 0; s < o.reps.warmup + o.reps.iters; ++s) {
+    progress::set_call("step", s, o.reps.warmup + o.reps.iters);
     if (slow) std::this_thread::sleep_for(delay);  // the slow rank's "compute"
     if (s > 0 && config.tensors[0].sparse) inputs.prepare(s);
     if (!worker.step(inputs.tensors())) break;
@@ -155,12 +157,15 @@ std::int64_t run_ps_sweep(const PsOptions& o, Session& session, ResultSink& sink
     std::vector<PsConfig> configs;
     std::vector<std::int64_t> errors;
     for (const ProtocolEntry* mode : o.modes) {
+      progress::set_task("ps " + mode->name + ", " + std::to_string(bytes) + " bytes, check");
       configs.push_back(ps_config_for_size(o, *mode, bytes));
       errors.push_back(o.check ? check_mode(o, session.registry, configs.back(), roles, transport, comm) : -1);
     }
     std::vector<std::vector<nlohmann::json>> reports(configs.size());
     for (int round = 0; round < o.reps.rounds; ++round)
       for (std::size_t m = 0; m < configs.size(); ++m) {
+        progress::set_task("ps " + o.modes[m]->name + ", " + std::to_string(bytes) + " bytes, round " +
+                           std::to_string(round + 1) + " of " + std::to_string(o.reps.rounds));
         const nlohmann::json mine = timed_session(o, configs[m], roles, transport);
         throw_if_any_rank_failed(mine["error"].get<std::string>(), comm);
         for (const std::string& text : control_allgather(mine.dump(), comm))
@@ -175,7 +180,7 @@ std::int64_t run_ps_sweep(const PsOptions& o, Session& session, ResultSink& sink
       }
     sink.flush();
     if (!server && !o.compare.empty()) {
-      const std::int64_t w = run_sweep(comparison_sweep(o, {bytes, bytes, o.sizes.step_factor}), group, sink);
+      const std::int64_t w = run_sweep(comparison_sweep(o, {bytes, bytes, o.sizes.step_factor}), group, sink).total();
       if (rank == 0) wrong += w;
     }
     transport_barrier(transport);

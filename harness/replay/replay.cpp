@@ -5,6 +5,7 @@
 #include <map>
 
 #include "collectives/mpi/communicator.hpp"
+#include "collectives/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/replay/exchanges.hpp"
@@ -175,6 +176,7 @@ class Replayer {
     WorkerRun out;
     const int total = r_.warmup + r_.steps;
     for (int s = 0; s < total; ++s) {
+      progress::set_call(s < r_.warmup ? "warm-up step" : "step", s, total);
       const bool check = check_first_step && s == 0;
       for (auto& e : ex) e->prepare_step(s, check);
       MPI_Barrier(tr->comm());
@@ -245,6 +247,9 @@ std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& si
   std::int64_t wrong = 0;
   for (int round = 0; round < r.rounds; ++round)
     for (std::size_t i = 0; i < configs.size(); ++i) {
+      progress::set_task("replay " + configs[i].algorithm->name + ", " +
+                         std::string(kBucketingNames.name(configs[i].bucketing)) + " buckets, round " +
+                         std::to_string(round + 1) + " of " + std::to_string(r.rounds));
       ReplayConfigResult res = replayer.run(configs[i], round == 0 && r.check);
       wrong += std::max<std::int64_t>(0, res.errors);
       if (rank != 0) continue;

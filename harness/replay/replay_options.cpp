@@ -30,6 +30,7 @@ void add_replay_flags(CLI::App& app, ReplayFlags& f) {
       ->each([&f](const std::string&) { f.ranks_per_node_given = true; });
   app.add_option("--timeline", r.timeline_path, "Chrome-trace JSON of compute and communication per rank (Perfetto)");
   add_output_flags(app, r.out, "replay");
+  add_watchdog_flag(app, r.watchdog_s);
 }
 
 ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks) {

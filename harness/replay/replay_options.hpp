@@ -6,6 +6,7 @@
 #include "collectives/names.hpp"
 #include "collectives/registry.hpp"
 #include "harness/common/result_sink.hpp"
+#include "harness/common/watchdog.hpp"
 #include "harness/workloads/model_options.hpp"
 
 namespace collbench {
@@ -29,6 +30,7 @@ struct ReplayOptions : ModelOptions {
   std::string timeline_path;
   int ranks_per_node = 0;
   OutputOptions out;
+  double watchdog_s = kDefaultWatchdogSeconds;
 };
 
 // Strings as typed, resolved by resolve_replay.

@@ -9,6 +9,7 @@
 #include "harness/common/metadata.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/session.hpp"
+#include "harness/common/stats.hpp"
 #include "harness/run/run_table.hpp"
 #include "harness/run/sweep.hpp"
 
@@ -41,15 +42,22 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
   m["mpi_baseline"] = {{"algorithm_variable", mpich_algorithm_variable(s.collective)},
                        {"forced_algorithm", forced.empty() ? "auto" : forced},
                        {"row_name", mpi_baseline_row_name(s.collective)}};
-  m["timing_policy"] = {{"name", kTimingPolicyNames.name(s.timing)}, {"text", timing_policy_text(s.timing)}};
+  m["timing_policy"] = {{"name", kTimingPolicyNames.name(s.timing)},
+                        {"aggregate", kRankAggregateNames.name(s.aggregate)},
+                        {"text", timing_policy_text(s.timing, s.aggregate)},
+                        {"repetitions", repetitions_text(s.reps)}};
+  auto count_or_auto = [](int n) { return n == Repetitions::kAuto ? nlohmann::json("auto") : nlohmann::json(n); };
   m["options"] = {{"collective", collective},
                   {"algorithms", names_of(s.algorithms)},
                   {"min_bytes", s.sizes.min_bytes},
                   {"max_bytes", s.sizes.max_bytes},
                   {"step_factor", s.sizes.step_factor},
-                  {"warmup", s.reps.warmup},
-                  {"iters", s.reps.iters},
+                  {"warmup", count_or_auto(s.reps.warmup)},
+                  {"iters", count_or_auto(s.reps.iters)},
+                  {"time_budget_s", s.reps.budget_s},
                   {"rounds", s.reps.rounds},
+                  {"aggregate", kRankAggregateNames.name(s.aggregate)},
+                  {"check_every", s.check_every},
                   {"dtype", dtype_name(s.dtype)},
                   {"op", reduce_op_name(s.op)},
                   {"root", s.root},
@@ -61,7 +69,13 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                       {"algbw_gbps", "bytes / time, 1e9 bytes per second"},
                       {"busbw_gbps", busbw_definition()},
                       {"segment_bytes", "pipeline segment of pipelined algorithms, 0 for the others"},
-                      {"errors", "wrong elements summed over ranks; -1 when not checked"}};
+                      {"errors", "wrong elements against the exact expected values, summed over ranks and "
+                                 "checked calls; -1 when not checked"},
+                      {"checked_calls", "calls whose results were checked: one untimed call, the last timed call "
+                                        "of each round, and every check_every-th timed call"},
+                      {"outliers", "timed calls above " + std::to_string(static_cast<int>(kOutlierFactor)) +
+                                       "x p50; when above 0, trust p50 rather than avg, max and the bandwidths"},
+                      {"aggregate", "how ranks' times were combined; see timing_policy"}};
 }
 
 int run_run(RunOptions o, const Invocation& inv) {
@@ -72,11 +86,9 @@ int run_run(RunOptions o, const Invocation& inv) {
   add_sweep_metadata(metadata, s, o.ranks_per_node, std::string(collective_name(s.collective)));
   ResultSink sink = ResultSink::open(o.out, std::string(collective_name(s.collective)),
                                      field_names(csv_fields(ResultRow{})), metadata, inv.comm);
-  if (inv.rank == 0)
-    print_table_header(s, inv.size, static_cast<int>(metadata["hosts"].size()),
-                       metadata["mpi"]["library"].get<std::string>());
-  const std::int64_t wrong = run_sweep(s, session, sink);
-  return finish_run(inv, o.out, wrong);
+  if (inv.rank == 0) print_table_header(s, metadata);
+  const SweepErrors errors = run_sweep(s, session, sink);
+  return finish_run(inv, o.out, errors.total(), errors.blame(traits(s.collective).mpi_function));
 }
 
 }  // namespace collbench

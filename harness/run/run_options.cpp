@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <tuple>
 
@@ -12,6 +13,21 @@ namespace collbench {
 
 bool is_parameter_server(const RunFlags& f) { return f.collective == "ps"; }
 
+int parse_count_or_auto(const std::string& text, const char* flag, int least) {
+  if (text == "auto") return Repetitions::kAuto;
+  std::size_t used = 0;
+  long value = -1;
+  try {
+    value = std::stol(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || value < least || value > std::numeric_limits<int>::max())
+    throw std::invalid_argument(std::string(flag) + " must be auto or a whole number of at least " +
+                                std::to_string(least) + ", not '" + text + "'");
+  return static_cast<int>(value);
+}
+
 void add_run_flags(CLI::App& run, RunFlags& f) {
   SweepSpec& s = f.parsed.sweep;
   run.add_option("--collective,-c", f.collective, kCollectiveNames.valid() + ", ps (parameter server)")
@@ -20,14 +36,22 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   run.add_option("-b,--minbytes", f.min_bytes, "Smallest size in bytes (K/M/G suffixes)")->capture_default_str();
   run.add_option("-e,--maxbytes", f.max_bytes, "Largest size in bytes (K/M/G suffixes)")->capture_default_str();
   run.add_option("-f,--stepfactor", s.sizes.step_factor, "Multiply the size by this between steps")->capture_default_str();
-  run.add_option("-w,--warmup", s.reps.warmup, "Untimed warm-up calls per algorithm, size and round")->capture_default_str();
-  run.add_option("-n,--iters", s.reps.iters, "Timed calls per algorithm, size and round")->capture_default_str();
+  run.add_option("-w,--warmup", f.warmup, "Untimed warm-up calls per algorithm, size and round, or auto "
+                                          "(100 up to 8 KiB, 10 above, as OSU)")->capture_default_str();
+  run.add_option("-n,--iters", f.iters, "Timed calls per algorithm, size and round, or auto (1000 up to 8 KiB, "
+                                        "100 above, as OSU, within --time-budget)")->capture_default_str();
+  run.add_option("--time-budget", s.reps.budget_s, "With -n auto: seconds of timed calls per algorithm and size "
+                                                   "(all rounds), at least 10 calls per round; 0: no limit")
+      ->capture_default_str();
   run.add_option("--rounds", s.reps.rounds, "Rounds per size; each round times every algorithm in turn, so "
                                             "algorithms are measured interleaved")->capture_default_str();
   run.add_option("-d,--dtype", f.dtype, kDTypeNames.valid())->capture_default_str();
   run.add_option("-o,--op", f.op, kReduceOpNames.valid())->capture_default_str();
   run.add_option("-r,--root", s.root, "Root rank of broadcast, reduce and gather")->capture_default_str();
-  run.add_flag("--check,!--no-check", s.check, "Validate every algorithm against the MPI library before timing (default on)");
+  run.add_flag("--check,!--no-check", s.check, "Check every algorithm's results against the exact expected values: "
+                                              "one untimed call, and the last timed call of every round (default on)");
+  run.add_option("--check-every", s.check_every, "Also check every N-th timed call (as nccl-tests -c); 0: only the "
+                                                 "last")->capture_default_str();
   run.add_flag("--in-place", s.in_place, "Use one buffer for input and output (MPI_IN_PLACE)");
   run.add_option("--segment-size", f.segment, "Pipeline segment of pipelined algorithms (K/M suffixes; "
                                               "default: each algorithm's own, see 'collbench list')");
@@ -36,7 +60,11 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
                                                               "from MPI_COMM_TYPE_SHARED)")
       ->each([&f](const std::string&) { f.ranks_per_node_given = true; });
   run.add_option("--timing", f.timing, "per-call or loop (see the table header)")->capture_default_str();
+  run.add_option("--aggregate", f.aggregate, "How ranks' times combine: " + kRankAggregateNames.valid() +
+                                                 " (mean: OSU's Avg Latency; see the table header)")
+      ->capture_default_str();
   add_output_flags(run, f.parsed.out, "<collective>");
+  add_watchdog_flag(run, f.parsed.watchdog_s);
 }
 
 RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks) {
@@ -50,6 +78,9 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks) 
   s.dtype = kDTypeNames.parse_or_throw(f.dtype, "dtype");
   s.op = kReduceOpNames.parse_or_throw(f.op, "op");
   s.timing = kTimingPolicyNames.parse_or_throw(f.timing, "timing policy");
+  s.aggregate = kRankAggregateNames.parse_or_throw(f.aggregate, "--aggregate");
+  s.reps.warmup = parse_count_or_auto(f.warmup, "--warmup", 0);
+  s.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
 
   if (ps && !f.algorithms.empty())
     throw std::invalid_argument("--collective ps takes --ps-mode (and --compare), not --algorithms");
@@ -81,9 +112,10 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks) 
   if (!(s.sizes.step_factor > 1) && s.sizes.min_bytes != s.sizes.max_bytes)
     throw std::invalid_argument("--stepfactor must be greater than 1 when --minbytes and --maxbytes differ");
   if (!std::isfinite(s.sizes.step_factor)) throw std::invalid_argument("--stepfactor must be a finite number");
-  if (s.reps.warmup < 0) throw std::invalid_argument("--warmup must not be negative");
-  if (s.reps.iters < 1) throw std::invalid_argument("--iters must be at least 1");
   if (s.reps.rounds < 1) throw std::invalid_argument("--rounds must be at least 1");
+  if (!(s.reps.budget_s >= 0) || !std::isfinite(s.reps.budget_s))
+    throw std::invalid_argument("--time-budget must be a number of seconds, at least 0");
+  if (s.check_every < 0) throw std::invalid_argument("--check-every must not be negative");
   if (!f.segment.empty()) {
     s.segment_bytes = parse_size(f.segment);
     if (s.segment_bytes < elem)

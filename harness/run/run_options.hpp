@@ -8,6 +8,7 @@
 #include "collectives/registry.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/timing.hpp"
+#include "harness/common/watchdog.hpp"
 
 namespace CLI {
 class App;
@@ -21,12 +22,6 @@ struct SizeRange {
   double step_factor = 2;
 };
 
-struct Repetitions {
-  int warmup = 5;  // untimed calls per algorithm, size and round
-  int iters = 20;  // timed calls per algorithm, size and round
-  int rounds = 1;  // each round times every algorithm in turn
-};
-
 // What one validated sweep needs: `run`'s, and the parameter server's comparison.
 struct SweepSpec {
   Collective collective = Collective::allreduce;
@@ -37,8 +32,10 @@ struct SweepSpec {
   ReduceOp op = ReduceOp::sum;
   int root = 0;
   bool check = true;
+  int check_every = 0;  // also check every N-th timed call (the last one of a round always)
   bool in_place = false;
   TimingPolicy timing = TimingPolicy::per_call;
+  RankAggregate aggregate = RankAggregate::max;
   std::size_t segment_bytes = 0;  // pipelined algorithms; 0: each algorithm's default
 };
 
@@ -46,12 +43,13 @@ struct RunOptions {
   SweepSpec sweep;
   int ranks_per_node = 0;  // emulated nodes; 0: from MPI_COMM_TYPE_SHARED
   OutputOptions out;
+  double watchdog_s = kDefaultWatchdogSeconds;
 };
 
 // `run`'s flags as typed (the parameter server, -c ps, shares them).
 struct RunFlags {
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "8", max_bytes = "64M",
-              timing = "per-call", segment;
+              timing = "per-call", aggregate = "max", segment, warmup = "auto", iters = "auto";
   bool ranks_per_node_given = false;
   RunOptions parsed;  // what CLI11 parses straight into numbers
 };
@@ -60,5 +58,7 @@ void add_run_flags(CLI::App& app, RunFlags& f);
 // For -c ps the sweep is of allreduce (what the parameter server is checked with).
 RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks);
 bool is_parameter_server(const RunFlags& f);
+// -w/-n: "auto" (Repetitions::kAuto) or a whole number >= least; throws std::invalid_argument.
+int parse_count_or_auto(const std::string& text, const char* flag, int least);
 
 }  // namespace collbench

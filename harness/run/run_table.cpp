@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "harness/common/metadata.hpp"
+#include "harness/common/stats.hpp"
 
 namespace collbench {
 
@@ -12,25 +14,32 @@ void print_column_header() {
   std::fflush(stdout);
 }
 
-void print_table_header(const SweepSpec& o, int nranks, int nhosts, const std::string& mpi_library) {
+void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
   const Collective c = o.collective;
-  std::printf("# collbench %s: %d rank(s) on %d host(s), dtype %s", std::string(collective_name(c)).c_str(), nranks,
-              nhosts, std::string(dtype_name(o.dtype)).c_str());
+  std::printf("# collbench %s: %d rank(s) on %zu host(s), dtype %s", std::string(collective_name(c)).c_str(),
+              metadata["ranks"].get<int>(), metadata["hosts"].size(), std::string(dtype_name(o.dtype)).c_str());
   if (uses_reduce_op(c)) std::printf(", op %s", std::string(reduce_op_name(o.op)).c_str());
   if (uses_root(c)) std::printf(", root %d", o.root);
   std::printf(", %s\n", o.in_place ? "in place" : "out of place");
-  std::printf("# MPI library: %s; transport of reference algorithms: MPI point-to-point\n", mpi_library.c_str());
-  std::printf("# timing: %s.\n#   %d warm-up + %d timed calls per algorithm and size, x %d round(s) interleaving the algorithms\n",
-              timing_policy_text(o.timing).c_str(), o.reps.warmup, o.reps.iters, o.reps.rounds);
+  std::printf("# MPI library: %s; transport of reference algorithms: MPI point-to-point\n",
+              metadata["mpi"]["library"].get<std::string>().c_str());
+  if (const std::string warning = oversubscription_warning(metadata); !warning.empty())
+    std::printf("# WARNING: %s\n", warning.c_str());
+  std::printf("# timing: %s.\n#   %s\n", timing_policy_text(o.timing, o.aggregate).c_str(),
+              repetitions_text(o.reps).c_str());
   std::printf("# algbw = bytes/time (GB/s = 1e9 B/s); busbw = algbw x %s (nccl-tests); bytes = %s\n",
               std::string(traits(c).busbw_factor_text).c_str(),
               size_counts_all_blocks(c) ? "all n ranks' blocks" : "the per-rank buffer");
   if (o.segment_bytes) std::printf("# pipelined algorithms use %zu-byte segments\n", o.segment_bytes);
   if (o.check)
-    std::printf("# check: each algorithm's result compared with the MPI library's on the same inputs; "
-                "mpi's own result compared with the exact expected values. errors = wrong elements over all ranks\n");
+    std::printf("# check: every algorithm's results (mpi's included) compared with the exact expected values: one "
+                "untimed call, then the last timed call of each round%s. errors = wrong elements over all ranks "
+                "and checked calls\n",
+                o.check_every > 0 ? (" and every " + std::to_string(o.check_every) + "th").c_str() : "");
   else
     std::printf("# check: off (--no-check); errors = -1\n");
+  std::printf("# '!' marks rows with timed calls over %gx p50 (a stall or preemption): trust p50 there, not "
+              "avg/max/bandwidth\n", kOutlierFactor);
   print_column_header();
 }
 
@@ -42,7 +51,9 @@ std::string table_line(const ResultRow& r, std::optional<double> vs) {
                 r.bytes, r.count, r.dtype.c_str(), r.op.c_str(), r.algorithm.c_str(), r.time_us.min, r.time_us.mean,
                 r.time_us.p50, r.time_us.p99, r.time_us.max, r.algbw_gbps, r.busbw_gbps,
                 static_cast<long long>(r.errors), ratio);
-  return line;
+  std::string out = line;
+  if (r.outliers > 0) out.insert(out.size() - 1, " ! " + std::to_string(r.outliers) + " outlier(s)");
+  return out;
 }
 
 }  // namespace collbench

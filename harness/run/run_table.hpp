@@ -2,6 +2,7 @@
 // The table rank 0 prints for `run`: a header that states what was run, how it was
 // timed and how bandwidth is defined, then one line per (size, algorithm). The
 // parameter server's table shares the column header and the line.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -10,7 +11,8 @@
 
 namespace collbench {
 
-void print_table_header(const SweepSpec& s, int nranks, int nhosts, const std::string& mpi_library);
+// `metadata`: the run's, for ranks, hosts, library and oversubscription.
+void print_table_header(const SweepSpec& s, const nlohmann::json& metadata);
 void print_column_header();
 std::string table_line(const ResultRow& row, std::optional<double> time_vs_mpi);
 

@@ -1,10 +1,12 @@
 #include "harness/run/sweep.hpp"
 
-#include <map>
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 
 #include "collectives/mpi/library.hpp"
+#include "collectives/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/sizes.hpp"
 #include "harness/common/stats.hpp"
@@ -20,10 +22,10 @@ std::size_t per_rank_count(const SweepSpec& o, std::size_t bytes, int nranks) {
   return size_counts_all_blocks(o.collective) ? bytes / elem / static_cast<std::size_t>(nranks) : bytes / elem;
 }
 
-// The three buffers of a run, allocated once at the largest size: inputs, the output
-// of the algorithm under test, and the MPI library's reference output.
+// The buffers of a run, allocated once at the largest size: inputs and the output of
+// the algorithm under test.
 struct Buffers {
-  std::vector<std::byte> send, recv, ref;
+  std::vector<std::byte> send, recv;
 };
 
 class SizeRun {
@@ -33,18 +35,21 @@ class SizeRun {
         spec_{o.collective, o.dtype, o.op, nranks},
         layout_(buffer_layout(o.collective, count, nranks, rank, o.root, o.in_place)) {}
 
-  CollectiveCall call(std::vector<std::byte>& out) const {
+  CollectiveCall call() const {
     const CollectiveCall shape{o_.collective, o_.dtype, o_.op, count_, o_.root, nullptr, nullptr, o_.in_place};
-    return bind_buffers(shape, layout_, b_.send.data(), out.data());
+    return bind_buffers(shape, layout_, b_.send.data(), b_.recv.data());
   }
 
-  // Poisons `out` and writes this rank's input where the call reads it.
-  void load_inputs(std::vector<std::byte>& out) const { collbench::load_inputs(call(out), layout_, rank_, spec_.nranks); }
-
-  std::size_t mismatches_against_ref() const {
-    return count_mismatches(o_.dtype, b_.recv.data(), b_.ref.data(), layout_.result_count, tolerance(spec_));
+  // Poisons the output and writes this rank's input where the call reads it.
+  void load_inputs() const { collbench::load_inputs(call(), layout_, rank_, spec_.nranks); }
+  // Before a checked timed call: an out-of-place call's inputs are still intact, so
+  // poisoning the output is enough; an in-place call overwrote them.
+  void prepare_check() const {
+    if (o_.in_place) load_inputs();
+    else poison(b_.recv.data(), layout_.recv_count * dtype_size(o_.dtype));
   }
-  std::size_t wrong_in_ref() const { return count_wrong_results(spec_, rank_, o_.root, count_, b_.ref.data()); }
+  ExpectedResult expected() const { return ExpectedResult(spec_, rank_, o_.root, count_); }
+  const void* result() const { return b_.recv.data(); }
 
  private:
   const SweepSpec& o_;
@@ -55,9 +60,52 @@ class SizeRun {
   BufferLayout layout_;
 };
 
+// One algorithm's measurements at one size, over all rounds.
+struct Measured {
+  std::vector<double> samples, round_means;
+  int warmup = 0, checked = 0;
+  std::int64_t wrong = 0;  // this rank's, then (after summing) all ranks'
+};
+
 }  // namespace
 
-std::int64_t run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
+std::string SweepErrors::blame(std::string_view library_call) const {
+  std::vector<std::string> library, reference;
+  std::int64_t library_wrong = 0, reference_wrong = 0;
+  for (const auto& a : algorithms) {
+    if (a.wrong <= 0) continue;
+    (a.library ? library : reference).push_back(a.name);
+    (a.library ? library_wrong : reference_wrong) += a.wrong;
+  }
+  const bool any_reference_ran = std::any_of(algorithms.begin(), algorithms.end(), [](const auto& a) { return !a.library; });
+  const bool library_ran = std::any_of(algorithms.begin(), algorithms.end(), [](const auto& a) { return a.library; });
+  std::string out;
+  if (!library.empty()) {
+    out = "the MPI library returned wrong results: " + std::to_string(library_wrong) + " wrong element(s) from " +
+          std::string(library_call) + " (" + join(library, std::identity{}) + " rows)";
+    if (reference.empty() && any_reference_ran)
+      out += "; every reference algorithm, which uses only MPI point-to-point, was right";
+  }
+  if (!reference.empty()) {
+    if (!out.empty()) out += "; and ";
+    out += std::to_string(reference_wrong) + " wrong element(s) from " + join(reference, std::identity{});
+    if (library_ran && library.empty())
+      out += ", while " + std::string(library_call) + " was right on the same inputs";
+    if (reference.size() > 1 && std::none_of(algorithms.begin(), algorithms.end(), [](const auto& a) {
+          return !a.library && a.wrong == 0;
+        }))
+      out += " (every reference algorithm: suspect MPI point-to-point, their transport)";
+  }
+  return out;
+}
+
+std::int64_t SweepErrors::total() const {
+  std::int64_t t = 0;
+  for (const auto& a : algorithms) t += std::max<std::int64_t>(a.wrong, 0);
+  return t;
+}
+
+SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
   MpiTransport& transport = session.transport;
   const MPI_Comm comm = session.comm;
   const Topology& topology = session.topology;
@@ -66,58 +114,68 @@ std::int64_t run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
   const auto sizes = sweep_sizes(o.sizes.min_bytes, o.sizes.max_bytes, o.sizes.step_factor, elem);
   const AlgorithmEntry* mpi = session.registry.find(o.collective, "mpi");
   const AlgorithmParams params = session.algorithm_params(o.segment_bytes);
+  auto row_name = [&](const AlgorithmEntry* a) { return a == mpi ? mpi_baseline_row_name(o.collective) : a->name; };
 
   Buffers buf;
   const std::size_t max_count = per_rank_count(o, sizes.empty() ? 0 : sizes.back(), nranks);
   const BufferLayout big = buffer_layout(o.collective, max_count, nranks, rank, o.root, o.in_place);
   buf.send.resize(std::max<std::size_t>(big.send_count * elem, 1));
   buf.recv.resize(std::max<std::size_t>(big.recv_count * elem, big.send_count * elem) + 1);
-  buf.ref.resize(buf.recv.size());
   Workspace workspace;
   {
     // Size the shared scratch for the largest call now, so it is allocated once.
     SizeRun largest(o, buf, max_count, rank, nranks);
     for (const AlgorithmEntry* a : o.algorithms)
-      if (!a->is_baseline()) prepare(*a, largest.call(buf.recv), transport, workspace, params);
+      if (!a->is_baseline()) prepare(*a, largest.call(), transport, workspace, params);
   }
 
-  std::int64_t total_errors = 0;
+  SweepErrors errors;
+  for (const AlgorithmEntry* a : o.algorithms) errors.algorithms.push_back({row_name(a), a->is_baseline(), 0});
+  const std::string command = std::string(collective_name(o.collective));
   for (std::size_t bytes_requested : sizes) {
     const std::size_t count = per_rank_count(o, bytes_requested, nranks);
     const std::size_t bytes = size_in_elements(o.collective, count, nranks) * elem;
     SizeRun size_run(o, buf, count, rank, nranks);
+    auto task = [&](std::size_t i, const std::string& what) {
+      progress::set_task(command + ", algorithm " + o.algorithms[i]->name + ", " + std::to_string(bytes) +
+                         " bytes, " + what);
+    };
 
     std::vector<std::unique_ptr<PreparedCollective>> prepared;
-    for (const AlgorithmEntry* a : o.algorithms)
-      prepared.push_back(prepare(*a, size_run.call(buf.recv), transport, workspace, params));
+    for (const AlgorithmEntry* a : o.algorithms) prepared.push_back(prepare(*a, size_run.call(), transport, workspace, params));
 
-    // Validation: separate from the timed calls so checking never pollutes the numbers.
-    std::vector<std::int64_t> errors(o.algorithms.size(), -1);
-    if (o.check) {
-      size_run.load_inputs(buf.ref);
-      prepare(*mpi, size_run.call(buf.ref), transport, workspace)->run();
-      const auto mpi_wrong = static_cast<std::int64_t>(size_run.wrong_in_ref());
+    // Every algorithm, the MPI library's included, is checked against the exact
+    // expected values, so a wrong library never makes a right algorithm look wrong.
+    std::optional<ExpectedResult> expected;
+    if (o.check) expected.emplace(size_run.expected());
+    std::vector<Measured> m(o.algorithms.size());
+    if (o.check)
       for (std::size_t i = 0; i < o.algorithms.size(); ++i) {
-        if (o.algorithms[i]->is_baseline()) {
-          errors[i] = mpi_wrong;
-          continue;
-        }
-        size_run.load_inputs(buf.recv);
+        task(i, "untimed check");
+        size_run.load_inputs();
         prepared[i]->run();
-        errors[i] = static_cast<std::int64_t>(size_run.mismatches_against_ref());
+        m[i].wrong += static_cast<std::int64_t>(expected->count_wrong(size_run.result()));
+        m[i].checked = 1;
       }
-      for (std::int64_t& e : errors) e = control_sum(e, comm);
-    }
 
-    size_run.load_inputs(buf.recv);
-    std::vector<std::vector<double>> samples(o.algorithms.size());
-    std::vector<std::vector<double>> round_means(o.algorithms.size());
+    const CallCheck check{o.check_every, [&] { size_run.prepare_check(); },
+                          [&] { return static_cast<std::int64_t>(expected->count_wrong(size_run.result())); }};
+    size_run.load_inputs();
     for (int round = 0; round < o.reps.rounds; ++round)
       for (std::size_t i = 0; i < o.algorithms.size(); ++i) {
-        auto t = time_calls(*prepared[i], o.reps.warmup, o.reps.iters, o.timing, comm);
-        round_means[i].push_back(summarize(t).mean * 1e6);
-        samples[i].insert(samples[i].end(), t.begin(), t.end());
+        task(i, "round " + std::to_string(round + 1) + " of " + std::to_string(o.reps.rounds));
+        TimedCalls t = time_calls(*prepared[i], bytes, o.reps, o.timing, o.aggregate, o.check ? &check : nullptr, comm);
+        m[i].round_means.push_back(summarize(t.seconds).mean * 1e6);
+        for (double x : t.seconds) m[i].samples.push_back(x * 1e6);
+        m[i].warmup = t.warmup;
+        m[i].checked += t.checked;
+        m[i].wrong += t.wrong;
       }
+    progress::set_task(command + ", " + std::to_string(bytes) + " bytes, combining results");
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      m[i].wrong = o.check ? control_sum(m[i].wrong, comm) : -1;
+      errors.algorithms[i].wrong += std::max<std::int64_t>(m[i].wrong, 0);
+    }
 
     if (rank != 0) continue;
     std::vector<ResultRow> rows;
@@ -125,7 +183,7 @@ std::int64_t run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
     for (std::size_t i = 0; i < o.algorithms.size(); ++i) {
       ResultRow r;
       r.collective = collective_name(o.collective);
-      r.algorithm = o.algorithms[i] == mpi ? mpi_baseline_row_name(o.collective) : o.algorithms[i]->name;
+      r.algorithm = row_name(o.algorithms[i]);
       r.transport = o.algorithms[i]->is_baseline() ? "mpi-library" : std::string(transport.name());
       r.ranks = nranks;
       r.bytes = bytes;
@@ -133,17 +191,19 @@ std::int64_t run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
       r.dtype = dtype_name(o.dtype);
       r.op = uses_reduce_op(o.collective) ? reduce_op_name(o.op) : "none";
       r.root = o.root;
-      r.iters = o.reps.iters * o.reps.rounds;
-      for (double& s : samples[i]) s *= 1e6;
-      r.time_us = summarize(samples[i]);
+      r.iters = static_cast<int>(m[i].samples.size());
+      r.time_us = summarize(m[i].samples);
+      r.outliers = count_outliers(m[i].samples, r.time_us.p50);
       r.algbw_gbps = algbw_gbps(static_cast<double>(bytes), r.time_us.mean * 1e-6);
       r.busbw_gbps = r.algbw_gbps * busbw_factor(o.collective, nranks);
-      r.errors = errors[i];
+      r.errors = m[i].wrong;
+      r.checked_calls = o.check ? m[i].checked : 0;
       r.in_place = o.in_place;
-      r.warmup = o.reps.warmup;
+      r.warmup = m[i].warmup;
       r.rounds = o.reps.rounds;
       r.timing = kTimingPolicyNames.name(o.timing);
-      r.round_mean_us = round_means[i];
+      r.aggregate = kRankAggregateNames.name(o.aggregate);
+      r.round_mean_us = m[i].round_means;
       r.nodes = topology.nodes;
       r.ranks_per_node = topology.max_ranks_per_node;
       r.segment_bytes = o.algorithms[i]->segment_bytes(params);
@@ -154,11 +214,11 @@ std::int64_t run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
       std::optional<double> vs;
       if (mpi_mean && *mpi_mean > 0) vs = r.time_us.mean / *mpi_mean;
       sink.add(to_row(r, table_line(r, vs)));
-      if (r.errors > 0) total_errors += r.errors;
     }
     sink.flush();
   }
-  return control_sum(rank == 0 ? total_errors : 0, comm);
+  progress::set_task(command + ", sweep finished");
+  return errors;
 }
 
 }  // namespace collbench

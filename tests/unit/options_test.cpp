@@ -34,11 +34,16 @@ TEST(Options, DefaultsRunEveryAllreduceAlgorithm) {
   EXPECT_EQ(s.algorithms[1]->name, "ring");
   EXPECT_TRUE(s.check);
   EXPECT_EQ(s.sizes.min_bytes, 8u);
+  EXPECT_EQ(s.reps.warmup, Repetitions::kAuto);
+  EXPECT_EQ(s.reps.iters, Repetitions::kAuto);
+  EXPECT_EQ(s.aggregate, RankAggregate::max);
+  EXPECT_EQ(s.check_every, 0);
 }
 
 TEST(Options, ParsesNcclTestsStyleFlags) {
   const Command c = parse({"run", "-b", "1K", "-e", "1M", "-f", "4", "-w", "2", "-n", "7", "-d", "f64", "-o", "max",
-                           "--algorithms", "ring", "--no-check", "--in-place", "--timing", "loop"});
+                           "--algorithms", "ring", "--no-check", "--in-place", "--timing", "loop", "--aggregate", "mean",
+                           "--check-every", "5", "--time-budget", "0.5"});
   ASSERT_TRUE(std::holds_alternative<RunOptions>(c)) << text_of(c);
   const SweepSpec& s = std::get<RunOptions>(c).sweep;
   EXPECT_EQ(s.sizes.min_bytes, 1024u);
@@ -52,6 +57,9 @@ TEST(Options, ParsesNcclTestsStyleFlags) {
   EXPECT_FALSE(s.check);
   EXPECT_TRUE(s.in_place);
   EXPECT_EQ(s.timing, TimingPolicy::loop);
+  EXPECT_EQ(s.aggregate, RankAggregate::mean);
+  EXPECT_EQ(s.check_every, 5);
+  EXPECT_EQ(s.reps.budget_s, 0.5);
 }
 
 TEST(Options, ListAndHelp) {
@@ -74,7 +82,12 @@ TEST(Options, BadInputNamesTheProblemAndTheValidChoices) {
   expect_error({"run", "-d", "f64", "-b", "12", "-e", "64"}, "--minbytes 12 is not a multiple of the f64 element size (8 bytes)");
   expect_error({"run", "-c", "broadcast", "-r", "2"}, "--root 2 is out of range for 2 rank(s)");
   expect_error({"run", "-r", "-1"}, "--root -1 is out of range");
-  expect_error({"run", "-n", "0"}, "--iters must be at least 1");
+  expect_error({"run", "-n", "0"}, "--iters must be auto or a whole number of at least 1, not '0'");
+  expect_error({"run", "-w", "many"}, "--warmup must be auto or a whole number of at least 0, not 'many'");
+  expect_error({"run", "-n", "2e9"}, "--iters must be auto or a whole number of at least 1, not '2e9'");
+  expect_error({"run", "--aggregate", "median"}, "unknown --aggregate 'median'; valid: max, mean, min, rank0");
+  expect_error({"run", "--time-budget", "-1"}, "--time-budget must be a number of seconds, at least 0");
+  expect_error({"run", "--check-every", "-2"}, "--check-every must not be negative");
   expect_error({"run", "-f", "1"}, "--stepfactor must be greater than 1");
   expect_error({"run", "--timing", "fast"}, "unknown timing policy 'fast'");
   expect_error({"run", "--bogus"}, "--bogus");

@@ -1,0 +1,68 @@
+#include "collectives/progress.hpp"
+
+#include <atomic>
+#include <mutex>
+
+namespace collbench::progress {
+namespace {
+
+std::mutex task_mutex;
+std::string task_text;
+std::atomic<const char*> stage{nullptr};
+std::atomic<int> call{0}, calls{0}, step{-1}, steps{0};
+std::atomic<std::uint64_t> beats{0};
+
+void tick() { beats.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace
+
+void set_task(std::string text) {
+  {
+    std::lock_guard lock(task_mutex);
+    task_text = std::move(text);
+  }
+  stage.store(nullptr, std::memory_order_relaxed);
+  step.store(-1, std::memory_order_relaxed);
+  tick();
+}
+
+void set_call(const char* s, int index, int of) {
+  stage.store(s, std::memory_order_relaxed);
+  call.store(index, std::memory_order_relaxed);
+  calls.store(of, std::memory_order_relaxed);
+  step.store(-1, std::memory_order_relaxed);
+  tick();
+}
+
+void set_step(int index, int of) {
+  step.store(index, std::memory_order_relaxed);
+  steps.store(of, std::memory_order_relaxed);
+  tick();
+}
+
+void beat() { tick(); }
+
+Snapshot snapshot() {
+  Snapshot s;
+  {
+    std::lock_guard lock(task_mutex);
+    s.task = task_text;
+  }
+  s.stage = stage.load(std::memory_order_relaxed);
+  s.call = call.load(std::memory_order_relaxed);
+  s.calls = calls.load(std::memory_order_relaxed);
+  s.step = step.load(std::memory_order_relaxed);
+  s.steps = steps.load(std::memory_order_relaxed);
+  s.beats = beats.load(std::memory_order_relaxed);
+  return s;
+}
+
+std::string describe(const Snapshot& s) {
+  std::string out = s.task.empty() ? "starting up" : s.task;
+  if (s.stage)
+    out += ", " + std::string(s.stage) + " " + std::to_string(s.call + 1) + " of " + std::to_string(s.calls);
+  if (s.step >= 0) out += ", schedule step " + std::to_string(s.step + 1) + " of " + std::to_string(s.steps);
+  return out;
+}
+
+}  // namespace collbench::progress

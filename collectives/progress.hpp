@@ -1,0 +1,28 @@
+#pragma once
+// Where this process is, for a watchdog thread that reports a stall: the harness names
+// the task and the call, the executor the schedule step. Updates are relaxed atomic
+// stores, cheap enough for the timed loops; only the task text takes a lock.
+#include <cstdint>
+#include <string>
+
+namespace collbench::progress {
+
+// What is being run, e.g. "run allreduce, algorithm ring, 1048576 bytes, round 1".
+void set_task(std::string text);
+// Which call of the task: `stage` is a string literal ("warm-up call", "timed call").
+void set_call(const char* stage, int index, int of);
+// Which step of a schedule the executor is in (0-based; `of` steps in all).
+void set_step(int index, int of);
+// Counts as progress without changing the position (e.g. a finished check).
+void beat();
+
+struct Snapshot {
+  std::string task;
+  const char* stage = nullptr;
+  int call = 0, calls = 0, step = -1, steps = 0;
+  std::uint64_t beats = 0;  // grows with every update: unchanged means no progress
+};
+Snapshot snapshot();
+std::string describe(const Snapshot& s);
+
+}  // namespace collbench::progress

@@ -1,0 +1,81 @@
+#include "harness/common/watchdog.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "collectives/progress.hpp"
+
+namespace collbench {
+
+struct Watchdog::State {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stop = false;
+  std::thread thread;
+};
+
+namespace {
+
+[[noreturn]] void report_and_exit(double seconds, int rank, const progress::Snapshot& where) {
+  std::fprintf(stderr,
+               "collbench: watchdog: rank %d made no progress for %g s; it is in: %s. Ending the run with exit "
+               "status %d (rows finished so far are in the CSV and JSON; --watchdog 0 turns this off)\n",
+               rank, seconds, progress::describe(where).c_str(), kWatchdogExitStatus);
+  std::fflush(stderr);
+  // The other ranks stalled at about the same moment: give their watchdogs time to say
+  // where they are before the launcher ends them.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  std::_Exit(kWatchdogExitStatus);
+}
+
+}  // namespace
+
+void add_watchdog_flag(CLI::App& app, double& seconds) {
+  app.add_option("--watchdog", seconds, "End the run (exit status " + std::to_string(kWatchdogExitStatus) +
+                                            ") when a rank makes no progress for this many seconds, after "
+                                            "every rank says where it is; 0: off")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
+Watchdog::Watchdog(double seconds, int rank) {
+  if (!(seconds > 0)) return;
+  state_ = std::make_unique<State>();
+  State* st = state_.get();
+  st->thread = std::thread([st, seconds, rank] {
+    using Clock = std::chrono::steady_clock;
+    const auto limit = std::chrono::duration<double>(seconds);
+    const auto poll = std::chrono::duration<double>(std::min(1.0, seconds / 4));
+    std::uint64_t beats = progress::snapshot().beats;
+    auto since = Clock::now();
+    std::unique_lock lock(st->mutex);
+    while (!st->wake.wait_for(lock, poll, [st] { return st->stop; })) {
+      const progress::Snapshot now = progress::snapshot();
+      if (now.beats != beats) {
+        beats = now.beats;
+        since = Clock::now();
+      } else if (Clock::now() - since >= limit) {
+        report_and_exit(seconds, rank, now);
+      }
+    }
+  });
+}
+
+Watchdog::~Watchdog() {
+  if (!state_) return;
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->stop = true;
+  }
+  state_->wake.notify_all();
+  state_->thread.join();
+}
+
+}  // namespace collbench

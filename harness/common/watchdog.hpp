@@ -1,0 +1,35 @@
+#pragma once
+// A rank that makes no progress for a while (a peer stopped, a network that dropped a
+// message, a library deadlock) would otherwise leave every other rank spinning in MPI
+// forever. The watchdog is a thread that watches collectives/progress.hpp's beats; when
+// they stop for `seconds`, it prints where this rank is and ends the process with
+// kWatchdogExitStatus. MPI launchers then end the other ranks. Rows already written
+// stay: the CSV is flushed per row and the JSON saved per size.
+#include <memory>
+
+namespace CLI {
+class App;
+}
+
+namespace collbench {
+
+inline constexpr int kWatchdogExitStatus = 4;
+inline constexpr double kDefaultWatchdogSeconds = 180;
+
+// --watchdog SECONDS, for the commands that measure.
+void add_watchdog_flag(CLI::App& app, double& seconds);
+
+class Watchdog {
+ public:
+  // seconds <= 0: off.
+  Watchdog(double seconds, int rank);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace collbench
