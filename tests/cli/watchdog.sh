@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# A rank stopped with SIGSTOP: the watchdog must end the run with its own exit status
+# within the configured time, name the stuck operation, and keep the finished rows.
+#   watchdog.sh MPIEXEC COLLBENCH
+set -uo pipefail
+mpiexec=$1 collbench=$2
+limit=2
+dir=$(mktemp -d)
+"$mpiexec" -n 2 "$collbench" run -a mpi,ring -b 8 -e 64M -n 3000 --watchdog $limit \
+  --csv "$dir/r.csv" --json "$dir/r.json" >"$dir/out" 2>"$dir/err" &
+launcher=$!
+stopped=
+cleanup() {
+  [ -n "$stopped" ] && kill -CONT "$stopped" 2>/dev/null
+  kill "$launcher" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; cat "$dir/out" "$dir/err"; exit 1; }
+
+# Wait until both ranks run and the first rows are written, then stop rank 1's process.
+for _ in $(seq 100); do
+  ranks=$(for p in $(pgrep -P "$launcher"); do pgrep -P "$p"; done | sort -n)
+  [ "$(wc -w <<<"$ranks")" = 2 ] && [ -f "$dir/r.csv" ] && [ "$(wc -l <"$dir/r.csv")" -ge 3 ] && break
+  sleep 0.1
+done
+[ "$(wc -w <<<"$ranks")" = 2 ] || fail "could not find the two ranks' processes"
+stopped=$(sed -n 2p <<<"$ranks")
+kill -STOP "$stopped"
+start=$(date +%s%N)
+# The launcher must end by itself: the limit, one poll, the watchdog's grace, slack.
+for _ in $(seq 150); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$launcher" 2>/dev/null && fail "the run did not end within 15 s of the stop"
+wait "$launcher"
+rc=$?
+echo "exit status $rc, $((($(date +%s%N) - start) / 1000000)) ms after the stop"
+cat "$dir/err"
+[ "$rc" = 4 ] || fail "exit status $rc, want 4 (the watchdog's)"
+grep -q "made no progress for $limit s; it is in: allreduce, algorithm .*, [0-9]* bytes, round 1 of 1, .* call [0-9]* of" "$dir/err" ||
+  fail "no message naming the stuck operation"
+rows=$(($(wc -l <"$dir/r.csv") - 1))
+[ "$rows" -ge 2 ] || fail "finished rows were lost ($rows in the CSV)"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['rows']) >= 2" "$dir/r.json" ||
+  fail "the JSON is not a valid document holding the finished rows"
+echo "PASS: $rows finished rows kept"
