@@ -1,7 +1,8 @@
 #pragma once
 // Where this process is, for a watchdog thread that reports a stall: the harness names
 // the task and the call, the executor the schedule step. Updates are relaxed atomic
-// stores, cheap enough for the timed loops; only the task text takes a lock.
+// stores by the one thread that measures, cheap enough for the timed loops; only the
+// task text takes a lock.
 #include <cstdint>
 #include <string>
 

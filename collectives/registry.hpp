@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/page_bytes.hpp"
 #include "collectives/schedule.hpp"
 #include "collectives/transport.hpp"
 
@@ -26,7 +27,7 @@ class Workspace {
   std::size_t capacity() const { return storage_.size(); }
 
  private:
-  std::vector<std::byte> storage_;
+  PageBytes storage_;
 };
 
 using LibraryPrepare =

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "collectives/mpi/communicator.hpp"
+#include "collectives/page_bytes.hpp"
 #include "collectives/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/run_error.hpp"
@@ -219,7 +220,7 @@ class Replayer {
   std::vector<int> plan_;                        // per exchange: its bucket, or -1 for the ps step
   std::vector<double> ready_;                    // per exchange
   Workspace workspace_;
-  std::vector<std::byte> arena_;
+  PageBytes arena_;
 };
 
 }  // namespace

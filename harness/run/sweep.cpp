@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "collectives/mpi/library.hpp"
+#include "collectives/page_bytes.hpp"
 #include "collectives/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/sizes.hpp"
@@ -25,7 +26,7 @@ std::size_t per_rank_count(const SweepSpec& o, std::size_t bytes, int nranks) {
 // The buffers of a run, allocated once at the largest size: inputs and the output of
 // the algorithm under test.
 struct Buffers {
-  std::vector<std::byte> send, recv;
+  PageBytes send, recv;
 };
 
 class SizeRun {
