@@ -132,7 +132,7 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
 
   SweepErrors errors;
   for (const AlgorithmEntry* a : o.algorithms) errors.algorithms.push_back({row_name(a), a->is_baseline(), 0});
-  const std::string command = std::string(collective_name(o.collective));
+  const std::string command = "run " + std::string(collective_name(o.collective));
   for (std::size_t bytes_requested : sizes) {
     const std::size_t count = per_rank_count(o, bytes_requested, nranks);
     const std::size_t bytes = size_in_elements(o.collective, count, nranks) * elem;

@@ -7,7 +7,8 @@ mpiexec=$1
 collbench=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-out=$("$mpiexec" -n 2 "$collbench" run -a mpi,ring -b 8 -e 4K -f 8 -n 3 -w 1 --csv "$dir/r.csv")
+out=$("$mpiexec" -n 2 "$collbench" run -a mpi,ring -b 8 -e 4K -f 8 -n 3 -w 1 --check-every 2 --aggregate mean \
+  --csv "$dir/r.csv")
 echo "$out"
 fail() { echo "FAIL: $1"; exit 1; }
 [ "$(grep -c '^# collbench allreduce' <<<"$out")" -eq 1 ] || fail "the table header must be printed once"
@@ -20,8 +21,15 @@ python3 - "$dir/r.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 m = doc["metadata"]
-for key in ("mpi", "environment", "hosts", "git_revision", "command_line", "timing_policy"):
+for key in ("mpi", "environment", "hosts", "git_revision", "command_line", "timing_policy", "oversubscription"):
     assert key in m, key
+assert m["timing_policy"]["aggregate"] == "mean", m["timing_policy"]
+assert "mean over ranks of each rank's mean" in m["timing_policy"]["text"], m["timing_policy"]
+assert m["options"]["iters"] == 3 and m["options"]["check_every"] == 2, m["options"]
+# 3 timed calls, checked: the untimed one, the 2nd (every 2nd) and the 3rd (the last)
+for r in doc["rows"]:
+    assert r["aggregate"] == "mean" and r["checked_calls"] == 3 and r["errors"] == 0, r
+    assert r["outliers"] >= 0, r
 assert m["mpi"]["library"].startswith("MPICH"), m["mpi"]
 assert len(doc["rows"]) == 8, len(doc["rows"])
 assert {r["algorithm"] for r in doc["rows"]} == {"mpi", "ring"}

@@ -36,7 +36,7 @@ rc=$?
 echo "exit status $rc, $((($(date +%s%N) - start) / 1000000)) ms after the stop"
 cat "$dir/err"
 [ "$rc" = 4 ] || fail "exit status $rc, want 4 (the watchdog's)"
-grep -q "made no progress for $limit s; it is in: allreduce, algorithm .*, [0-9]* bytes, round 1 of 1, .* call [0-9]* of" "$dir/err" ||
+grep -q "made no progress for $limit s; it is in: run allreduce, algorithm .*, [0-9]* bytes, round 1 of 1, .* call [0-9]* of" "$dir/err" ||
   fail "no message naming the stuck operation"
 rows=$(($(wc -l <"$dir/r.csv") - 1))
 [ "$rows" -ge 2 ] || fail "finished rows were lost ($rows in the CSV)"
