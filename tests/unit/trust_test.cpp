@@ -4,7 +4,7 @@
 
 #include "harness/common/stats.hpp"
 #include "harness/common/timing.hpp"
-#include "harness/run/sweep.hpp"
+#include "harness/run/sweep_errors.hpp"
 
 using namespace collbench;
 
