@@ -24,6 +24,12 @@ struct Watchdog::State {
 namespace {
 
 [[noreturn]] void report_and_exit(double seconds, int rank, const progress::Snapshot& where) {
+  // The table printed so far, unless the stalled thread holds stdout's lock (then
+  // waiting for it could hang the watchdog itself).
+  if (ftrylockfile(stdout) == 0) {
+    fflush_unlocked(stdout);
+    funlockfile(stdout);
+  }
   std::fprintf(stderr,
                "collbench: watchdog: rank %d made no progress for %g s; it is in: %s. Ending the run with exit "
                "status %d (rows finished so far are in the CSV and JSON; --watchdog 0 turns this off)\n",

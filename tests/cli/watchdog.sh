@@ -36,9 +36,10 @@ rc=$?
 echo "exit status $rc, $((($(date +%s%N) - start) / 1000000)) ms after the stop"
 cat "$dir/err"
 [ "$rc" = 4 ] || fail "exit status $rc, want 4 (the watchdog's)"
-grep -q "made no progress for $limit s; it is in: run allreduce, algorithm .*, [0-9]* bytes, round 1 of 1, .* call [0-9]* of" "$dir/err" ||
+grep -Eq "made no progress for $limit s; it is in: run allreduce, algorithm [a-z_]+, [0-9]+ bytes, (untimed check|round 1 of 1, (warm-up|timed) call [0-9]+ of [0-9]+)" "$dir/err" ||
   fail "no message naming the stuck operation"
 rows=$(($(wc -l <"$dir/r.csv") - 1))
+[ "$(grep -c ' f32 ' "$dir/out")" -ge "$rows" ] || fail "the table lost rows it had printed"
 [ "$rows" -ge 2 ] || fail "finished rows were lost ($rows in the CSV)"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['rows']) >= 2" "$dir/r.json" ||
   fail "the JSON is not a valid document holding the finished rows"
