@@ -5,10 +5,6 @@
 #include "harness/common/run_error.hpp"
 
 namespace collbench {
-namespace {
-
-constexpr int kTag = 31337;
-
 int rank_of(MPI_Comm comm) {
   int r = 0;
   MPI_Comm_rank(comm, &r);
@@ -19,6 +15,10 @@ int size_of(MPI_Comm comm) {
   MPI_Comm_size(comm, &n);
   return n;
 }
+
+namespace {
+
+constexpr int kTag = 31337;
 
 template <class T>
 void allreduce(std::vector<T>& values, const std::function<T(T, T)>& combine, MPI_Datatype type, MPI_Comm comm) {

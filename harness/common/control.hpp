@@ -13,6 +13,10 @@
 
 namespace collbench {
 
+// This process's rank in comm, and comm's size.
+int rank_of(MPI_Comm comm);
+int size_of(MPI_Comm comm);
+
 // Element-wise reduction of `values` over all ranks with `combine`; every rank gets
 // the result. Every rank must pass the same length.
 void control_allreduce(std::vector<double>& values, const std::function<double(double, double)>& combine, MPI_Comm comm);

@@ -1,7 +1,5 @@
 #include "harness/common/metadata.hpp"
 
-#include <unistd.h>
-
 #include <ctime>
 #include <map>
 
@@ -43,7 +41,7 @@ std::string oversubscription_warning(const nlohmann::json& metadata) {
   std::string out;
   for (const auto& [host, h] : metadata["oversubscription"]["hosts"].items()) {
     const long ranks = h["ranks"].get<long>(), cores = h["cores"].get<long>();
-    if (cores <= 0 || ranks <= cores) continue;
+    if (!exceeds_cores(ranks, cores)) continue;
     if (!out.empty()) out += "; ";
     out += "host " + host + " runs " + std::to_string(ranks) + " ranks on " + std::to_string(cores) + " cores";
   }
@@ -80,13 +78,13 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
   m["hosts"] = ranks_by_host;
   // Busy-polling ranks beyond a host's cores take turns on them, and every wait then
   // includes waiting for a core.
-  const auto cores = control_allgather(std::to_string(sysconf(_SC_NPROCESSORS_ONLN)), inv.comm);
+  const auto cores = control_allgather(std::to_string(cores_here()), inv.comm);
   nlohmann::json per_host = nlohmann::json::object();
   bool oversubscribed = false;
   for (const auto& [host, ranks] : ranks_by_host) {
     const long host_cores = std::stol(cores[static_cast<std::size_t>(ranks.front())]);
     per_host[host] = {{"ranks", ranks.size()}, {"cores", host_cores}};
-    oversubscribed |= host_cores > 0 && static_cast<long>(ranks.size()) > host_cores;
+    oversubscribed |= exceeds_cores(static_cast<long>(ranks.size()), host_cores);
   }
   m["oversubscription"] = {{"oversubscribed", oversubscribed}, {"hosts", per_host}};
   m["transport"] = session.transport.name();

@@ -1,7 +1,7 @@
 #include "harness/common/timing.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <string>
 
@@ -10,12 +10,6 @@
 
 namespace collbench {
 namespace {
-
-int comm_size(MPI_Comm comm) {
-  int n = 1;
-  MPI_Comm_size(comm, &n);
-  return n;
-}
 
 // One rank's whole series, on every rank.
 std::vector<double> series_of(int owner, const std::vector<double>& mine, MPI_Comm comm) {
@@ -26,10 +20,8 @@ std::vector<double> series_of(int owner, const std::vector<double>& mine, MPI_Co
 
 // The rank whose series has the largest (`slowest`) or smallest total.
 int rank_by_total(const std::vector<double>& t, bool slowest, MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  std::vector<double> totals(static_cast<std::size_t>(comm_size(comm)), 0.0);
-  totals[static_cast<std::size_t>(rank)] = std::accumulate(t.begin(), t.end(), 0.0);
+  std::vector<double> totals(static_cast<std::size_t>(size_of(comm)), 0.0);
+  totals[static_cast<std::size_t>(rank_of(comm))] = std::accumulate(t.begin(), t.end(), 0.0);
   control_allreduce(totals, [](double a, double b) { return a + b; }, comm);
   const auto it = slowest ? std::max_element(totals.begin(), totals.end()) : std::min_element(totals.begin(), totals.end());
   return static_cast<int>(it - totals.begin());
@@ -40,7 +32,7 @@ std::vector<double> combine_ranks(std::vector<double> t, TimingPolicy policy, Ra
     case RankAggregate::rank0: return series_of(0, t, comm);
     case RankAggregate::mean: {
       control_allreduce(t, [](double x, double y) { return x + y; }, comm);
-      for (double& x : t) x /= comm_size(comm);
+      for (double& x : t) x /= size_of(comm);
       return t;
     }
     case RankAggregate::max:

@@ -27,10 +27,11 @@ std::vector<std::string> rank_hosts(MPI_Comm comm) {
   return control_allgather(std::string(name, static_cast<std::size_t>(len)), comm);
 }
 
-bool node_is_oversubscribed(const Topology& topology) {
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return cores > 0 && topology.max_ranks_per_node > cores;
-}
+long cores_here() { return sysconf(_SC_NPROCESSORS_ONLN); }
+
+bool exceeds_cores(long ranks, long cores) { return cores > 0 && ranks > cores; }
+
+bool node_is_oversubscribed(const Topology& topology) { return exceeds_cores(topology.max_ranks_per_node, cores_here()); }
 
 Topology discover_topology(MPI_Comm comm, int ranks_per_node) {
   int rank = 0, size = 1;

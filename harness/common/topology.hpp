@@ -22,6 +22,11 @@ Topology discover_topology(MPI_Comm comm, int ranks_per_node);
 // Host names of all ranks, in rank order (collective over comm).
 std::vector<std::string> rank_hosts(MPI_Comm comm);
 
+// The cores this machine has online.
+long cores_here();
+// Whether `ranks` busy-polling ranks on a host of `cores` cores must take turns on them
+// (false when the core count is unknown).
+bool exceeds_cores(long ranks, long cores);
 // Whether a node has more ranks than this machine has cores: waits then yield the
 // core between polls (see MpiTransport), or the spinning ranks starve the others.
 bool node_is_oversubscribed(const Topology& topology);

@@ -78,8 +78,12 @@ void fill_input(const InputSpec& s, int rank, void* buf, std::size_t count) {
 
 void poison(void* buf, std::size_t bytes) { std::memset(buf, 0xA5, bytes); }
 
-void load_inputs(const CollectiveCall& call, const BufferLayout& layout, int rank, int nranks) {
+void poison_output(const CollectiveCall& call, const BufferLayout& layout) {
   poison(call.recv, layout.recv_count * dtype_size(call.dtype));
+}
+
+void load_inputs(const CollectiveCall& call, const BufferLayout& layout, int rank, int nranks) {
+  poison_output(call, layout);
   if (traits(call.collective).only_root_contributes && rank != call.root) return;
   // The send buffer is the caller's input buffer; only collectives treat it as const.
   fill_input({call.collective, call.dtype, call.op, nranks}, rank, const_cast<void*>(call.send), layout.send_count);

@@ -23,6 +23,8 @@ void fill_input(const InputSpec& spec, int rank, void* buf, std::size_t count);
 // Fills with a byte pattern no valid result equals, so a stale buffer cannot pass.
 void poison(void* buf, std::size_t bytes);
 
+// Poisons the call's receive buffer (all of it the layout gives the call).
+void poison_output(const CollectiveCall& call, const BufferLayout& layout);
 // Poisons the call's receive buffer, then writes `rank`'s input where the call reads
 // it (for broadcast only the root has input).
 void load_inputs(const CollectiveCall& call, const BufferLayout& layout, int rank, int nranks);

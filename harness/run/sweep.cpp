@@ -47,7 +47,7 @@ class SizeRun {
   // poisoning the output is enough; an in-place call overwrote them.
   void prepare_check() const {
     if (o_.in_place) load_inputs();
-    else poison(b_.recv.data(), layout_.recv_count * dtype_size(o_.dtype));
+    else poison_output(call(), layout_);
   }
   ExpectedResult expected() const { return ExpectedResult(spec_, rank_, o_.root, count_); }
   const void* result() const { return b_.recv.data(); }
@@ -162,7 +162,7 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
       r.algbw_gbps = algbw_gbps(static_cast<double>(bytes), r.time_us.mean * 1e-6);
       r.busbw_gbps = r.algbw_gbps * busbw_factor(o.collective, nranks);
       r.errors = m[i].wrong;
-      r.checked_calls = o.check ? m[i].checked : 0;
+      r.checked_calls = m[i].checked;
       r.in_place = o.in_place;
       r.warmup = m[i].warmup;
       r.rounds = o.reps.rounds;

@@ -18,16 +18,6 @@ TEST(CollectiveTraits, NamesParseBackAndListEveryCollective) {
   EXPECT_FALSE(parse_collective("alltoall"));
 }
 
-TEST(CollectiveTraits, BusBandwidthFactorsAreNcclTests) {
-  EXPECT_DOUBLE_EQ(busbw_factor(Collective::allreduce, 4), 1.5);
-  EXPECT_DOUBLE_EQ(busbw_factor(Collective::allgather, 4), 0.75);
-  EXPECT_DOUBLE_EQ(busbw_factor(Collective::reduce_scatter, 4), 0.75);
-  EXPECT_DOUBLE_EQ(busbw_factor(Collective::gather, 4), 0.75);
-  EXPECT_DOUBLE_EQ(busbw_factor(Collective::broadcast, 4), 1);
-  EXPECT_DOUBLE_EQ(busbw_factor(Collective::reduce, 4), 1);
-  EXPECT_EQ(traits(Collective::allreduce).busbw_factor_text, "2(n-1)/n");
-}
-
 // Every result element names an input element that exists, on a rank that exists.
 TEST(CollectiveTraits, ResultSourcesStayInsideTheInputs) {
   for (Collective c : kAllCollectives)

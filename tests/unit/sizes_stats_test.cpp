@@ -58,6 +58,11 @@ TEST(Bandwidth, FollowsNcclTestsDefinitions) {
   EXPECT_DOUBLE_EQ(busbw_factor(Collective::allreduce, 4), 1.5);
   EXPECT_DOUBLE_EQ(busbw_factor(Collective::allreduce, 1), 0.0);
   EXPECT_DOUBLE_EQ(busbw_factor(Collective::gather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(busbw_factor(Collective::allgather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(busbw_factor(Collective::reduce_scatter, 4), 0.75);
+  EXPECT_DOUBLE_EQ(busbw_factor(Collective::broadcast, 4), 1);
+  EXPECT_DOUBLE_EQ(busbw_factor(Collective::reduce, 4), 1);
   EXPECT_DOUBLE_EQ(busbw_factor(Collective::broadcast, 8), 1.0);
   EXPECT_DOUBLE_EQ(busbw_factor(Collective::reduce, 8), 1.0);
+  EXPECT_EQ(traits(Collective::allreduce).busbw_factor_text, "2(n-1)/n");
 }
