@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <mutex>
 #include <thread>
 
@@ -47,7 +48,19 @@ void add_watchdog_flag(CLI::App& app, double& seconds) {
   app.add_option("--watchdog", seconds, "End the run (exit status " + std::to_string(kWatchdogExitStatus) +
                                             ") when a rank makes no progress for this many seconds, after "
                                             "every rank says where it is; 0: off")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            std::size_t used = 0;
+            double value = -1;
+            try {
+              value = std::stod(text, &used);
+            } catch (const std::exception&) {
+              used = 0;
+            }
+            if (used == text.size() && value >= 0) return "";
+            return "must be a number of seconds, at least 0 (0: off), not '" + text + "'";
+          },
+          "SECONDS"))
       ->capture_default_str();
 }
 
