@@ -3,24 +3,30 @@
 #include <CLI/CLI.hpp>
 #include <stdexcept>
 
+#include "harness/common/exit_status.hpp"
+
 namespace collbench {
 
-Command parse_command_line(int argc, const char* const* argv, const Registry& registry, int nranks) {
+Command parse_command_line(int argc, const char* const* argv, const Registry& registry, int nranks,
+                           const Machine& machine) {
   CLI::App app{"collbench: collective communication benchmarks for distributed training", "collbench"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every subcommand");
+  app.footer(exit_status_text());
 
   ListOptions list_options;
   CLI::App* list = add_list_command(app, list_options);
   CLI::App* run = app.add_subcommand("run", "Run a validated size sweep of one collective");
   RunFlags run_flags;
   add_run_flags(*run, run_flags);
+  run->footer(exit_status_text());
   PsFlags ps_flags;
   add_ps_flags(*run, ps_flags);
   CLI::App* replay = app.add_subcommand("replay", "Replay a model's gradient exchange per training step: "
                                                   "bucketing, overlap with backward, exposed communication");
   ReplayFlags replay_flags;
   add_replay_flags(*replay, replay_flags);
+  replay->footer(exit_status_text());
   WorkloadsFlags workloads_flags;
   CLI::App* workloads = add_workloads_command(app, workloads_flags);
   ScheduleFlags schedule_flags;
@@ -30,10 +36,10 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
     app.parse(argc, argv);
     if (list->parsed()) return list_options;
     if (workloads->parsed()) return resolve_workloads(workloads_flags);
-    if (replay->parsed()) return resolve_replay(replay_flags, registry, nranks);
+    if (replay->parsed()) return resolve_replay(replay_flags, registry, nranks, machine);
     if (schedule->parsed()) return resolve_schedule(schedule_flags, registry);
-    RunOptions o = resolve_run(run_flags, registry, nranks);
-    if (is_parameter_server(run_flags)) return resolve_ps(o, ps_flags, registry, nranks);
+    RunOptions o = resolve_run(run_flags, registry, nranks, machine);
+    if (is_parameter_server(run_flags)) return resolve_ps(o, ps_flags, registry, nranks, machine);
     return o;
   } catch (const CLI::CallForHelp&) {
     std::string text = app.help();

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "collectives/registry.hpp"
+#include "harness/common/request_limits.hpp"
 #include "harness/list/list_command.hpp"
 #include "harness/ps/ps_options.hpp"
 #include "harness/replay/replay_options.hpp"
@@ -24,7 +25,9 @@ struct CommandError {
 using Command = std::variant<CommandError, HelpText, ListOptions, RunOptions, PsOptions, ReplayOptions,
                              WorkloadsOptions, ScheduleOptions>;
 
-// `nranks` lets rank-dependent checks (a root, a server count) happen here too.
-Command parse_command_line(int argc, const char* const* argv, const Registry& registry, int nranks);
+// `nranks` lets rank-dependent checks (a root, a server count) happen here too, and
+// `machine` the request limits (memory).
+Command parse_command_line(int argc, const char* const* argv, const Registry& registry, int nranks,
+                           const Machine& machine = {});
 
 }  // namespace collbench

@@ -2,41 +2,57 @@
 // alone speaks, and every error ends all ranks with a non-zero exit, never a hang.
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <variant>
 
 #include "collectives/mpi/communicator.hpp"
 #include "harness/command_line.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/default_registry.hpp"
+#include "harness/common/exit_status.hpp"
+#include "harness/common/interrupt.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/watchdog.hpp"
 #include "harness/ps/ps_command.hpp"
 #include "harness/replay/replay_command.hpp"
 #include "harness/run/run_command.hpp"
+#include "workloads/input_files.hpp"
 
 using namespace collbench;
 
 namespace {
 
 std::uint64_t hash_arguments(int argc, const char* const* argv) {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a; argv[0] may differ between nodes
-  for (int i = 1; i < argc; ++i)
-    for (const char* p = argv[i];; ++p) {
-      h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ULL;
-      if (!*p) break;
-    }
+  std::uint64_t h = fnv1a("");  // argv[0] may differ between nodes
+  for (int i = 1; i < argc; ++i) h = fnv1a(std::string_view(argv[i], std::char_traits<char>::length(argv[i]) + 1), h);
   return h;
 }
 
-bool arguments_agree(int argc, const char* const* argv, MPI_Comm comm) {
-  const auto h = static_cast<long long>(hash_arguments(argc, argv));
-  std::vector<long long> v{h, ~h};
-  control_allreduce(v, [](long long a, long long b) { return std::max(a, b); }, comm);
-  return v[0] == ~v[1];  // max equals min
+// What every rank must agree on before anything runs, checked in this order: the
+// command line, the input files' contents, and the outcome of parsing (a rank whose
+// node lacks the memory refuses alone). Throws RunError on every rank alike.
+void require_agreement(const Invocation& inv, const Command& cmd) {
+  const auto* error = std::get_if<CommandError>(&cmd);
+  const nlohmann::json mine = {{"args", std::to_string(hash_arguments(inv.argc, inv.argv))},
+                               {"inputs", input_files_summary()},
+                               {"error", error ? error->text : ""}};
+  std::vector<nlohmann::json> all;
+  for (const std::string& text : control_allgather(mine.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                                                   inv.comm))
+    all.push_back(nlohmann::json::parse(text));
+  for (std::size_t r = 1; r < all.size(); ++r)
+    if (all[r]["args"] != all[0]["args"])
+      throw RunError("ranks were launched with different arguments (rank 0 and rank " + std::to_string(r) +
+                     " differ); every rank must get the same command line");
+  std::vector<std::string> inputs;
+  for (const nlohmann::json& j : all) inputs.push_back(j["inputs"].get<std::string>());
+  if (const std::string differ = input_files_disagreement(inputs); !differ.empty()) throw RunError(differ);
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (const std::string e = all[r]["error"].get<std::string>(); !e.empty())
+      throw RunError(r == 0 || !all[0]["error"].get<std::string>().empty() ? e : "on rank " + std::to_string(r) + ": " + e);
 }
 
 template <class... F>
@@ -54,11 +70,19 @@ double watchdog_seconds(const Command& cmd) {
       cmd);
 }
 
+int ranks_on_this_node(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int n = 1;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+
 int run_command(const Invocation& inv) {
-  Command cmd = parse_command_line(inv.argc, inv.argv, *inv.registry, inv.size);
-  // Bad input is known to every rank alike once all ranks got the same arguments.
-  if (!arguments_agree(inv.argc, inv.argv, inv.comm))
-    throw RunError("ranks were launched with different arguments; every rank must get the same command line");
+  const Command cmd = parse_command_line(inv.argc, inv.argv, *inv.registry, inv.size,
+                                         this_machine(ranks_on_this_node(inv.comm)));
+  require_agreement(inv, cmd);
   const Watchdog watchdog(watchdog_seconds(cmd), inv.rank);
   return std::visit(Overloaded{
                         [](const CommandError& e) -> int { throw RunError(e.text); },
@@ -86,15 +110,16 @@ int main(int argc, char** argv) {
     Invocation inv{argc, argv, comm.get(), &default_registry()};
     MPI_Comm_rank(comm.get(), &inv.rank);
     MPI_Comm_size(comm.get(), &inv.size);
+    const InterruptHandler interrupts(inv.rank);
     try {
       rc = run_command(inv);
     } catch (const RunError& e) {  // every rank threw it: bad input, or an error all ranks learned of
       if (inv.rank == 0) std::fprintf(stderr, "collbench: error: %s\n", e.what());
-      rc = 2;
+      rc = kExitRefused;
     } catch (const std::exception& e) {
       // Past argument checking, ranks may be inside a collective: abort all of them.
       std::fprintf(stderr, "collbench: error on rank %d: %s\n", inv.rank, e.what());
-      MPI_Abort(MPI_COMM_WORLD, 3);
+      MPI_Abort(MPI_COMM_WORLD, kExitInternal);
     }
   }
   MPI_Finalize();

@@ -55,7 +55,7 @@ for rep in $(seq 1 "$reps"); do
     echo "$rep,$bytes,osu_allreduce,mean,$osu_us," >>"$runs"
     for aggregate in mean max; do
       "$mpiexec" -n "$np" "$collbench" run -a mpi -b "$bytes" -e "$bytes" --aggregate "$aggregate" \
-        --csv "$tmp/r.csv" --json "$tmp/r.json" >/dev/null
+        --csv "$tmp/r.csv" --json "$tmp/r.json" --overwrite >/dev/null
       awk -F, -v rep="$rep" -v a="$aggregate" 'NR==1 {for (i=1;i<=NF;i++) c[$i]=i; next}
         {print rep "," $c["bytes"] ",collbench," a "," $c["avg_us"] "," $c["iters"]}' "$tmp/r.csv" >>"$runs"
       rm -f "$tmp/r.csv" "$tmp/r.json"

@@ -37,7 +37,7 @@ for rep in $(seq 1 "$overhead_reps"); do
 done
 
 mpiexec -n 2 $bin/collbench run -b 8 -e 64M -n 20 -w 5 --rounds "$rounds" \
-  --csv "$out/allreduce-2ranks.csv" --json "$out/allreduce-2ranks.json"
+  --csv "$out/allreduce-2ranks.csv" --json "$out/allreduce-2ranks.json" --overwrite
 
 $bin/collbench-kernels --benchmark_repetitions="$reps" --benchmark_min_time=0.2 --benchmark_enable_random_interleaving=true \
   --benchmark_out="$out/kernels.json" --benchmark_out_format=json >/dev/null

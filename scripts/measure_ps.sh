@@ -13,7 +13,7 @@ rounds=${ROUNDS:-3}
 iters=${ITERS:-20}
 bin=${COLLBENCH:-build/harness/collbench}
 mkdir -p "$out"
-common=(-n "$iters" -w 5 --rounds "$rounds")
+common=(-n "$iters" -w 5 --rounds "$rounds" --overwrite)  # regenerates $out
 for servers in 1 2; do
   mpiexec -n $((2 + servers)) "$bin" run -c ps --servers "$servers" --ps-mode sync,async --compare ring \
     -b 4K -e 64M -f 4 "${common[@]}" --csv "$out/dense-servers$servers.csv"

@@ -45,7 +45,7 @@ if [ "${REFERENCE:-1}" = 0 ] && [ -s "$reference" ]; then
   echo "== $coll: reusing $reference"
 else
   echo "== $coll: reference algorithms and MPICH's automatic choice"
-  run --csv "$reference" "$@" || echo "$0: the reference run failed (kept what it measured)" >&2
+  run --csv "$reference" --overwrite "$@" || echo "$0: the reference run failed (kept what it measured)" >&2
 fi
 failed=()
 for alg in $algs; do
@@ -53,7 +53,7 @@ for alg in $algs; do
   part="$out/parts/$coll-mpi-$alg.csv"
   rm -f "$part"
   if ! (export "$var=$alg" MPIR_CVAR_COLLECTIVE_FALLBACK=error MPIR_CVAR_DEVICE_COLLECTIVES=none
-        run -a mpi --csv "$part" "$@"); then
+        run -a mpi --csv "$part" --overwrite "$@"); then
     failed+=("$alg")
     [ -s "$part" ] || rm -f "$part" "${part%.csv}.json"
   fi

@@ -15,9 +15,12 @@ void add_tensor(Bucket& b, const GradientTensor& t, std::size_t index, double re
   b.ready_ms = std::max(b.ready_ms, ready_ms);
 }
 
-// The Horovod background loop's tick at or after `t`.
+// The Horovod background loop's tick at or after `t` (never before it: with a cycle
+// far longer than the step, t / cycle_ms is below the rounding slack, yet the tick is the first).
 double next_cycle(double t, double cycle_ms) {
-  return cycle_ms > 0 ? std::ceil(t / cycle_ms - 1e-9) * cycle_ms : t;
+  if (!(cycle_ms > 0)) return t;
+  const double k = std::ceil(t / cycle_ms - 1e-9);
+  return (t > 0 && k < 1 ? 1 : k) * cycle_ms;
 }
 
 }  // namespace

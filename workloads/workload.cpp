@@ -31,12 +31,28 @@ std::vector<BuiltinWorkload> builtin_workloads() {
           {"lm1b", "LM1B LSTM language model: 793,470-word sparse embedding and softmax, dense LSTM"}};
 }
 
+namespace {
+// The file reader checks each line; this catches what knobs make of a built-in model.
+Workload checked(Workload w) {
+  for (const GradientTensor& t : w.tensors) {
+    if (t.elements > kMaxTensorElements)
+      throw std::invalid_argument("workload " + w.name + ": tensor '" + t.name + "' has " + std::to_string(t.elements) +
+                                  " elements; at most " + std::to_string(kMaxTensorElements));
+    if (t.lookups > kMaxLookups)
+      throw std::invalid_argument("workload " + w.name + ": tensor '" + t.name + "' looks up " +
+                                  std::to_string(t.lookups) + " ids per step; at most " + std::to_string(kMaxLookups) +
+                                  " (lower --batch or --seq-len)");
+  }
+  return w;
+}
+}  // namespace
+
 Workload load_workload(const std::string& name_or_path, const WorkloadOptions& options) {
   if (name_or_path == "resnet50") return resnet50_workload();
-  if (name_or_path == "bert-base") return bert_workload(false, options);
-  if (name_or_path == "bert-large") return bert_workload(true, options);
-  if (name_or_path == "lm1b") return lm1b_workload(options);
-  if (name_or_path.size() > 4 && name_or_path.ends_with(".csv")) return read_workload_csv(name_or_path);
+  if (name_or_path == "bert-base") return checked(bert_workload(false, options));
+  if (name_or_path == "bert-large") return checked(bert_workload(true, options));
+  if (name_or_path == "lm1b") return checked(lm1b_workload(options));
+  if (name_or_path.size() > 4 && name_or_path.ends_with(".csv")) return checked(read_workload_csv(name_or_path));
   std::string valid;
   for (const BuiltinWorkload& b : builtin_workloads()) valid += b.name + ", ";
   throw std::invalid_argument("unknown workload '" + name_or_path + "'; valid: " + valid + "or a FILE.csv");

@@ -9,6 +9,14 @@
 
 namespace collbench {
 
+// What a workload may hold. Beyond these a file or a knob is a mistake, not a model:
+// the largest models have thousands of tensors and a few billion parameters each.
+inline constexpr std::size_t kMaxTensors = 100000;
+inline constexpr std::size_t kMaxTensorElements = std::size_t{1} << 40;  // 4 TiB of f32
+inline constexpr std::size_t kMaxLookups = std::size_t{1} << 27;         // ids per sparse tensor, step and rank
+inline constexpr double kMaxLayerFlops = 1e30;
+inline constexpr double kMaxComputeMs = 86400e3;  // one day: any step time, in total or per layer
+
 struct GradientTensor {
   std::string name;
   std::size_t elements = 0;

@@ -2,8 +2,11 @@
 
 #include <libfccp/csv.h>
 
+#include "workloads/input_files.hpp"
+
 #include <cmath>
 #include <set>
+#include <unordered_map>
 #include <stdexcept>
 
 namespace collbench {
@@ -39,7 +42,8 @@ auto with_csv_errors(const std::string& what, F&& body) {
 Workload read_workload_csv(const std::string& path) {
   const std::string what = "workload";
   return with_csv_errors(what, [&] {
-    Reader<8> in(path);
+    const std::string& text = read_input_file(path, what);
+    Reader<8> in(path, text.data(), text.data() + text.size());
     in.read_header(io::ignore_missing_column | io::ignore_extra_column, "name", "elements", "dtype", "kind", "rows",
                    "row_elements", "lookups", "flops");
     require_columns(in, what, path, {"name", "elements"});
@@ -57,6 +61,11 @@ Workload read_workload_csv(const std::string& path) {
       if (name.empty()) fail_at(what, path, line, "empty tensor name");
       if (!names.insert(name).second) fail_at(what, path, line, "tensor '" + name + "' appears twice");
       if (elements == 0) fail_at(what, path, line, "tensor '" + name + "' has no elements");
+      if (elements > kMaxTensorElements)
+        fail_at(what, path, line, "tensor '" + name + "' has " + std::to_string(elements) + " elements; at most " +
+                                      std::to_string(kMaxTensorElements));
+      if (w.tensors.size() == kMaxTensors)
+        fail_at(what, path, line, "more than " + std::to_string(kMaxTensors) + " tensors");
       GradientTensor t;
       t.name = name;
       t.elements = elements;
@@ -68,14 +77,18 @@ Workload read_workload_csv(const std::string& path) {
       if (t.sparse) {
         if (rows == 0 || row_elements == 0 || lookups == 0)
           fail_at(what, path, line, "sparse tensor '" + name + "' needs rows, row_elements and lookups");
-        if (rows * row_elements != elements)
+        if (lookups > kMaxLookups)
+          fail_at(what, path, line, "sparse tensor '" + name + "' looks up " + std::to_string(lookups) +
+                                        " ids per step; at most " + std::to_string(kMaxLookups));
+        if (row_elements > elements || rows != elements / row_elements || elements % row_elements)
           fail_at(what, path, line, "rows x row_elements (" + std::to_string(rows) + " x " + std::to_string(row_elements) +
                                         ") is not elements (" + std::to_string(elements) + ")");
         t.rows = rows;
         t.row_elements = row_elements;
         t.lookups = lookups;
       }
-      if (!std::isfinite(flops) || flops < 0) fail_at(what, path, line, "flops must be a non-negative number");
+      if (!std::isfinite(flops) || flops < 0 || flops > kMaxLayerFlops)
+        fail_at(what, path, line, "flops must be a number from 0 to 1e30");
       t.flops = flops;
       any_flops = any_flops || flops > 0;
       w.tensors.push_back(std::move(t));
@@ -90,16 +103,21 @@ Workload read_workload_csv(const std::string& path) {
 ComputeProfile read_compute_profile_csv(const std::string& path, const Workload& workload) {
   const std::string what = "compute profile";
   return with_csv_errors(what, [&] {
-    Reader<2> in(path);
+    const std::string& text = read_input_file(path, what);
+    Reader<2> in(path, text.data(), text.data() + text.size());
     in.read_header(io::ignore_extra_column, "name", "ms");
     ComputeProfile p;
     p.backward_ms.assign(workload.tensors.size(), 0.0);
     std::set<std::string> seen;
+    std::unordered_map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < workload.tensors.size(); ++i) index.emplace(workload.tensors[i].name, i);
     std::string name;
     double ms = 0;
     while (in.read_row(name, ms)) {
       const unsigned line = in.get_file_line();
-      if (!std::isfinite(ms) || ms < 0) fail_at(what, path, line, "ms must be a non-negative number");
+      if (!std::isfinite(ms) || ms < 0 || ms > kMaxComputeMs)
+        fail_at(what, path, line, "ms must be a number from 0 to " + std::to_string(static_cast<long>(kMaxComputeMs)) +
+                                      " (one day)");
       if (!seen.insert(name).second) fail_at(what, path, line, "'" + name + "' appears twice");
       if (name == "forward") {
         p.forward_ms = ms;
@@ -109,11 +127,9 @@ ComputeProfile read_compute_profile_csv(const std::string& path, const Workload&
         p.optimizer_ms = ms;
         continue;
       }
-      std::size_t i = 0;
-      while (i < workload.tensors.size() && workload.tensors[i].name != name) ++i;
-      if (i == workload.tensors.size())
-        fail_at(what, path, line, "'" + name + "' is not a tensor of workload " + workload.name);
-      p.backward_ms[i] = ms;
+      const auto it = index.find(name);
+      if (it == index.end()) fail_at(what, path, line, "'" + name + "' is not a tensor of workload " + workload.name);
+      p.backward_ms[it->second] = ms;
     }
     return p;
   });

@@ -20,23 +20,22 @@ struct Invocation {
   int rank = 0, size = 1;
 };
 
-// "# WHAT: CSV and JSON"
-void print_results(const OutputOptions& out, const char* what);
-
 // Runs a command's measurements; a RunError (which every rank throws alike) first
-// makes rank 0 say where the rows measured so far are.
+// marks the JSON stopped and makes rank 0 say where the rows measured so far are.
 template <class Measure>
-std::int64_t measure_keeping_results(const Invocation& inv, const OutputOptions& out, Measure measure) {
+std::int64_t measure_keeping_results(const Invocation& inv, ResultSink& sink, Measure measure) {
   try {
     return measure();
-  } catch (const RunError&) {
-    if (inv.rank == 0) print_results(out, "results so far");
+  } catch (const RunError& e) {
+    sink.finish(e.what());
+    if (inv.rank == 0) sink.print_paths("results so far");
     throw;
   }
 }
 
-// Rank 0 names where the results went and, if any, how many elements were wrong and
-// (`blame`) who returned them. Returns the exit status: 0, or 1 when wrong elements were found.
-int finish_run(const Invocation& inv, const OutputOptions& out, std::int64_t wrong, const std::string& blame = "");
+// Marks the JSON completed; rank 0 names where the results went and, if any, how
+// many elements were wrong and (`blame`) who returned them. Returns the exit status:
+// 0, or kExitWrongResults when wrong elements were found.
+int finish_run(const Invocation& inv, ResultSink& sink, std::int64_t wrong, const std::string& blame = "");
 
 }  // namespace collbench

@@ -1,71 +1,250 @@
 #include "harness/common/result_sink.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 
 #include "harness/common/control.hpp"
+#include "harness/common/exit_status.hpp"
 #include "harness/common/run_error.hpp"
+#include "harness/common/writers.hpp"
 
 namespace collbench {
 
 void add_output_flags(CLI::App& app, OutputOptions& out, const std::string& name) {
-  app.add_option("--csv", out.csv_path, "CSV output path (default: results/collbench-" + name + "-<time>.csv)");
+  app.add_option("--csv", out.csv_path, "CSV output path (default: results/collbench-" + name +
+                                            "-<time>.csv, never an existing name)");
   app.add_option("--json", out.json_path, "JSON output path (default: next to the CSV)");
   app.add_option("--output-dir", out.output_dir, "Directory for default output files")->capture_default_str();
+  app.add_flag("--overwrite", out.overwrite, "Replace output files that already hold data (refused otherwise); "
+                                             "devices such as /dev/null are always written through");
 }
+
+struct ResultSink::State {
+  std::timed_mutex mutex;
+  OutputOptions paths;
+  std::vector<OtherOutput> others;
+  std::unique_ptr<CsvWriter> csv;
+  std::unique_ptr<JsonWriter> json;
+};
 
 namespace {
-void settle_paths(OutputOptions& o, const std::string& name) {
-  if (o.csv_path.empty() && o.json_path.empty()) {
-    char stamp[32];
-    const std::time_t t = std::time(nullptr);
-    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&t));
-    std::filesystem::create_directories(o.output_dir);
-    const std::string base = o.output_dir + "/collbench-" + name + "-" + stamp;
-    o.csv_path = base + ".csv";
-    o.json_path = base + ".json";
-  } else if (o.json_path.empty()) {
-    o.json_path = std::filesystem::path(o.csv_path).replace_extension(".json").string();
-  } else if (o.csv_path.empty()) {
-    o.csv_path = std::filesystem::path(o.json_path).replace_extension(".csv").string();
+
+namespace fs = std::filesystem;
+
+std::mutex g_open_mutex;
+ResultSink::State* g_open = nullptr;  // rank 0's sink, for stop_results
+
+std::string where(const OutputOptions& o) { return o.csv_path + " and " + o.json_path; }
+
+struct Named {
+  std::string label, path;
+};
+
+// Refuses two outputs that are one file (only a character device, such as /dev/null,
+// may take several), and a non-empty existing file unless overwriting.
+void vet(const std::vector<Named>& outputs, bool overwrite) {
+  std::vector<OutputTarget> targets;
+  for (const Named& n : outputs) targets.push_back(inspect_output(n.path, n.label));
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j)
+      if (same_output(targets[i], targets[j]) && !(targets[i].character_device && targets[j].character_device))
+        throw OutputError(outputs[j].label + " and " + outputs[i].label + " name the same file '" + outputs[i].path +
+                          "'; give each output its own path");
+    const std::string dir = fs::path(targets[i].resolved).parent_path().string();
+    if (targets[i].regular && access(dir.empty() ? "." : dir.c_str(), W_OK | X_OK) != 0)
+      throw OutputError("cannot write " + outputs[i].label + " '" + outputs[i].path + "': " + std::strerror(errno));
+    if (targets[i].nonempty && !overwrite)
+      throw OutputError("cannot write " + outputs[i].label + " '" + outputs[i].path +
+                        "': it already exists and holds data; give --overwrite to replace it, or another path");
   }
 }
+
+std::string timestamp() {
+  char stamp[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&t));
+  return stamp;
+}
+
+// Fills in the JSON next to an explicit CSV (or the CSV next to an explicit JSON).
+void pair_paths(OutputOptions& o) {
+  auto beside = [](const std::string& given, const char* flag, const char* other, const char* ext) {
+    if (!inspect_output(given, flag).regular)
+      throw OutputError(std::string(flag) + " '" + given + "' is not a regular file, so the " + other +
+                        " cannot go next to it: give --" + (ext[1] == 'j' ? "json" : "csv") + " too");
+    return fs::path(given).replace_extension(ext).string();
+  };
+  if (o.json_path.empty()) o.json_path = beside(o.csv_path, "--csv", "JSON", ".json");
+  if (o.csv_path.empty()) o.csv_path = beside(o.json_path, "--json", "CSV", ".csv");
+}
+
 }  // namespace
 
+ResultSink::ResultSink() = default;
+ResultSink::ResultSink(ResultSink&&) noexcept = default;
+ResultSink& ResultSink::operator=(ResultSink&&) noexcept = default;
+ResultSink::~ResultSink() {
+  std::lock_guard lock(g_open_mutex);
+  if (state_ && g_open == state_.get()) g_open = nullptr;
+}
+
 ResultSink ResultSink::open(OutputOptions& out, const std::string& name, std::vector<std::string> columns,
-                            const nlohmann::json& metadata, MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+                            const nlohmann::json& metadata, MPI_Comm comm, const std::vector<OtherOutput>& others) {
   ResultSink sink;
   std::string err;
-  if (rank == 0) {
+  if (rank_of(comm) == 0) {
     try {
-      settle_paths(out, name);
-      sink.csv_ = std::make_unique<CsvWriter>(out.csv_path, std::move(columns));
-      sink.json_ = std::make_unique<JsonWriter>(out.json_path, metadata);
-    } catch (const std::exception& e) {
+      auto st = std::make_unique<State>();
+      const ExistingFile existing = out.overwrite ? ExistingFile::replace : ExistingFile::refuse;
+      std::string csv_label = "--csv", json_label = "--json";
+      auto create = [&](const OutputOptions& o) {
+        std::vector<Named> all{{csv_label, o.csv_path}, {json_label, o.json_path}};
+        for (const OtherOutput& x : others) all.push_back({x.flag, x.path});
+        vet(all, out.overwrite);
+        st->csv = std::make_unique<CsvWriter>(std::make_unique<OutputFile>(o.csv_path, existing, csv_label), columns);
+        st->json = std::make_unique<JsonWriter>(std::make_unique<OutputFile>(o.json_path, existing, json_label), metadata);
+        st->csv->file().publish();
+        try {
+          st->json->file().publish();
+        } catch (const OutputError&) {
+          std::remove(o.csv_path.c_str());  // ours: published a moment ago
+          throw;
+        }
+      };
+      if (!out.csv_path.empty() || !out.json_path.empty()) {
+        const bool json_given = !out.json_path.empty(), csv_given = !out.csv_path.empty();
+        pair_paths(out);
+        json_label = json_given ? "--json" : "the JSON (default: the CSV's name with .json)";
+        csv_label = csv_given ? "--csv" : "the CSV (default: the JSON's name with .csv)";
+        create(out);
+      } else {
+        // Default names: the first of base, base-2, base-3, ... that no one has.
+        fs::create_directories(out.output_dir);
+        const std::string base = out.output_dir + "/collbench-" + name + "-" + timestamp();
+        for (int n = 1;; ++n) {
+          OutputOptions o = out;
+          const std::string stem = n == 1 ? base : base + "-" + std::to_string(n);
+          o.csv_path = stem + ".csv";
+          o.json_path = stem + ".json";
+          if (n < 1000 && (fs::exists(fs::symlink_status(o.csv_path)) || fs::exists(fs::symlink_status(o.json_path))))
+            continue;
+          try {
+            create(o);
+          } catch (const OutputNameTaken&) {
+            if (n < 1000) continue;
+            throw;
+          }
+          out = o;
+          break;
+        }
+      }
+      st->paths = out;
+      st->others = others;
+      sink.state_ = std::move(st);
+      std::lock_guard lock(g_open_mutex);
+      g_open = sink.state_.get();
+    } catch (const std::exception& e) {  // OutputError, or filesystem_error from the directory
       err = e.what();
     }
   }
-  control_broadcast(err, 0, comm);
-  if (!err.empty()) throw RunError(err);
+  throw_if_any_rank_failed(err, comm);
   return sink;
 }
 
+namespace {
+
+// A row or file that could not be written: the files are as they were before it.
+[[noreturn]] void end_for_output_error(ResultSink::State& st, const std::string& what) {
+  try {
+    st.json->finish("an output could not be written: " + what);
+  } catch (const OutputError&) {
+  }
+  std::fflush(stdout);
+  std::fprintf(stderr,
+               "collbench: error: %s; ending the run with exit status %d. The %zu row(s) written before are in %s "
+               "(the JSON says \"completed\": false)\n",
+               what.c_str(), kExitOutputFailed, st.json->rows(), where(st.paths).c_str());
+  std::fflush(stderr);
+  // Called on the main thread, between MPI calls: MPI_Abort ends every rank with this
+  // status (a plain exit here lets the launcher report the peers' SIGKILL instead).
+  MPI_Abort(MPI_COMM_WORLD, kExitOutputFailed);
+  std::_Exit(kExitOutputFailed);
+}
+
+}  // namespace
+
 void ResultSink::add(const Row& row) {
-  if (!csv_) return;
+  if (!state_) return;
+  State& st = *state_;
+  std::lock_guard lock(st.mutex);
+  const std::uint64_t csv_mark = st.csv->file().size();
+  try {
+    st.csv->write(row.fields);
+    try {
+      st.json->add(to_json(row));
+    } catch (const OutputError&) {
+      if (st.csv->file().in_place()) st.csv->undo_to(csv_mark);
+      throw;
+    }
+  } catch (const OutputError& e) {
+    end_for_output_error(st, e.what());
+  }
   if (!row.line.empty()) {
     std::fputs(row.line.c_str(), stdout);
     std::fflush(stdout);
   }
-  csv_->write(row.fields);
-  json_->add(to_json(row));
 }
 
-void ResultSink::flush() {
-  if (json_) json_->save();
+void ResultSink::write_other(const OtherOutput& other, const std::string& content) {
+  if (!state_) return;
+  State& st = *state_;
+  std::lock_guard lock(st.mutex);
+  try {
+    OutputFile file(other.path, st.paths.overwrite ? ExistingFile::replace : ExistingFile::refuse, other.flag);
+    file.append(content);
+    file.publish();
+  } catch (const OutputError& e) {
+    end_for_output_error(st, e.what());
+  }
+}
+
+void ResultSink::finish(const std::string& stopped) {
+  if (!state_) return;
+  State& st = *state_;
+  std::lock_guard lock(st.mutex);
+  try {
+    st.json->finish(stopped);
+  } catch (const OutputError& e) {
+    end_for_output_error(st, e.what());
+  }
+}
+
+void ResultSink::print_paths(const char* what) const {
+  if (state_) std::printf("# %s: %s\n", what, where(state_->paths).c_str());
+}
+
+std::string stop_results(const std::string& why) {
+  std::lock_guard registry(g_open_mutex);
+  if (!g_open) return "";
+  // A row being written takes microseconds; a thread stuck in a write is not waited for.
+  std::unique_lock lock(g_open->mutex, std::chrono::seconds(2));
+  if (lock.owns_lock()) {
+    try {
+      g_open->json->finish(why);
+    } catch (const OutputError&) {
+    }
+  }
+  return where(g_open->paths);
 }
 
 }  // namespace collbench

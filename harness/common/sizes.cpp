@@ -36,7 +36,7 @@ std::size_t parse_size(const std::string& text) {
 }
 
 std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor,
-                                     std::size_t align) {
+                                     std::size_t align, std::size_t most) {
   std::vector<std::size_t> out;
   if (min_bytes > max_bytes || align == 0) return out;
   std::size_t s = min_bytes;
@@ -44,7 +44,7 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
     out.push_back(0);
     s = align;
   }
-  while (s <= max_bytes) {
+  while (s <= max_bytes && out.size() <= most) {
     const std::size_t aligned = s / align * align;
     if (out.empty() || aligned > out.back()) out.push_back(aligned);
     if (factor <= 1.0) break;

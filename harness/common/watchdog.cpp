@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "collectives/progress.hpp"
+#include "harness/common/result_sink.hpp"
 
 namespace collbench {
 
@@ -25,6 +26,9 @@ struct Watchdog::State {
 namespace {
 
 [[noreturn]] void report_and_exit(double seconds, int rank, const progress::Snapshot& where) {
+  char why[96];
+  std::snprintf(why, sizeof why, "rank %d made no progress for %g s (the watchdog)", rank, seconds);
+  stop_results(why);
   // The table printed so far, unless the stalled thread holds stdout's lock (then
   // waiting for it could hang the watchdog itself).
   if (ftrylockfile(stdout) == 0) {
@@ -33,19 +37,19 @@ namespace {
   }
   std::fprintf(stderr,
                "collbench: watchdog: rank %d made no progress for %g s; it is in: %s. Ending the run with exit "
-               "status %d (rows finished so far are in the CSV and JSON; --watchdog 0 turns this off)\n",
-               rank, seconds, progress::describe(where).c_str(), kWatchdogExitStatus);
+               "status %d (rows finished so far are in the CSV and JSON, marked not completed; --watchdog 0 turns this off)\n",
+               rank, seconds, progress::describe(where).c_str(), kExitStalled);
   std::fflush(stderr);
   // The other ranks stalled at about the same moment: give their watchdogs time to say
   // where they are before the launcher ends them.
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  std::_Exit(kWatchdogExitStatus);
+  std::_Exit(kExitStalled);
 }
 
 }  // namespace
 
 void add_watchdog_flag(CLI::App& app, double& seconds) {
-  app.add_option("--watchdog", seconds, "End the run (exit status " + std::to_string(kWatchdogExitStatus) +
+  app.add_option("--watchdog", seconds, "End the run (exit status " + std::to_string(kExitStalled) +
                                             ") when a rank makes no progress for this many seconds, after "
                                             "every rank says where it is; 0: off")
       ->check(CLI::Validator(

@@ -3,9 +3,11 @@
 // message, a library deadlock) would otherwise leave every other rank spinning in MPI
 // forever. The watchdog is a thread that watches collectives/progress.hpp's beats; when
 // they stop for `seconds`, it prints where this rank is and ends the process with
-// kWatchdogExitStatus. MPI launchers then end the other ranks. Rows already written
-// stay: the CSV is flushed per row and the JSON saved per size.
+// kExitStalled. MPI launchers then end the other ranks. Rows already written stay, and
+// the JSON is marked stopped.
 #include <memory>
+
+#include "harness/common/exit_status.hpp"
 
 namespace CLI {
 class App;
@@ -13,7 +15,6 @@ class App;
 
 namespace collbench {
 
-inline constexpr int kWatchdogExitStatus = 4;
 inline constexpr double kDefaultWatchdogSeconds = 180;
 
 // --watchdog SECONDS, for the commands that measure.

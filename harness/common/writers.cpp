@@ -1,12 +1,22 @@
 #include "harness/common/writers.hpp"
 
-#include <cstdio>
-#include <stdexcept>
-
 namespace collbench {
+namespace {
+
+std::string closing(bool completed, const std::string& stopped) {
+  std::string s = "\n ],\n \"completed\": " + std::string(completed ? "true" : "false");
+  if (!stopped.empty()) s += ",\n \"stopped\": " + json_text(stopped);
+  return s + "\n}\n";
+}
+
+}  // namespace
+
+std::string json_text(const nlohmann::json& value, int indent) {
+  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::string csv_escape(const nlohmann::json& v) {
-  if (!v.is_string()) return v.dump();
+  if (!v.is_string()) return json_text(v);
   const std::string s = v.get<std::string>();
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -14,12 +24,11 @@ std::string csv_escape(const nlohmann::json& v) {
   return q + "\"";
 }
 
-CsvWriter::CsvWriter(const std::string& path, std::vector<std::string> columns)
-    : out_(path, std::ios::out | std::ios::trunc), columns_(std::move(columns)) {
-  if (!out_) throw std::runtime_error("cannot write CSV output '" + path + "'");
+CsvWriter::CsvWriter(std::unique_ptr<OutputFile> file, std::vector<std::string> columns)
+    : file_(std::move(file)), columns_(std::move(columns)) {
   std::string header;
   for (const std::string& k : columns_) header += (header.empty() ? "" : ",") + k;
-  out_ << header << '\n' << std::flush;
+  file_->append(header + '\n');
 }
 
 void CsvWriter::write(const Fields& fields) {
@@ -34,27 +43,51 @@ void CsvWriter::write(const Fields& fields) {
         break;
       }
   }
-  out_ << line << '\n' << std::flush;
-}
-
-JsonWriter::JsonWriter(std::string path, nlohmann::json metadata) : path_(std::move(path)) {
-  doc_["metadata"] = std::move(metadata);
-  doc_["rows"] = nlohmann::json::array();
-  save();
-}
-
-void JsonWriter::add(nlohmann::json row) { doc_["rows"].push_back(std::move(row)); }
-
-void JsonWriter::save() {
-  const std::string tmp = path_ + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::out | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write JSON output '" + path_ + "'");
-    out << doc_.dump(1) << '\n';
-    if (!out.flush()) throw std::runtime_error("cannot write JSON output '" + path_ + "'");
+  const std::uint64_t mark = file_->size();
+  try {
+    file_->append(line + '\n');
+  } catch (const OutputError&) {
+    if (file_->in_place()) file_->truncate(mark);
+    throw;
   }
-  if (std::rename(tmp.c_str(), path_.c_str()) != 0)
-    throw std::runtime_error("cannot write JSON output '" + path_ + "'");
+}
+
+JsonWriter::JsonWriter(std::unique_ptr<OutputFile> file, const nlohmann::json& metadata) : file_(std::move(file)) {
+  const std::string head = "{\n \"metadata\": " + json_text(metadata, 1) + ",\n \"rows\": [";
+  file_->append(head);
+  rows_end_ = file_->size();
+  if (file_->in_place()) file_->append(closing(false, ""));
+}
+
+void JsonWriter::add(const nlohmann::json& row) {
+  const std::string text = (rows_ == 0 ? "\n  " : ",\n  ") + json_text(row);
+  if (!file_->in_place()) {
+    file_->append(text);
+    ++rows_;
+    return;
+  }
+  try {
+    file_->write_at(rows_end_, text + closing(false, ""));
+  } catch (const OutputError&) {
+    // Put the closing back where it was; it overwrites bytes the file already has.
+    try {
+      file_->write_at(rows_end_, closing(false, ""));
+      file_->truncate(rows_end_ + closing(false, "").size());
+    } catch (const OutputError&) {
+    }
+    throw;
+  }
+  rows_end_ += text.size();
+  ++rows_;
+}
+
+void JsonWriter::finish(const std::string& stopped) {
+  if (finished_) return;
+  finished_ = true;
+  const std::string end = closing(stopped.empty(), stopped);
+  if (!file_->in_place()) return file_->append(end);
+  file_->write_at(rows_end_, end);
+  file_->truncate(rows_end_ + end.size());
 }
 
 }  // namespace collbench

@@ -56,8 +56,8 @@ int run_ps(PsOptions o, const Invocation& inv) {
   if (inv.rank == 0)
     print_ps_table_header(o, inv.size, static_cast<int>(metadata["hosts"].size()),
                           metadata["mpi"]["library"].get<std::string>(), metadata["parameter_server"]);
-  const std::int64_t wrong = measure_keeping_results(inv, o.out, [&] { return run_ps_sweep(o, session, sink); });
-  return finish_run(inv, o.out, wrong);
+  const std::int64_t wrong = measure_keeping_results(inv, sink, [&] { return run_ps_sweep(o, session, sink); });
+  return finish_run(inv, sink, wrong);
 }
 
 }  // namespace collbench

@@ -1,10 +1,12 @@
 #include "harness/ps/ps_options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <climits>
 #include <cmath>
 #include <stdexcept>
 
 #include "harness/common/lists.hpp"
+#include "harness/common/numeric_flags.hpp"
 #include "harness/common/sizes.hpp"
 
 namespace collbench {
@@ -26,31 +28,64 @@ std::vector<int> parse_rank_list(const std::string& text, const std::string& fla
   return out;
 }
 
+// Partitions per step at the largest size, the run's time and its memory.
+void check_ps_request(const PsOptions& ps, const PsRoles& roles, const std::vector<std::size_t>& sizes,
+                      const Machine& machine, bool force, const std::string& partition_text) {
+  const std::size_t largest = sizes.empty() ? 0 : sizes.back();
+  const std::size_t row = ps.sparse() ? ps.row_bytes : dtype_size(ps.dtype);
+  const long double per = std::max<std::size_t>(1, ps.partition_bytes / row);
+  const long double partitions = std::ceil(static_cast<long double>(largest / row) / per);
+  check_count(partitions, kMaxMessagesPerStep,
+              "--partition-size " + partition_text + " splits the " + format_bytes(largest) + " model into " +
+                  std::to_string(static_cast<long long>(partitions)) + " partitions per step",
+              "use a larger --partition-size", force);
+  RequestEstimate e;
+  const long double steps = (static_cast<long double>(ps.reps.warmup) + ps.reps.iters) * ps.reps.rounds * ps.modes.size() + 4;
+  for (std::size_t bytes : sizes) {
+    long double messages = std::ceil(static_cast<long double>(bytes / row) / per);
+    if (ps.sparse()) messages = std::min<long double>(messages, ps.sparse_rows);
+    e.seconds += steps * (2 * messages * kCallFloorSeconds + 2.0L * bytes / kBytesPerSecondCeiling +
+                          (ps.slow_ranks.empty() ? 0 : ps.slow_us * 1e-6L) +
+                          ps.compare.size() * call_floor_seconds(bytes));
+  }
+  e.work = std::to_string(sizes.size()) + " size(s) x " + std::to_string(static_cast<long long>(steps)) +
+           " steps of " + std::to_string(roles.workers()) + " worker(s)" +
+           (ps.slow_ranks.empty() ? "" : ", each step delayed --slow-us");
+  e.bytes_per_rank = 2.0L * largest;  // parameters and gradients
+  e.memory_flag = "-e " + format_bytes(ps.sizes.max_bytes);
+  check_request(e, machine, force);
+}
+
 }  // namespace
 
 void add_ps_flags(CLI::App& run, PsFlags& f) {
   PsOptions& o = f.parsed;
   const std::string group = "Parameter server (--collective ps)";
   run.add_option("--servers", o.servers, "Server ranks: the last S ranks serve, ranks 0..n-S-1 are workers")
-      ->capture_default_str()->group(group);
+      ->check(whole_in(0, INT_MAX))->capture_default_str()->group(group);
   run.add_option("--ps-mode", f.modes, kPsModeNames.valid() + ", or a comma-separated list")->capture_default_str()->group(group);
   run.add_option("--staleness", o.staleness, "bounded: steps a worker may run ahead of the slowest")
-      ->capture_default_str()->group(group);
-  run.add_option("--lr", o.learning_rate, "SGD learning rate the servers apply")->capture_default_str()->group(group);
+      ->check(whole_in(0, kMaxRepeats))->capture_default_str()->group(group);
+  run.add_option("--lr", o.learning_rate, "SGD learning rate the servers apply (up to 1000, so the checked "
+                                          "parameters stay finite)")
+      ->check(number_in(0, 1000))->capture_default_str()->group(group);
   run.add_option("--partition-size", f.partition, "Largest partition of a tensor (K/M suffixes; BytePS's default)")
       ->capture_default_str()->group(group);
   run.add_option("--assignment", f.assignment, "Partitions to servers: " + kPsAssignmentNames.valid())
       ->capture_default_str()->group(group);
   run.add_option("--sparse-rows", o.sparse_rows, "Sparse: rows each worker pushes and pulls per step, of a "
-                                                 "table of (size / row bytes) rows")->group(group);
+                                                 "table of (size / row bytes) rows")
+      ->check(whole_in(1, 1e12))->group(group);
   run.add_option("--row-bytes", f.row_bytes, "Sparse: bytes per table row")->group(group);
   run.add_option("--slow-ranks", f.slow_ranks, "Comma-separated workers that sleep --slow-us before every step")->group(group);
-  run.add_option("--slow-us", o.slow_us, "Delay of --slow-ranks per step, microseconds")->capture_default_str()->group(group);
+  run.add_option("--slow-us", o.slow_us, "Delay of --slow-ranks per step, microseconds")
+      ->check(number_in(0, 1e9))->capture_default_str()->group(group);
   run.add_option("--compare", f.compare, "Allreduce algorithms run among the workers on the same sizes, or none")
       ->capture_default_str()->group(group);
 }
 
-PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry& registry, int nranks) {
+PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry& registry, int nranks,
+                     const Machine& machine) {
   PsOptions ps = f.parsed;
   const SweepSpec& s = common.sweep;
   ps.sizes = s.sizes;
@@ -75,11 +110,11 @@ PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry&
       },
       [&](const std::string& m) { return "unknown --ps-mode '" + m + "'; valid: " + registry.variant_names("ps"); },
       "--ps-mode names no mode");
-  if (ps.staleness < 0) throw std::invalid_argument("--staleness must not be negative");
-  if (!std::isfinite(ps.learning_rate)) throw std::invalid_argument("--lr must be a finite number");
   const std::size_t elem = dtype_size(ps.dtype);
   ps.partition_bytes = parse_size(f.partition);
-  if (ps.partition_bytes < elem) throw std::invalid_argument("--partition-size " + f.partition + " is smaller than one element");
+  if (ps.partition_bytes < elem || ps.partition_bytes % elem)
+    throw std::invalid_argument("--partition-size " + f.partition + " is not a positive multiple of the " +
+                                std::string(dtype_name(ps.dtype)) + " element size");
   ps.assignment = kPsAssignmentNames.parse_or_throw(f.assignment, "--assignment");
   if ((ps.sparse_rows > 0) != !f.row_bytes.empty())
     throw std::invalid_argument("--sparse-rows and --row-bytes go together (a sparse table needs both)");
@@ -91,6 +126,11 @@ PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry&
     if (ps.sizes.min_bytes < ps.row_bytes)
       throw std::invalid_argument("--minbytes " + std::to_string(ps.sizes.min_bytes) + " is smaller than one " +
                                   std::to_string(ps.row_bytes) + "-byte row of the sparse table");
+    if (ps.sparse_rows > ps.sizes.min_bytes / ps.row_bytes)
+      throw std::invalid_argument("--sparse-rows " + std::to_string(ps.sparse_rows) + " is more than the " +
+                                  std::to_string(ps.sizes.min_bytes / ps.row_bytes) + " rows of the smallest table (" +
+                                  std::to_string(ps.sizes.min_bytes) + " bytes / --row-bytes " + f.row_bytes +
+                                  "): raise --minbytes, or touch fewer rows");
   } else if (ps.sizes.min_bytes == 0) {
     throw std::invalid_argument("--minbytes must be at least one element for the parameter server");
   }
@@ -99,7 +139,7 @@ PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry&
     if (r < 0 || r >= roles.workers())
       throw std::invalid_argument("--slow-ranks " + std::to_string(r) + " is not a worker (workers are ranks 0.." +
                                   std::to_string(roles.workers() - 1) + ")");
-  if (ps.slow_us < 0) throw std::invalid_argument("--slow-us must not be negative");
+  if (f.compare.empty()) throw std::invalid_argument("--compare names nothing; give none for no comparison");
   if (f.compare != "none")
     for (const std::string& name : split_list(f.compare)) {
       const AlgorithmEntry* e = registry.find(Collective::allreduce, name);
@@ -108,6 +148,8 @@ PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry&
                                     "'; valid: " + registry.names(Collective::allreduce) + ", or none");
       ps.compare.push_back(e);
     }
+  check_ps_request(ps, roles, checked_sweep_sizes(ps.sizes, ps.sparse() ? ps.row_bytes : elem, common.force),
+                   machine, common.force, f.partition);
   return ps;
 }
 

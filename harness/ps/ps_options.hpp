@@ -46,6 +46,8 @@ struct PsFlags {
 void add_ps_flags(CLI::App& run, PsFlags& f);
 // `common` is `run`'s resolved options (sizes, repetitions, dtype, outputs, ...).
 // Throws std::invalid_argument.
-PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry& registry, int nranks);
+// Refuses (unless --force) absurd requests: too many partitions per step, too long a run.
+PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry& registry, int nranks,
+                     const Machine& machine);
 
 }  // namespace collbench

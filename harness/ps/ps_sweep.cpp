@@ -178,7 +178,6 @@ std::int64_t run_ps_sweep(const PsOptions& o, Session& session, ResultSink& sink
         sink.add(to_row(row, table_line(row, std::nullopt) + ps_detail_line(row)));
         if (row.errors > 0) wrong += row.errors;
       }
-    sink.flush();
     if (!server && !o.compare.empty()) {
       const std::int64_t w = run_sweep(comparison_sweep(o, {bytes, bytes, o.sizes.step_factor}), group, sink).total();
       if (rank == 0) wrong += w;

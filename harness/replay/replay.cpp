@@ -1,7 +1,6 @@
 #include "harness/replay/replay.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 
 #include "collectives/mpi/communicator.hpp"
@@ -9,6 +8,7 @@
 #include "collectives/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/run_error.hpp"
+#include "harness/common/writers.hpp"
 #include "harness/replay/exchanges.hpp"
 #include "harness/replay/replay_rows.hpp"
 
@@ -227,10 +227,6 @@ class Replayer {
 
 std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& sink) {
   const int rank = session.rank();
-  std::string err;
-  if (rank == 0 && !r.timeline_path.empty() && !std::ofstream(r.timeline_path))
-    err = "cannot write --timeline '" + r.timeline_path + "'";
-  throw_if_any_rank_failed(err, session.comm);
 
   Replayer replayer(r, session);
   const Workload& w = replayer.workload();
@@ -263,17 +259,15 @@ std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& si
         all.comm_bytes.insert(all.comm_bytes.end(), res.comm_bytes.begin(), res.comm_bytes.end());
       }
       for (std::size_t s = first; s < all.steps.size(); ++s) sink.add({replay_step_fields(all, c, s, round)});
-      sink.flush();
       if (round + 1 < r.rounds) continue;
       sink.add({replay_mean_fields(all, c), replay_details(all), replay_line(all, c)});
-      sink.flush();
     }
   if (rank == 0) {
     print_replay_winner(results, c);
     if (!r.timeline_path.empty()) {
       std::vector<std::string> names;
       for (const GradientTensor& t : w.tensors) names.push_back(t.name);
-      std::ofstream(r.timeline_path) << replay_trace(results, c, names).dump() << '\n';
+      sink.write_other(timeline_output(r), json_text(replay_trace(results, c, names)) + '\n');
       std::printf("# timeline: %s (open in https://ui.perfetto.dev or chrome://tracing)\n", r.timeline_path.c_str());
     }
   }

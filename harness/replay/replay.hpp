@@ -16,6 +16,9 @@ namespace collbench {
 // throws RunError on every rank alike when the parameter server reports an error.
 std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& sink);
 
+// The --timeline file, as the sink vets and writes it.
+inline OtherOutput timeline_output(const ReplayOptions& r) { return {"--timeline", r.timeline_path}; }
+
 // Replay's options, workload, compute model and column definitions, for the metadata.
 void add_replay_metadata(nlohmann::json& metadata, const ReplayOptions& r);
 

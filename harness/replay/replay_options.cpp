@@ -2,12 +2,41 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <climits>
+#include <optional>
 #include <stdexcept>
 
 #include "algorithms/parameter_server/plan.hpp"
 #include "harness/common/lists.hpp"
+#include "harness/common/numeric_flags.hpp"
 
 namespace collbench {
+namespace {
+
+// Every configuration's steps: the emulated compute, and at least one exchange of the
+// workload's bytes; memory for the gradients, their buckets and the checked copies.
+void check_replay_request(const ReplayOptions& r, const Workload& w, const Machine& machine) {
+  const std::optional<ComputeModel> c = model_compute(r, w);
+  const long double steps = static_cast<long double>(r.steps + r.warmup) * r.rounds * r.algorithms.size();
+  RequestEstimate e;
+  for (BucketingPolicy b : r.bucketings) {
+    const long double exchanges = b == BucketingPolicy::none ? w.tensors.size() : 1;  // at least
+    e.seconds += steps * ((c ? c->total_ms() : 0) * 1e-3L + exchanges * kCallFloorSeconds +
+                          w.bytes() / kBytesPerSecondCeiling);
+  }
+  const long double total_steps = steps * r.bucketings.size();
+  e.work = std::to_string(static_cast<long long>(total_steps)) + " steps of " + (c ? std::to_string(c->total_ms()) : "0") +
+           " ms of compute";
+  // The dense buckets' arena; sparse tables too when one strategy allreduces them whole.
+  const bool dense_tables = std::find(r.sparse_strategies.begin(), r.sparse_strategies.end(), SparseStrategy::dense) !=
+                            r.sparse_strategies.end();
+  for (const GradientTensor& t : w.tensors)
+    if (!t.sparse || dense_tables) e.bytes_per_rank += t.bytes();
+  e.memory_flag = "workload " + w.name + " (" + human_bytes(w.bytes()) + " of gradients)";
+  check_request(e, machine, r.force);
+}
+
+}  // namespace
 
 void add_replay_flags(CLI::App& app, ReplayFlags& f) {
   ReplayOptions& r = f.parsed;
@@ -18,28 +47,27 @@ void add_replay_flags(CLI::App& app, ReplayFlags& f) {
       ->capture_default_str();
   app.add_option("--sparse-strategy", f.sparse, "Sparse tables: dense (allreduce the table), allgather (the touched "
                                                 "rows), ps (push/pull rows to servers), or a list")->capture_default_str();
-  app.add_option("--servers", r.servers, "ps: server ranks (the last S); the others are workers")->capture_default_str();
+  app.add_option("--servers", r.servers, "ps: server ranks (the last S); the others are workers")
+      ->check(whole_in(0, INT_MAX))->capture_default_str();
   app.add_option("--ps-mode", f.ps_mode, "ps: sync, async or bounded")->capture_default_str();
-  app.add_option("--steps", r.steps, "Timed steps per configuration")->capture_default_str();
+  app.add_option("--steps", r.steps, "Timed steps per configuration")->check(whole_in(1, kMaxRepeats))->capture_default_str();
   app.add_option("--warmup", r.warmup, "Untimed steps before each configuration's timed ones (the very first is checked)")
-      ->capture_default_str();
+      ->check(whole_in(0, kMaxRepeats))->capture_default_str();
   app.add_option("--rounds", r.rounds, "Rounds; each runs every configuration's warm-up and timed steps in turn, so "
-                                       "configurations are measured interleaved")->capture_default_str();
+                                       "configurations are measured interleaved")
+      ->check(whole_in(1, kMaxRepeats))->capture_default_str();
   app.add_flag("--check,!--no-check", r.check, "Check the first warm-up step's results (default on)");
   app.add_option("--ranks-per-node", r.ranks_per_node, "Emulate nodes of this many ranks for hierarchical algorithms")
-      ->each([&f](const std::string&) { f.ranks_per_node_given = true; });
+      ->check(whole_in(1, INT_MAX));
   app.add_option("--timeline", r.timeline_path, "Chrome-trace JSON of compute and communication per rank (Perfetto)");
   add_output_flags(app, r.out, "replay");
   add_watchdog_flag(app, r.watchdog_s);
+  add_force_flag(app, r.force);
 }
 
-ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks) {
+ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks, const Machine& machine) {
   ReplayOptions r = f.parsed;
-  if (f.ranks_per_node_given && r.ranks_per_node < 1) throw std::invalid_argument("--ranks-per-node must be at least 1");
   const Workload w = resolve_model(r, f.model, true);
-  if (r.steps < 1) throw std::invalid_argument("--steps must be at least 1");
-  if (r.rounds < 1) throw std::invalid_argument("--rounds must be at least 1");
-  if (r.warmup < 0) throw std::invalid_argument("--warmup must not be negative");
   if (r.check && r.warmup < 1) throw std::invalid_argument("--check checks the first warm-up step: give --warmup 1 or more, or --no-check");
   r.algorithms = resolve_list<const AlgorithmEntry*>(
       f.algorithms,
@@ -53,6 +81,7 @@ ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int
       "allreduce algorithm names nothing");
   if (w.sparse_tensors() == 0) {
     r.sparse_strategies = {SparseStrategy::none};
+    check_replay_request(r, w, machine);
     return r;
   }
   r.sparse_strategies = resolve_list<SparseStrategy>(
@@ -63,6 +92,7 @@ ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int
       },
       [](const std::string& s) { return "unknown --sparse-strategy '" + s + "'; valid: dense, allgather, ps"; },
       "--sparse-strategy names nothing");
+  check_replay_request(r, w, machine);
   if (std::find(r.sparse_strategies.begin(), r.sparse_strategies.end(), SparseStrategy::ps) == r.sparse_strategies.end())
     return r;
   ps_roles(nranks, r.servers);  // throws for a server count the ranks cannot hold

@@ -5,6 +5,7 @@
 
 #include "collectives/names.hpp"
 #include "collectives/registry.hpp"
+#include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/watchdog.hpp"
 #include "harness/workloads/model_options.hpp"
@@ -31,18 +32,19 @@ struct ReplayOptions : ModelOptions {
   int ranks_per_node = 0;
   OutputOptions out;
   double watchdog_s = kDefaultWatchdogSeconds;
+  bool force = false;
 };
 
 // Strings as typed, resolved by resolve_replay.
 struct ReplayFlags {
   ModelFlags model;
   std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync";
-  bool ranks_per_node_given = false;
   ReplayOptions parsed;  // what CLI11 parses straight into numbers
 };
 
 void add_replay_flags(CLI::App& app, ReplayFlags& f);
 // Checks and resolves everything a rank can check alone; throws std::invalid_argument.
-ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks);
+// Refuses (unless --force) a replay whose estimate is absurd (request_limits.hpp).
+ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks, const Machine& machine);
 
 }  // namespace collbench

@@ -88,7 +88,7 @@ int run_run(RunOptions o, const Invocation& inv) {
                                      field_names(csv_fields(ResultRow{})), metadata, inv.comm);
   if (inv.rank == 0) print_table_header(s, metadata);
   const SweepErrors errors = run_sweep(s, session, sink);
-  return finish_run(inv, o.out, errors.total(), errors.blame(traits(s.collective).mpi_function));
+  return finish_run(inv, sink, errors.total(), errors.blame(traits(s.collective).mpi_function));
 }
 
 }  // namespace collbench

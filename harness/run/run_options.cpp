@@ -1,12 +1,15 @@
 #include "harness/run/run_options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
 
 #include "harness/common/lists.hpp"
+#include "harness/common/numeric_flags.hpp"
+#include "harness/common/request_limits.hpp"
 #include "harness/common/sizes.hpp"
 
 namespace collbench {
@@ -16,15 +19,15 @@ bool is_parameter_server(const RunFlags& f) { return f.collective == "ps"; }
 int parse_count_or_auto(const std::string& text, const char* flag, int least) {
   if (text == "auto") return Repetitions::kAuto;
   std::size_t used = 0;
-  long value = -1;
+  long long value = -1;
   try {
-    value = std::stol(text, &used);
+    value = std::stoll(text, &used);
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || value < least || value > std::numeric_limits<int>::max())
-    throw std::invalid_argument(std::string(flag) + " must be auto or a whole number of at least " +
-                                std::to_string(least) + ", not '" + text + "'");
+  if (used != text.size() || value < least || value > static_cast<long long>(kMaxCalls))
+    throw std::invalid_argument(std::string(flag) + " must be auto or a whole number from " + std::to_string(least) +
+                                " to " + std::to_string(static_cast<long long>(kMaxCalls)) + ", not '" + text + "'");
   return static_cast<int>(value);
 }
 
@@ -32,45 +35,83 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   SweepSpec& s = f.parsed.sweep;
   run.add_option("--collective,-c", f.collective, kCollectiveNames.valid() + ", ps (parameter server)")
       ->capture_default_str();
-  run.add_option("--algorithms,-a", f.algorithms, "Comma-separated algorithm names (default: all registered)");
+  run.add_option("--algorithms,-a", f.algorithms, "Comma-separated algorithm names (default: all registered)")
+      ->each([&f](const std::string&) { f.algorithms_given = true; });
   run.add_option("-b,--minbytes", f.min_bytes, "Smallest size in bytes (K/M/G suffixes)")->capture_default_str();
   run.add_option("-e,--maxbytes", f.max_bytes, "Largest size in bytes (K/M/G suffixes)")->capture_default_str();
-  run.add_option("-f,--stepfactor", s.sizes.step_factor, "Multiply the size by this between steps")->capture_default_str();
+  run.add_option("-f,--stepfactor", s.sizes.step_factor, "Multiply the size by this between steps")
+      ->check(number_in(1, 1e6))->capture_default_str();
   run.add_option("-w,--warmup", f.warmup, "Untimed warm-up calls per algorithm, size and round, or auto "
                                           "(100 up to 8 KiB, 10 above, as OSU)")->capture_default_str();
   run.add_option("-n,--iters", f.iters, "Timed calls per algorithm, size and round, or auto (1000 up to 8 KiB, "
                                         "100 above, as OSU, within --time-budget)")->capture_default_str();
   run.add_option("--time-budget", s.reps.budget_s, "With -n auto: seconds of timed calls per algorithm and size "
                                                    "(all rounds), at least 10 calls per round; 0: no limit")
-      ->capture_default_str();
+      ->check(number_in(0, 86400))->capture_default_str();
   run.add_option("--rounds", s.reps.rounds, "Rounds per size; each round times every algorithm in turn, so "
-                                            "algorithms are measured interleaved")->capture_default_str();
+                                            "algorithms are measured interleaved")
+      ->check(whole_in(1, kMaxRepeats))->capture_default_str();
   run.add_option("-d,--dtype", f.dtype, kDTypeNames.valid())->capture_default_str();
   run.add_option("-o,--op", f.op, kReduceOpNames.valid())->capture_default_str();
-  run.add_option("-r,--root", s.root, "Root rank of broadcast, reduce and gather")->capture_default_str();
+  run.add_option("-r,--root", s.root, "Root rank of broadcast, reduce and gather")
+      ->check(whole_in(0, INT_MAX))->capture_default_str();
   run.add_flag("--check,!--no-check", s.check, "Check every algorithm's results against the exact expected values: "
                                               "one untimed call, and the last timed call of every round (default on)");
   run.add_option("--check-every", s.check_every, "Also check every N-th timed call (as nccl-tests -c); 0: only the "
-                                                 "last")->capture_default_str();
+                                                 "last")
+      ->check(whole_in(0, INT_MAX))->capture_default_str();
   run.add_flag("--in-place", s.in_place, "Use one buffer for input and output (MPI_IN_PLACE)");
   run.add_option("--segment-size", f.segment, "Pipeline segment of pipelined algorithms (K/M suffixes; "
                                               "default: each algorithm's own, see 'collbench list')");
   run.add_option("--ranks-per-node", f.parsed.ranks_per_node, "Emulate nodes of this many consecutive ranks for "
                                                               "hierarchical algorithms (default: real nodes, "
                                                               "from MPI_COMM_TYPE_SHARED)")
-      ->each([&f](const std::string&) { f.ranks_per_node_given = true; });
+      ->check(whole_in(1, INT_MAX));
   run.add_option("--timing", f.timing, "per-call or loop (see the table header)")->capture_default_str();
   run.add_option("--aggregate", f.aggregate, "How ranks' times combine: " + kRankAggregateNames.valid() +
                                                  " (mean: OSU's Avg Latency; see the table header)")
       ->capture_default_str();
   add_output_flags(run, f.parsed.out, "<collective>");
   add_watchdog_flag(run, f.parsed.watchdog_s);
+  add_force_flag(run, f.parsed.force);
 }
 
-RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks) {
+std::vector<std::size_t> checked_sweep_sizes(const SizeRange& r, std::size_t unit, bool force) {
+  const std::vector<std::size_t> sizes =
+      sweep_sizes(r.min_bytes, r.max_bytes, r.step_factor, unit, force ? kHardMaxSizes : kMaxSizes);
+  const double about = std::log(static_cast<double>(std::max<std::size_t>(r.max_bytes, 1)) /
+                                static_cast<double>(std::max<std::size_t>(r.min_bytes, unit))) /
+                       std::log(r.step_factor);
+  char what[160];
+  std::snprintf(what, sizeof what, "-f %g from %s to %s gives more than %zu sizes (about %.0f)", r.step_factor,
+                format_bytes(r.min_bytes).c_str(), format_bytes(r.max_bytes).c_str(), sizes.size() - 1, about + 1);
+  if (sizes.size() > kHardMaxSizes) throw std::invalid_argument(std::string(what) + "; at most " + std::to_string(kHardMaxSizes));
+  check_count(static_cast<long double>(sizes.size()), kMaxSizes, what, "use a larger --stepfactor", force);
+  return sizes;
+}
+
+RequestEstimate estimate_sweep(const SweepSpec& s, const std::vector<std::size_t>& sizes) {
+  RequestEstimate e;
+  long double calls = 0;
+  for (std::size_t bytes : sizes) {
+    const double floor = call_floor_seconds(bytes);
+    const long double per_round = s.reps.warmup_at(bytes) + s.reps.iters_at(bytes, floor);
+    calls += per_round * s.reps.rounds + (s.check ? 1 : 0);
+    e.seconds += (per_round * s.reps.rounds + 1) * floor * s.algorithms.size();
+  }
+  const std::size_t largest = sizes.empty() ? 0 : sizes.back();
+  const int most_iters = std::max(s.reps.iters_at(0, 0), s.reps.iters_at(largest, 0));
+  // Send and receive buffers at the largest size, and every call's time.
+  e.bytes_per_rank = 2.0L * largest + 16.0L * most_iters * s.reps.rounds * s.algorithms.size();
+  e.memory_flag = "-e " + format_bytes(s.sizes.max_bytes) + " with -n " + std::to_string(most_iters);
+  e.work = std::to_string(s.algorithms.size()) + " algorithm(s) x " + std::to_string(sizes.size()) + " size(s), " +
+           std::to_string(static_cast<long long>(calls)) + " calls each";
+  return e;
+}
+
+RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, const Machine& machine) {
   RunOptions o = f.parsed;
   SweepSpec& s = o.sweep;
-  if (f.ranks_per_node_given && o.ranks_per_node < 1) throw std::invalid_argument("--ranks-per-node must be at least 1");
   const bool ps = is_parameter_server(f);
   auto c = ps ? std::optional{Collective::allreduce} : parse_collective(f.collective);
   if (!c) throw std::invalid_argument("unknown collective '" + f.collective + "'; valid: " + kCollectiveNames.valid() + ", ps");
@@ -82,9 +123,9 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks) 
   s.reps.warmup = parse_count_or_auto(f.warmup, "--warmup", 0);
   s.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
 
-  if (ps && !f.algorithms.empty())
+  if (ps && f.algorithms_given)
     throw std::invalid_argument("--collective ps takes --ps-mode (and --compare), not --algorithms");
-  if (f.algorithms.empty()) {
+  if (!f.algorithms_given) {
     s.algorithms = registry.for_collective(s.collective);
   } else {
     s.algorithms = resolve_list<const AlgorithmEntry*>(
@@ -111,19 +152,19 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks) 
                                   " element size (" + std::to_string(elem) + " bytes)");
   if (!(s.sizes.step_factor > 1) && s.sizes.min_bytes != s.sizes.max_bytes)
     throw std::invalid_argument("--stepfactor must be greater than 1 when --minbytes and --maxbytes differ");
-  if (!std::isfinite(s.sizes.step_factor)) throw std::invalid_argument("--stepfactor must be a finite number");
-  if (s.reps.rounds < 1) throw std::invalid_argument("--rounds must be at least 1");
-  if (!(s.reps.budget_s >= 0) || !std::isfinite(s.reps.budget_s))
-    throw std::invalid_argument("--time-budget must be a number of seconds, at least 0");
-  if (s.check_every < 0) throw std::invalid_argument("--check-every must not be negative");
   if (!f.segment.empty()) {
     s.segment_bytes = parse_size(f.segment);
     if (s.segment_bytes < elem)
       throw std::invalid_argument("--segment-size " + f.segment + " is smaller than one " + f.dtype + " element");
+    if (s.segment_bytes % elem)
+      throw std::invalid_argument("--segment-size " + f.segment + " is not a multiple of the " + f.dtype +
+                                  " element size (" + std::to_string(elem) + " bytes)");
   }
   if (s.root < 0 || s.root >= nranks)
     throw std::invalid_argument("--root " + std::to_string(s.root) + " is out of range for " + std::to_string(nranks) +
                                 " rank(s) (valid: 0.." + std::to_string(nranks - 1) + ")");
+  const std::vector<std::size_t> sizes = checked_sweep_sizes(s.sizes, elem, o.force);
+  if (!ps) check_request(estimate_sweep(s, sizes), machine, o.force);
   return o;
 }
 

@@ -6,6 +6,7 @@
 
 #include "collectives/collective.hpp"
 #include "collectives/registry.hpp"
+#include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/timing.hpp"
 #include "harness/common/watchdog.hpp"
@@ -44,19 +45,25 @@ struct RunOptions {
   int ranks_per_node = 0;  // emulated nodes; 0: from MPI_COMM_TYPE_SHARED
   OutputOptions out;
   double watchdog_s = kDefaultWatchdogSeconds;
+  bool force = false;  // run what the request limits would refuse
 };
 
 // `run`'s flags as typed (the parameter server, -c ps, shares them).
 struct RunFlags {
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "8", max_bytes = "64M",
               timing = "per-call", aggregate = "max", segment, warmup = "auto", iters = "auto";
-  bool ranks_per_node_given = false;
+  bool algorithms_given = false;  // -a "" names nothing, rather than meaning all
   RunOptions parsed;  // what CLI11 parses straight into numbers
 };
 void add_run_flags(CLI::App& app, RunFlags& f);
 // Checks and resolves what a rank can check alone; throws std::invalid_argument.
 // For -c ps the sweep is of allreduce (what the parameter server is checked with).
-RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks);
+// Refuses (unless --force) a sweep whose estimate is absurd (request_limits.hpp).
+RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, const Machine& machine);
+// The sweep's sizes in steps of `unit`; refuses too many (kMaxSizes, or kHardMaxSizes with force).
+std::vector<std::size_t> checked_sweep_sizes(const SizeRange& r, std::size_t unit, bool force);
+// What a sweep costs at least: time, calls, memory per rank.
+RequestEstimate estimate_sweep(const SweepSpec& s, const std::vector<std::size_t>& sizes);
 bool is_parameter_server(const RunFlags& f);
 // -w/-n: "auto" (Repetitions::kAuto) or a whole number >= least; throws std::invalid_argument.
 int parse_count_or_auto(const std::string& text, const char* flag, int least);

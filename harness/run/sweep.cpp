@@ -180,7 +180,6 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
       if (mpi_mean && *mpi_mean > 0) vs = r.time_us.mean / *mpi_mean;
       sink.add(to_row(r, table_line(r, vs)));
     }
-    sink.flush();
   }
   progress::set_task(command + ", sweep finished");
   return errors;

@@ -1,6 +1,7 @@
 #include "harness/schedule/schedule_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <climits>
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "collectives/symbolic_executor.hpp"
+#include "harness/common/numeric_flags.hpp"
 #include "harness/common/sizes.hpp"
 
 namespace collbench {
@@ -18,14 +20,15 @@ CLI::App* add_schedule_command(CLI::App& app, ScheduleFlags& f) {
                                                "summary, and the symbolic executor's verdict (no MPI traffic)");
   s->add_option("--collective,-c", f.collective, kCollectiveNames.valid())->capture_default_str();
   s->add_option("--algorithm,-a", f.algorithm, "A reference algorithm (see 'collbench list')")->capture_default_str();
-  s->add_option("--ranks", o.ranks, "How many ranks the schedule is built for")->capture_default_str();
-  s->add_option("--rank", o.rank, "Whose schedule to print")->capture_default_str();
+  s->add_option("--ranks", o.ranks, "How many ranks the schedule is built for")->check(whole_in(1, 1 << 18))->capture_default_str();
+  s->add_option("--rank", o.rank, "Whose schedule to print")->check(whole_in(0, INT_MAX))->capture_default_str();
   s->add_option("--bytes", f.bytes, "Size as 'run' counts it: the per-rank buffer, or all ranks' blocks for gather, "
                                     "allgather and reduce_scatter (K/M/G suffixes)")->capture_default_str();
   s->add_option("-d,--dtype", f.dtype, kDTypeNames.valid())->capture_default_str();
-  s->add_option("-r,--root", o.root, "Root rank of broadcast, reduce and gather")->capture_default_str();
+  s->add_option("-r,--root", o.root, "Root rank of broadcast, reduce and gather")->check(whole_in(0, INT_MAX))->capture_default_str();
   s->add_flag("--in-place", o.in_place, "One buffer for input and output (MPI_IN_PLACE)");
-  s->add_option("--ranks-per-node", o.ranks_per_node, "Nodes of this many consecutive ranks (default: one node)");
+  s->add_option("--ranks-per-node", o.ranks_per_node, "Nodes of this many consecutive ranks (default: one node)")
+      ->check(whole_in(1, INT_MAX));
   s->add_option("--segment-size", f.segment, "Pipeline segment (default: the algorithm's own)");
   s->add_flag("--json", o.json, "Print JSON instead of text");
   return s;
@@ -66,7 +69,8 @@ ScheduleOptions resolve_schedule(const ScheduleFlags& f, const Registry& registr
   o.count = o.bytes / per;
   if (!f.segment.empty()) {
     o.segment_bytes = parse_size(f.segment);
-    if (o.segment_bytes < elem) throw std::invalid_argument("--segment-size " + f.segment + " is smaller than one element");
+    if (o.segment_bytes < elem || o.segment_bytes % elem)
+      throw std::invalid_argument("--segment-size " + f.segment + " is not a positive multiple of one element");
   }
   return o;
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "harness/common/lists.hpp"
+#include "harness/common/numeric_flags.hpp"
 #include "harness/common/sizes.hpp"
 #include "workloads/workload_csv.hpp"
 
@@ -13,17 +14,20 @@ namespace collbench {
 
 void add_model_flags(CLI::App& app, ModelOptions& m, ModelFlags& f) {
   const std::string model = "Model", compute = "Compute model", buckets = "Bucketing";
-  app.add_option("--batch", m.workload_options.batch, "lm1b: sequences per rank and step (default 128)")->group(model);
+  app.add_option("--batch", m.workload_options.batch, "lm1b: sequences per rank and step (default 128)")
+      ->check(whole_in(1, kMaxRepeats))->group(model);
   app.add_option("--seq-len", m.workload_options.seq_len,
                  "bert: tokens per sequence (default 128); lm1b: unrolled steps (default 20)")
-      ->group(model);
+      ->check(whole_in(1, kMaxRepeats))->group(model);
   app.add_option("--zipf", m.workload_options.zipf, "Exponent of the Zipf distribution sparse lookups follow (default 1)")
-      ->group(model);
-  app.add_option("--seed", m.seed, "Seed of the sparse lookups")->capture_default_str()->group(model);
+      ->check(number_in(0, 100))->group(model);
+  app.add_option("--seed", m.seed, "Seed of the sparse lookups")
+      ->check(whole_in(0, 18446744073709551615.0L))->capture_default_str()->group(model);
   app.add_option("--compute-ms", m.compute_ms, "Compute of one step (forward, backward, optimizer), spread over the "
-                                               "layers by FLOPs, backward twice forward")->group(compute);
+                                               "layers by FLOPs, backward twice forward")
+      ->check(number_in(0, kMaxComputeMs))->group(compute);
   app.add_option("--optimizer-ms", m.optimizer_ms, "Part of --compute-ms that is the optimizer, after communication")
-      ->capture_default_str()->group(compute);
+      ->check(number_in(0, kMaxComputeMs))->capture_default_str()->group(compute);
   app.add_option("--profile", m.profile_path, "Per-layer compute profile CSV (name,ms) instead of --compute-ms")->group(compute);
   app.add_option("--bucketing", f.bucketings, kBucketingNames.valid() + ", or a comma-separated list")
       ->capture_default_str()->group(buckets);
@@ -32,7 +36,7 @@ void add_model_flags(CLI::App& app, ModelOptions& m, ModelFlags& f) {
   app.add_option("--fusion-threshold", f.fusion_threshold, "fusion: largest fused buffer (HOROVOD_FUSION_THRESHOLD)")
       ->capture_default_str()->group(buckets);
   app.add_option("--cycle-ms", m.bucketing.cycle_ms, "fusion: time between fusion cycles (HOROVOD_CYCLE_TIME)")
-      ->capture_default_str()->group(buckets);
+      ->check(number_in(0, kMaxComputeMs))->capture_default_str()->group(buckets);
 }
 
 std::optional<ComputeModel> model_compute(const ModelOptions& m, const Workload& w) {
@@ -43,10 +47,6 @@ std::optional<ComputeModel> model_compute(const ModelOptions& m, const Workload&
 
 Workload resolve_model(ModelOptions& m, const ModelFlags& f, bool replay) {
   Workload w = load_workload(m.workload, m.workload_options);
-  if (m.workload_options.batch < 0 || m.workload_options.seq_len < 0)
-    throw std::invalid_argument("--batch and --seq-len must be positive");
-  if (m.workload_options.zipf < 0 || !std::isfinite(m.workload_options.zipf))
-    throw std::invalid_argument("--zipf must be a non-negative number");
   m.bucketings = resolve_list<BucketingPolicy>(
       f.bucketings, [](const std::string& s) { return kBucketingNames.parse(s); },
       [](const std::string& s) { return "unknown --bucketing '" + s + "'; valid: " + kBucketingNames.valid(); },
@@ -54,8 +54,6 @@ Workload resolve_model(ModelOptions& m, const ModelFlags& f, bool replay) {
   m.bucketing.ddp_bucket_bytes = parse_size(f.bucket_cap);
   m.bucketing.ddp_first_bucket_bytes = parse_size(f.first_bucket);
   m.bucketing.fusion_threshold_bytes = parse_size(f.fusion_threshold);
-  if (!std::isfinite(m.bucketing.cycle_ms) || m.bucketing.cycle_ms < 0)
-    throw std::invalid_argument("--cycle-ms must be a non-negative number");
   if (m.compute_ms != 0 && !m.profile_path.empty()) throw std::invalid_argument("give --compute-ms or --profile, not both");
   const bool fusion = std::find(m.bucketings.begin(), m.bucketings.end(), BucketingPolicy::fusion) != m.bucketings.end();
   if ((replay || fusion) && m.compute_ms == 0 && m.profile_path.empty())

@@ -59,10 +59,11 @@ class Replay : public ::testing::Test {
     if (!std::holds_alternative<ReplayOptions>(cmd)) return {};
     Session session(registry_, MPI_COMM_WORLD, 0);
     OutputOptions out{testing::TempDir() + "replay-test.csv", json_path_};
+    out.overwrite = true;  // each test replays into the same files
     ResultSink sink = ResultSink::open(out, "replay", replay_columns(), nlohmann::json::object(), MPI_COMM_WORLD);
     *wrong = run_replay(std::get<ReplayOptions>(cmd), session, sink);
+    sink.finish();
     if (rank_ != 0) return {};
-    sink.flush();
     return nlohmann::json::parse(std::ifstream(json_path_))["rows"];
   }
 

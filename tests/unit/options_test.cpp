@@ -81,13 +81,13 @@ TEST(Options, BadInputNamesTheProblemAndTheValidChoices) {
   expect_error({"run", "-b", "1M", "-e", "1K"}, "--minbytes (1M) is larger than --maxbytes (1K)");
   expect_error({"run", "-d", "f64", "-b", "12", "-e", "64"}, "--minbytes 12 is not a multiple of the f64 element size (8 bytes)");
   expect_error({"run", "-c", "broadcast", "-r", "2"}, "--root 2 is out of range for 2 rank(s)");
-  expect_error({"run", "-r", "-1"}, "--root -1 is out of range");
-  expect_error({"run", "-n", "0"}, "--iters must be auto or a whole number of at least 1, not '0'");
-  expect_error({"run", "-w", "many"}, "--warmup must be auto or a whole number of at least 0, not 'many'");
-  expect_error({"run", "-n", "2e9"}, "--iters must be auto or a whole number of at least 1, not '2e9'");
+  expect_error({"run", "-r", "-1"}, "--root: must be a whole number from 0 to 2147483647, not '-1'");
+  expect_error({"run", "-n", "0"}, "--iters must be auto or a whole number from 1 to 1000000000, not '0'");
+  expect_error({"run", "-w", "many"}, "--warmup must be auto or a whole number from 0 to 1000000000, not 'many'");
+  expect_error({"run", "-n", "2e9"}, "--iters must be auto or a whole number from 1 to 1000000000, not '2e9'");
   expect_error({"run", "--aggregate", "median"}, "unknown --aggregate 'median'; valid: max, mean, min, rank0");
-  expect_error({"run", "--time-budget", "-1"}, "--time-budget must be a number of seconds, at least 0");
-  expect_error({"run", "--check-every", "-2"}, "--check-every must not be negative");
+  expect_error({"run", "--time-budget", "-1"}, "--time-budget: must be a number from 0 to 86400, not '-1'");
+  expect_error({"run", "--check-every", "-2"}, "--check-every: must be a whole number from 0 to 2147483647, not '-2'");
   expect_error({"run", "-f", "1"}, "--stepfactor must be greater than 1");
   expect_error({"run", "--timing", "fast"}, "unknown timing policy 'fast'");
   expect_error({"run", "--bogus"}, "--bogus");
@@ -107,7 +107,7 @@ TEST(Options, ParameterServerDefaultsAndSettings) {
   EXPECT_FALSE(ps->sparse());
 
   c = parse({"run", "-c", "ps", "--servers", "2", "--ps-mode", "async,bounded,async", "--staleness", "3", "--sparse-rows",
-             "64", "--row-bytes", "1K", "-b", "4K", "--assignment", "hash", "--slow-ranks", "0,1", "--slow-us", "50",
+             "64", "--row-bytes", "1K", "-b", "64K", "--assignment", "hash", "--slow-ranks", "0,1", "--slow-us", "50",
              "--compare", "none", "--partition-size", "64K"},
             4);
   ASSERT_TRUE(std::holds_alternative<PsOptions>(c)) << text_of(c);
@@ -126,10 +126,10 @@ TEST(Options, ParameterServerRefusesBadConfigurations) {
   expect_error({"run", "-c", "ps", "--servers", "0"}, "--servers 0 is invalid for 3 rank(s)", 3);
   expect_error({"run", "-c", "ps", "--servers", "3"}, "--servers 3 is invalid for 3 rank(s)", 3);
   expect_error({"run", "-c", "ps"}, "--servers 1 is invalid for 1 rank(s)", 1);
-  expect_error({"run", "-c", "ps", "--staleness", "-1"}, "--staleness must not be negative", 3);
+  expect_error({"run", "-c", "ps", "--staleness", "-1"}, "--staleness: must be a whole number from 0 to 1000000, not '-1'", 3);
   expect_error({"run", "-c", "ps", "--assignment", "range"}, "unknown --assignment 'range'", 3);
   expect_error({"run", "-c", "ps", "--slow-ranks", "x"}, "--slow-ranks expects comma-separated ranks", 3);
   expect_error({"run", "-c", "ps", "--compare", "bogus"}, "unknown --compare allreduce algorithm 'bogus'", 3);
-  expect_error({"run", "-c", "ps", "--partition-size", "2"}, "--partition-size 2 is smaller than one element", 3);
+  expect_error({"run", "-c", "ps", "--partition-size", "2"}, "--partition-size 2 is not a positive multiple of the f32 element size", 3);
   expect_error({"run", "-c", "ps", "--row-bytes", "64"}, "--sparse-rows and --row-bytes go together", 3);
 }

@@ -1,0 +1,15 @@
+#pragma once
+// SIGINT (Ctrl-C, which mpiexec forwards to every rank) and SIGTERM (a batch system's
+// time limit) end the run with 128 + the signal: rank 0 first marks the JSON stopped,
+// so a cut-short document never looks finished, and says where the rows so far are.
+namespace collbench {
+
+class InterruptHandler {
+ public:
+  explicit InterruptHandler(int rank);
+  ~InterruptHandler();
+  InterruptHandler(const InterruptHandler&) = delete;
+  InterruptHandler& operator=(const InterruptHandler&) = delete;
+};
+
+}  // namespace collbench
