@@ -79,12 +79,9 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
 std::vector<std::size_t> checked_sweep_sizes(const SizeRange& r, std::size_t unit, bool force) {
   const std::vector<std::size_t> sizes =
       sweep_sizes(r.min_bytes, r.max_bytes, r.step_factor, unit, force ? kHardMaxSizes : kMaxSizes);
-  const double about = std::log(static_cast<double>(std::max<std::size_t>(r.max_bytes, 1)) /
-                                static_cast<double>(std::max<std::size_t>(r.min_bytes, unit))) /
-                       std::log(r.step_factor);
   char what[160];
-  std::snprintf(what, sizeof what, "-f %g from %s to %s gives more than %zu sizes (about %.0f)", r.step_factor,
-                format_bytes(r.min_bytes).c_str(), format_bytes(r.max_bytes).c_str(), sizes.size() - 1, about + 1);
+  std::snprintf(what, sizeof what, "-f %.10g from %s to %s gives more than %zu sizes", r.step_factor,
+                format_bytes(r.min_bytes).c_str(), format_bytes(r.max_bytes).c_str(), sizes.size() - 1);
   if (sizes.size() > kHardMaxSizes) throw std::invalid_argument(std::string(what) + "; at most " + std::to_string(kHardMaxSizes));
   check_count(static_cast<long double>(sizes.size()), kMaxSizes, what, "use a larger --stepfactor", force);
   return sizes;
@@ -103,7 +100,7 @@ RequestEstimate estimate_sweep(const SweepSpec& s, const std::vector<std::size_t
   const int most_iters = std::max(s.reps.iters_at(0, 0), s.reps.iters_at(largest, 0));
   // Send and receive buffers at the largest size, and every call's time.
   e.bytes_per_rank = 2.0L * largest + 16.0L * most_iters * s.reps.rounds * s.algorithms.size();
-  e.memory_flag = "-e " + format_bytes(s.sizes.max_bytes) + " with -n " + std::to_string(most_iters);
+  e.memory_flag = "-e " + format_bytes(s.sizes.max_bytes);
   e.work = std::to_string(s.algorithms.size()) + " algorithm(s) x " + std::to_string(sizes.size()) + " size(s), " +
            std::to_string(static_cast<long long>(calls)) + " calls each";
   return e;
