@@ -62,6 +62,10 @@ ScheduleOptions resolve_schedule(const ScheduleFlags& f, const Registry& registr
   if (o.ranks_per_node < 0) throw std::invalid_argument("--ranks-per-node must be at least 1");
   const std::size_t elem = dtype_size(o.dtype);
   o.bytes = parse_size(f.bytes);
+  // The per-rank byte totals (up to log2(ranks) x bytes for a binomial root) must fit.
+  constexpr std::size_t kMostBytes = std::size_t{1} << 50;
+  if (o.bytes > kMostBytes)
+    throw std::invalid_argument("--bytes " + f.bytes + " is more than 1 PiB; schedules are printed up to that size");
   const std::size_t per = elem * (size_counts_all_blocks(c) ? static_cast<std::size_t>(o.ranks) : 1);
   if (o.bytes % per)
     throw std::invalid_argument("--bytes " + f.bytes + " is not a multiple of " + std::to_string(per) + " (" +

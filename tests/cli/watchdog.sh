@@ -43,4 +43,6 @@ rows=$(($(wc -l <"$dir/r.csv") - 1))
 [ "$rows" -ge 2 ] || fail "finished rows were lost ($rows in the CSV)"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['rows']) >= 2" "$dir/r.json" ||
   fail "the JSON is not a valid document holding the finished rows"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert not d['completed'] and 'made no progress' in d['stopped']" \
+  "$dir/r.json" || fail "the JSON does not say the run stopped, and why"
 echo "PASS: $rows finished rows kept"
