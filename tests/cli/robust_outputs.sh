@@ -71,6 +71,13 @@ echo "== a file name that is not UTF-8 is kept in the CSV, replaced in the JSON'
 run 0 "${tiny[@]}" --csv $'\xff\xfe.csv'
 python3 -c 'import json,sys; json.load(open(sys.argv[1], "rb"))' $'\xff\xfe.json' || fail "invalid JSON"
 
+echo "== /dev/null discards both outputs, also for a user who cannot create files in /dev"
+run 0 "${tiny[@]}" --csv /dev/null --json /dev/null
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  (cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups "$collbench" "${tiny[@]}" --csv /dev/null \
+    --json /dev/null >"$dir/out" 2>"$dir/err") || fail "a non-root user could not write to /dev/null"
+fi
+
 echo "== private device nodes: written through, never replaced"
 if mknod null c 1 3 2>/dev/null && mknod full c 1 7 2>/dev/null; then
   run 0 "${tiny[@]}" --csv null --json null
