@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
@@ -25,8 +26,10 @@ void check_replay_request(const ReplayOptions& r, const Workload& w, const Machi
                           w.bytes() / kBytesPerSecondCeiling);
   }
   const long double total_steps = steps * r.bucketings.size();
-  e.work = std::to_string(static_cast<long long>(total_steps)) + " steps of " + (c ? std::to_string(c->total_ms()) : "0") +
-           " ms of compute";
+  char work[96];
+  std::snprintf(work, sizeof work, "%lld steps of %g ms of compute", static_cast<long long>(total_steps),
+                c ? c->total_ms() : 0.0);
+  e.work = work;
   // The dense buckets' arena; sparse tables too when one strategy allreduces them whole.
   const bool dense_tables = std::find(r.sparse_strategies.begin(), r.sparse_strategies.end(), SparseStrategy::dense) !=
                             r.sparse_strategies.end();
