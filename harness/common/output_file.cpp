@@ -83,7 +83,7 @@ OutputFile::OutputFile(const std::string& path, ExistingFile existing, const std
     // Non-blocking only to open: a FIFO nobody reads would otherwise wait forever.
     fd_ = open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0 && errno == ENXIO) refuse(what, path, "no process has this FIFO open for reading");
-    if (fd_ < 0) fail("open", errno);
+    if (fd_ < 0) fail(errno);
     fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
     return;
   }
@@ -93,11 +93,11 @@ OutputFile::OutputFile(const std::string& path, ExistingFile existing, const std
   const std::string dir = fs::path(resolved_).parent_path().string();
   fd_ = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, file_mode());
   if (fd_ >= 0) return;
-  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) fail("create", errno);
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) fail(errno);
   // No unnamed temporaries on this file system: a named one, removed if unused.
-  std::string name = fs::path(temp_name(resolved_)).replace_extension().string() + "-XXXXXX";
+  std::string name = temp_name(resolved_) + "-XXXXXX";
   fd_ = mkstemp(name.data());
-  if (fd_ < 0) fail("create", errno);
+  if (fd_ < 0) fail(errno);
   temp_name_ = name;
   fchmod(fd_, file_mode());
 }
@@ -107,10 +107,7 @@ OutputFile::~OutputFile() {
   if (!published_ && !temp_name_.empty()) unlink(temp_name_.c_str());
 }
 
-void OutputFile::fail(const std::string& doing, int err) const {
-  (void)doing;
-  refuse(what_, path_, std::strerror(err));
-}
+void OutputFile::fail(int err) const { refuse(what_, path_, std::strerror(err)); }
 
 void OutputFile::publish() {
   if (!in_place_ || published_) return;
@@ -132,24 +129,24 @@ void OutputFile::publish() {
   // A new name: linking fails rather than clobber a file created since we looked.
   if (link_to(resolved_) == 0) return done();
   const int err = errno;
+  // A file system without hard links renames instead (a name taken meanwhile is then lost).
+  const bool no_hard_links = !temp_name_.empty() && (err == EPERM || err == ENOTSUP || err == EMLINK);
   if (err == EEXIST) {
     struct stat st{};
     const bool empty_file = stat(resolved_.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
     if (existing_ != ExistingFile::replace && !empty_file)
       throw OutputNameTaken("cannot write " + quoted(what_, path_) +
                             ": another process created it meanwhile; give --overwrite to replace it, or another path");
-  } else if (!temp_name_.empty() && err != EPERM && err != ENOTSUP && err != EMLINK) {
-    fail("name", err);
-  } else if (temp_name_.empty()) {
-    fail("name", err);
+  } else if (!no_hard_links) {
+    fail(err);
   }
-  // Replacing (or no hard links here): rename is atomic, the old file stays until then.
+  // Replacing: rename is atomic, and the old file stays until then.
   if (from.empty()) {
     from = temp_name(resolved_);
-    if (link_to(from) != 0) fail("name", errno);
+    if (link_to(from) != 0) fail(errno);
     temp_name_ = from;
   }
-  if (rename(from.c_str(), resolved_.c_str()) != 0) fail("name", errno);
+  if (rename(from.c_str(), resolved_.c_str()) != 0) fail(errno);
   temp_name_.clear();
   published_ = true;
 }
@@ -160,7 +157,7 @@ void OutputFile::write_at(std::uint64_t offset, std::string_view bytes) {
   while (left > 0) {
     const ssize_t n = in_place_ ? pwrite(fd_, p, left, static_cast<off_t>(offset)) : write(fd_, p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("write", n < 0 ? errno : ENOSPC);
+    if (n <= 0) fail(n < 0 ? errno : ENOSPC);
     p += n;
     left -= static_cast<std::size_t>(n);
     offset += static_cast<std::uint64_t>(n);
@@ -172,7 +169,7 @@ void OutputFile::append(std::string_view bytes) { write_at(size_, bytes); }
 
 void OutputFile::truncate(std::uint64_t size) {
   if (!in_place_) return;
-  if (ftruncate(fd_, static_cast<off_t>(size)) != 0) fail("truncate", errno);
+  if (ftruncate(fd_, static_cast<off_t>(size)) != 0) fail(errno);
   size_ = size;
 }
 

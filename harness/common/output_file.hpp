@@ -61,7 +61,7 @@ class OutputFile {
   void truncate(std::uint64_t size);                           // in place only
 
  private:
-  [[noreturn]] void fail(const std::string& doing, int err) const;
+  [[noreturn]] void fail(int err) const;
   std::string path_, resolved_, what_, temp_name_;
   ExistingFile existing_;
   int fd_ = -1;
