@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "collectives/progress.hpp"
+#include "harness/common/numeric_flags.hpp"
 #include "harness/common/result_sink.hpp"
 
 namespace collbench {
@@ -52,19 +53,7 @@ void add_watchdog_flag(CLI::App& app, double& seconds) {
   app.add_option("--watchdog", seconds, "End the run (exit status " + std::to_string(kExitStalled) +
                                             ") when a rank makes no progress for this many seconds, after "
                                             "every rank says where it is; 0: off")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            std::size_t used = 0;
-            double value = -1;
-            try {
-              value = std::stod(text, &used);
-            } catch (const std::exception&) {
-              used = 0;
-            }
-            if (used == text.size() && value >= 0) return "";
-            return "must be a number of seconds, at least 0 (0: off), not '" + text + "'";
-          },
-          "SECONDS"))
+      ->check(number_in(0, 1e7))
       ->capture_default_str();
 }
 
