@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "harness/common/control.hpp"
 #include "harness/common/exit_status.hpp"
@@ -175,6 +176,9 @@ namespace {
                "(the JSON says \"completed\": false)\n",
                what.c_str(), kExitOutputFailed, st.json->rows(), where(st.paths).c_str());
   std::fflush(stderr);
+  // Let the launcher forward the message before the abort tears its pipes down (under
+  // load, Hydra lost it once in a CI run).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   // Called on the main thread, between MPI calls: MPI_Abort ends every rank with this
   // status (a plain exit here lets the launcher report the peers' SIGKILL instead).
   MPI_Abort(MPI_COMM_WORLD, kExitOutputFailed);
