@@ -29,11 +29,7 @@ void on_signal(int sig) {
 
 [[noreturn]] void end_interrupted(int sig, int rank) {
   const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
-  const std::string where = stop_results("interrupted by " + name);
-  if (ftrylockfile(stdout) == 0) {  // not if the main thread is printing: never wait on it
-    fflush_unlocked(stdout);
-    funlockfile(stdout);
-  }
+  const std::string where = stop_results("interrupted by " + name);  // flushes the table too
   if (rank == 0) {
     std::fprintf(stderr, "collbench: interrupted by %s; exit status %d%s%s%s\n", name.c_str(), kExitInterruptedBase + sig,
                  where.empty() ? "" : ". The rows written so far are in ", where.c_str(),

@@ -70,6 +70,14 @@ OutputTarget inspect_output(const std::string& path, const std::string& what) {
   return t;
 }
 
+void require_writable(const OutputTarget& t, ExistingFile existing, const std::string& what) {
+  if (!t.regular) return;  // a device or FIFO: opening it says
+  const std::string dir = fs::path(t.resolved).parent_path().string();
+  if (access(dir.empty() ? "." : dir.c_str(), W_OK | X_OK) != 0) refuse(what, t.path, std::strerror(errno));
+  if (t.nonempty && existing == ExistingFile::refuse)
+    refuse(what, t.path, "it already exists and holds data; give --overwrite to replace it, or another path");
+}
+
 bool same_output(const OutputTarget& a, const OutputTarget& b) {
   if (a.exists && b.exists) return a.device == b.device && a.inode == b.inode;
   return a.resolved == b.resolved;
@@ -87,8 +95,7 @@ OutputFile::OutputFile(const std::string& path, ExistingFile existing, const std
     fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
     return;
   }
-  if (t.nonempty && existing == ExistingFile::refuse)
-    refuse(what, path, "it already exists and holds data; give --overwrite to replace it, or another path");
+  require_writable(t, existing, what);
   in_place_ = true;
   const std::string dir = fs::path(resolved_).parent_path().string();
   fd_ = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, file_mode());

@@ -37,6 +37,9 @@ struct OutputTarget {
 };
 // Throws OutputError naming `what` for a directory or an unresolvable path.
 OutputTarget inspect_output(const std::string& path, const std::string& what = "output");
+// Throws OutputError when a regular target's directory cannot be written, or when it
+// holds data and `existing` says refuse (devices and FIFOs pass: opening them says).
+void require_writable(const OutputTarget& t, ExistingFile existing, const std::string& what);
 // True when two targets are the same file (same name once resolved, or same inode).
 bool same_output(const OutputTarget& a, const OutputTarget& b);
 

@@ -1,10 +1,6 @@
 #include "harness/common/result_sink.hpp"
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +29,6 @@ void add_output_flags(CLI::App& app, OutputOptions& out, const std::string& name
 struct ResultSink::State {
   std::timed_mutex mutex;
   OutputOptions paths;
-  std::vector<OtherOutput> others;
   std::unique_ptr<CsvWriter> csv;
   std::unique_ptr<JsonWriter> json;
 };
@@ -52,8 +47,8 @@ struct Named {
 };
 
 // Refuses two outputs that are one file (only a character device, such as /dev/null,
-// may take several), and a non-empty existing file unless overwriting.
-void vet(const std::vector<Named>& outputs, bool overwrite) {
+// may take several), and any one OutputFile would refuse, before any is created.
+void vet(const std::vector<Named>& outputs, ExistingFile existing) {
   std::vector<OutputTarget> targets;
   for (const Named& n : outputs) targets.push_back(inspect_output(n.path, n.label));
   for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -61,12 +56,7 @@ void vet(const std::vector<Named>& outputs, bool overwrite) {
       if (same_output(targets[i], targets[j]) && !(targets[i].character_device && targets[j].character_device))
         throw OutputError(outputs[j].label + " and " + outputs[i].label + " name the same file '" + outputs[i].path +
                           "'; give each output its own path");
-    const std::string dir = fs::path(targets[i].resolved).parent_path().string();
-    if (targets[i].regular && access(dir.empty() ? "." : dir.c_str(), W_OK | X_OK) != 0)
-      throw OutputError("cannot write " + outputs[i].label + " '" + outputs[i].path + "': " + std::strerror(errno));
-    if (targets[i].nonempty && !overwrite)
-      throw OutputError("cannot write " + outputs[i].label + " '" + outputs[i].path +
-                        "': it already exists and holds data; give --overwrite to replace it, or another path");
+    require_writable(targets[i], existing, outputs[i].label);
   }
 }
 
@@ -79,14 +69,15 @@ std::string timestamp() {
 
 // Fills in the JSON next to an explicit CSV (or the CSV next to an explicit JSON).
 void pair_paths(OutputOptions& o) {
-  auto beside = [](const std::string& given, const char* flag, const char* other, const char* ext) {
+  auto beside = [](const std::string& given, const std::string& flag, const std::string& other,
+                   const std::string& other_flag, const std::string& ext) {
     if (!inspect_output(given, flag).regular)
-      throw OutputError(std::string(flag) + " '" + given + "' is not a regular file, so the " + other +
-                        " cannot go next to it: give --" + (ext[1] == 'j' ? "json" : "csv") + " too");
+      throw OutputError(flag + " '" + given + "' is not a regular file, so the " + other +
+                        " cannot go next to it: give " + other_flag + " too");
     return fs::path(given).replace_extension(ext).string();
   };
-  if (o.json_path.empty()) o.json_path = beside(o.csv_path, "--csv", "JSON", ".json");
-  if (o.csv_path.empty()) o.csv_path = beside(o.json_path, "--json", "CSV", ".csv");
+  if (o.json_path.empty()) o.json_path = beside(o.csv_path, "--csv", "JSON", "--json", ".json");
+  if (o.csv_path.empty()) o.csv_path = beside(o.json_path, "--json", "CSV", "--csv", ".csv");
 }
 
 }  // namespace
@@ -111,7 +102,7 @@ ResultSink ResultSink::open(OutputOptions& out, const std::string& name, std::ve
       auto create = [&](const OutputOptions& o) {
         std::vector<Named> all{{csv_label, o.csv_path}, {json_label, o.json_path}};
         for (const OtherOutput& x : others) all.push_back({x.flag, x.path});
-        vet(all, out.overwrite);
+        vet(all, existing);
         st->csv = std::make_unique<CsvWriter>(std::make_unique<OutputFile>(o.csv_path, existing, csv_label), columns);
         st->json = std::make_unique<JsonWriter>(std::make_unique<OutputFile>(o.json_path, existing, json_label), metadata);
         st->csv->file().publish();
@@ -150,7 +141,6 @@ ResultSink ResultSink::open(OutputOptions& out, const std::string& name, std::ve
         }
       }
       st->paths = out;
-      st->others = others;
       sink.state_ = std::move(st);
       std::lock_guard lock(g_open_mutex);
       g_open = sink.state_.get();
@@ -197,7 +187,7 @@ void ResultSink::add(const Row& row) {
     try {
       st.json->add(to_json(row));
     } catch (const OutputError&) {
-      if (st.csv->file().in_place()) st.csv->undo_to(csv_mark);
+      st.csv->undo_to(csv_mark);  // a no-op on a device
       throw;
     }
   } catch (const OutputError& e) {
@@ -238,6 +228,12 @@ void ResultSink::print_paths(const char* what) const {
 }
 
 std::string stop_results(const std::string& why) {
+  // The table printed so far, unless a thread holds stdout's lock (a stalled main thread
+  // may: waiting for it could hang the caller).
+  if (ftrylockfile(stdout) == 0) {
+    fflush_unlocked(stdout);
+    funlockfile(stdout);
+  }
   std::lock_guard registry(g_open_mutex);
   if (!g_open) return "";
   // A row being written takes microseconds; a thread stuck in a write is not waited for.

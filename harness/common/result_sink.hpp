@@ -62,9 +62,9 @@ class ResultSink {
   std::unique_ptr<State> state_;
 };
 
-// From any thread (the watchdog, the interrupt handler): marks the open sink's JSON
-// stopped, saying why, and returns where the results are ("" when no sink is open).
-// Waits briefly for a row being written, never for long.
+// From any thread (the watchdog, the interrupt handler): flushes the table printed so
+// far, marks the open sink's JSON stopped, saying why, and returns where the results
+// are ("" when no sink is open). Waits briefly for a row being written, never for long.
 std::string stop_results(const std::string& why);
 
 }  // namespace collbench

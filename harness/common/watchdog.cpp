@@ -29,13 +29,7 @@ namespace {
 [[noreturn]] void report_and_exit(double seconds, int rank, const progress::Snapshot& where) {
   char why[96];
   std::snprintf(why, sizeof why, "rank %d made no progress for %g s (the watchdog)", rank, seconds);
-  stop_results(why);
-  // The table printed so far, unless the stalled thread holds stdout's lock (then
-  // waiting for it could hang the watchdog itself).
-  if (ftrylockfile(stdout) == 0) {
-    fflush_unlocked(stdout);
-    funlockfile(stdout);
-  }
+  stop_results(why);  // also flushes the table printed so far
   std::fprintf(stderr,
                "collbench: watchdog: rank %d made no progress for %g s; it is in: %s. Ending the run with exit "
                "status %d (rows finished so far are in the CSV and JSON, marked not completed; --watchdog 0 turns this off)\n",

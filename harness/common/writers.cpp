@@ -66,13 +66,14 @@ void JsonWriter::add(const nlohmann::json& row) {
     ++rows_;
     return;
   }
+  const std::string running = closing(false, "");
   try {
-    file_->write_at(rows_end_, text + closing(false, ""));
+    file_->write_at(rows_end_, text + running);
   } catch (const OutputError&) {
     // Put the closing back where it was; it overwrites bytes the file already has.
     try {
-      file_->write_at(rows_end_, closing(false, ""));
-      file_->truncate(rows_end_ + closing(false, "").size());
+      file_->write_at(rows_end_, running);
+      file_->truncate(rows_end_ + running.size());
     } catch (const OutputError&) {
     }
     throw;
