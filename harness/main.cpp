@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <variant>
 
+#include "collectives/fnv1a.hpp"
 #include "collectives/mpi/communicator.hpp"
 #include "harness/command_line.hpp"
 #include "harness/common/control.hpp"
@@ -16,6 +17,7 @@
 #include "harness/common/interrupt.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/watchdog.hpp"
+#include "harness/common/writers.hpp"
 #include "harness/ps/ps_command.hpp"
 #include "harness/replay/replay_command.hpp"
 #include "harness/run/run_command.hpp"
@@ -26,7 +28,7 @@ using namespace collbench;
 namespace {
 
 std::uint64_t hash_arguments(int argc, const char* const* argv) {
-  std::uint64_t h = fnv1a("");  // argv[0] may differ between nodes
+  std::uint64_t h = kFnv1aBasis;  // argv[0] may differ between nodes
   for (int i = 1; i < argc; ++i) h = fnv1a(std::string_view(argv[i], std::char_traits<char>::length(argv[i]) + 1), h);
   return h;
 }
@@ -40,8 +42,7 @@ void require_agreement(const Invocation& inv, const Command& cmd) {
                                {"inputs", input_files_summary()},
                                {"error", error ? error->text : ""}};
   std::vector<nlohmann::json> all;
-  for (const std::string& text : control_allgather(mine.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                                                   inv.comm))
+  for (const std::string& text : control_allgather(json_text(mine), inv.comm))
     all.push_back(nlohmann::json::parse(text));
   for (std::size_t r = 1; r < all.size(); ++r)
     if (all[r]["args"] != all[0]["args"])
@@ -52,7 +53,7 @@ void require_agreement(const Invocation& inv, const Command& cmd) {
   if (const std::string differ = input_files_disagreement(inputs); !differ.empty()) throw RunError(differ);
   for (std::size_t r = 0; r < all.size(); ++r)
     if (const std::string e = all[r]["error"].get<std::string>(); !e.empty())
-      throw RunError(r == 0 || !all[0]["error"].get<std::string>().empty() ? e : "on rank " + std::to_string(r) + ": " + e);
+      throw RunError(r == 0 ? e : "on rank " + std::to_string(r) + ": " + e);  // the first rank that refused
 }
 
 template <class... F>

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "collectives/fnv1a.hpp"
+
 namespace collbench {
 namespace {
 
@@ -67,11 +69,6 @@ std::string read_whole(const std::string& path, std::string& content) {
 }
 
 }  // namespace
-
-std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h) {
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
 
 const std::string& read_input_file(const std::string& path, const std::string& what) {
   std::lock_guard lock(g_mutex);

@@ -13,9 +13,6 @@ namespace collbench {
 
 inline constexpr std::size_t kMaxInputFileBytes = std::size_t{64} << 20;
 
-// FNV-1a, 64 bits: enough to tell differing copies apart (not against an adversary).
-std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = 1469598103934665603ULL);
-
 // The file's bytes; throws std::invalid_argument "WHAT PATH: cannot read: WHY".
 const std::string& read_input_file(const std::string& path, const std::string& what);
 

@@ -4,6 +4,9 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+
+#include "collectives/fnv1a.hpp"
 
 namespace collbench {
 
@@ -17,10 +20,9 @@ PsRoles ps_roles(int nranks, int servers) {
 
 namespace {
 int hashed_server(const std::string& tensor, std::size_t partition, int servers) {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over name and index
-  auto mix = [&h](unsigned char c) { h = (h ^ c) * 1099511628211ULL; };
-  for (char c : tensor) mix(static_cast<unsigned char>(c));
-  for (int i = 0; i < 8; ++i) mix(static_cast<unsigned char>(partition >> (8 * i)));
+  char index[8];  // little-endian, whatever the machine's order
+  for (int i = 0; i < 8; ++i) index[i] = static_cast<char>(partition >> (8 * i));
+  const std::uint64_t h = fnv1a(std::string_view(index, 8), fnv1a(tensor));
   return static_cast<int>(h % static_cast<std::uint64_t>(servers));
 }
 }  // namespace
