@@ -82,19 +82,16 @@ ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int
         return "unknown allreduce algorithm '" + s + "'; valid: " + registry.names(Collective::allreduce);
       },
       "allreduce algorithm names nothing");
-  if (w.sparse_tensors() == 0) {
-    r.sparse_strategies = {SparseStrategy::none};
-    check_replay_request(r, w, machine);
-    return r;
-  }
-  r.sparse_strategies = resolve_list<SparseStrategy>(
-      f.sparse,
-      [](const std::string& s) {
-        const auto v = kSparseStrategyNames.parse(s);
-        return v == SparseStrategy::none ? std::nullopt : v;
-      },
-      [](const std::string& s) { return "unknown --sparse-strategy '" + s + "'; valid: dense, allgather, ps"; },
-      "--sparse-strategy names nothing");
+  r.sparse_strategies = {SparseStrategy::none};
+  if (w.sparse_tensors() > 0)
+    r.sparse_strategies = resolve_list<SparseStrategy>(
+        f.sparse,
+        [](const std::string& s) {
+          const auto v = kSparseStrategyNames.parse(s);
+          return v == SparseStrategy::none ? std::nullopt : v;
+        },
+        [](const std::string& s) { return "unknown --sparse-strategy '" + s + "'; valid: dense, allgather, ps"; },
+        "--sparse-strategy names nothing");
   check_replay_request(r, w, machine);
   if (std::find(r.sparse_strategies.begin(), r.sparse_strategies.end(), SparseStrategy::ps) == r.sparse_strategies.end())
     return r;
