@@ -8,6 +8,7 @@ namespace collbench::build_info {
 inline constexpr const char* git_revision = \"${REV}\";
 inline constexpr const char* compiler = \"${COMPILER}\";
 inline constexpr const char* build_type = \"${BUILD_TYPE}\";
+inline constexpr const char* mpi_build = \"${MPI_BUILD}\";
 inline constexpr bool have_cuda = ${HAVE_CUDA};
 inline constexpr bool have_nccl = ${HAVE_NCCL};
 }

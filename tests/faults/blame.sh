@@ -9,7 +9,9 @@ lib=$1 expect=$2 mpiexec=$3 collbench=$4
 shift 4
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$mpiexec" -n 2 -genv LD_PRELOAD "$lib" -genv MPIR_CVAR_POLLS_BEFORE_YIELD 1 "$collbench" run -a mpi,ring,tree,recursive_doubling \
+# The ranks get LD_PRELOAD through env, not the launcher, so any launcher works and
+# the launcher itself stays unbroken.
+"$mpiexec" -n 2 env LD_PRELOAD="$lib" MPIR_CVAR_POLLS_BEFORE_YIELD=1 "$collbench" run -a mpi,ring,tree,recursive_doubling \
   -b 8 -e 256K -f 16 -w 2 -n 20 --csv "$dir/r.csv" --json "$dir/r.json" "$@" >"$dir/out" 2>"$dir/err"
 rc=$?
 cat "$dir/err"

@@ -25,7 +25,7 @@ int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype type, MP
   return rc;
 }
 
-#if MPI_VERSION >= 4
+#if COLLBENCH_MPI_LARGE_COUNT
 int MPI_Allreduce_c(const void* send, void* recv, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   const int rc = PMPI_Allreduce_c(send, recv, count, type, op, comm);
   corrupt(recv, count, type, comm);

@@ -3,7 +3,9 @@
 
 #include <vector>
 
+#include "collectives/mpi/datatypes.hpp"
 #include "collectives/mpi/known_defects.hpp"
+#include "collectives/mpi/library_call.hpp"
 #include "collectives/mpi/transport.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/validation.hpp"
@@ -129,4 +131,33 @@ TEST(MpiBaselines, GiveTheExactResult) {
             const auto got = f.run(c, "mpi", t, ReduceOp::max, count, root, in_place);
             EXPECT_EQ(count_wrong_results({c, t, ReduceOp::max, n}, rank, root, count, got.data()), 0u);
           }
+}
+
+// The path an MPI-3.1 library (no _c collectives) takes above INT_MAX elements, forced
+// here at a limit of a few elements so it runs with any library: every collective, in
+// and out of place, must give the same result as one plain call.
+TEST(MpiBaselines, SplitCallsEqualOneCall) {
+  Fixture& f = fixture();
+  const int n = f.transport.size(), rank = f.transport.rank();
+  for (Collective c : kAllCollectives)
+    for (DType t : {DType::f32, DType::bf16})
+      for (MPI_Count limit : {MPI_Count{1}, MPI_Count{7}, MPI_Count{64}})
+        for (bool in_place : {false, true}) {
+          const std::size_t count = 100;
+          const int root = n - 1;
+          SCOPED_TRACE(testing::Message() << collective_name(c) << " " << dtype_name(t) << " limit " << limit
+                                          << (in_place ? " in place" : ""));
+          if (known_mpi_defect(c, in_place, root)) continue;
+          const std::size_t elem = dtype_size(t);
+          const BufferLayout l = buffer_layout(c, count, n, rank, root, in_place);
+          std::vector<std::byte> send(l.send_count * elem + 1), recv(std::max(l.recv_count, l.send_count) * elem + 1);
+          const CollectiveCall call =
+              bind_buffers({c, t, ReduceOp::sum, count, root, nullptr, nullptr, in_place}, l, send.data(), recv.data());
+          load_inputs(call, l, rank, n);
+          MpiCallArgs a{call.send, call.recv, static_cast<MPI_Count>(count), mpi_datatype(t),
+                        uses_reduce_op(c) ? mpi_op(t, ReduceOp::sum) : MPI_OP_NULL, root, f.transport.comm()};
+          if (in_place && (!uses_root(c) || rank == root)) a.send = MPI_IN_PLACE;
+          MpiLibraryCall(c, a, LargeCounts::split, limit).run();
+          EXPECT_EQ(count_wrong_results({c, t, ReduceOp::sum, n}, rank, root, count, recv.data()), 0u);
+        }
 }
