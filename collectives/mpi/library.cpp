@@ -3,7 +3,7 @@
 #include <mpi.h>
 
 #include <cstdio>
-#include <cstdlib>
+#include <regex>
 #include <sstream>
 
 namespace collbench {
@@ -21,43 +21,53 @@ std::string field(const std::string& text, const std::string& key) {
   return "";
 }
 
+int version_number(const std::string& version) {
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch) < 2) return 0;
+  return major * 10000 + minor * 100 + patch;
+}
+
 }  // namespace
+
+MpiLibrary parse_mpi_library(const std::string& text) {
+  MpiLibrary l;
+  std::smatch m;
+  const std::string first_line = text.substr(0, text.find('\n'));
+  if (std::string v = field(text, "MPICH Version:"); !v.empty()) {
+    l.family = MpiFamily::mpich;
+    l.name = "MPICH";
+    l.version = v;
+    const std::string device = field(text, "MPICH Device:");
+    l.summary = "MPICH " + v + (device.empty() ? "" : " (" + device + ")");
+  } else if (std::regex_search(first_line, m, std::regex(R"(^Open MPI v(\d+\.\d+(\.\d+)?))"))) {
+    l.family = MpiFamily::open_mpi;
+    l.name = "Open MPI";
+    l.version = m[1];
+    l.summary = "Open MPI " + l.version;
+  } else {
+    // Intel MPI, MVAPICH, Cray MPICH, ...: the first line names the library and version.
+    l.summary = first_line;
+    if (std::regex_search(first_line, m, std::regex(R"((\d+\.\d+(\.\d+)?))"))) l.version = m[1];
+    l.name = first_line.substr(0, m.empty() ? first_line.size() : static_cast<std::size_t>(m.position(0)));
+    l.name = std::regex_replace(l.name, std::regex(R"([\s:,]*(Version)?[\s:,]*v?$)"), "");
+  }
+  l.version_number = version_number(l.version);
+  return l;
+}
 
 std::string mpi_library_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
   MPI_Get_library_version(text, &len);
-  return std::string(text, static_cast<std::size_t>(len));
-}
-
-std::string mpi_library_summary() {
-  const std::string v = mpi_library_version();
-  const std::string mpich = field(v, "MPICH Version:");
-  if (!mpich.empty()) {
-    const std::string device = field(v, "MPICH Device:");
-    return "MPICH " + mpich + (device.empty() ? "" : " (" + device + ")");
-  }
-  return v.substr(0, v.find('\n'));
-}
-
-int mpich_version_number() {
-  int major = 0, minor = 0, patch = 0;
-  if (std::sscanf(field(mpi_library_version(), "MPICH Version:").c_str(), "%d.%d.%d", &major, &minor, &patch) < 2)
-    return 0;
-  return major * 10000 + minor * 100 + patch;
-}
-
-std::string mpich_algorithm_variable(Collective c) { return std::string(traits(c).mpich_algorithm_cvar); }
-
-std::string mpich_forced_algorithm(Collective c) {
-  const char* v = std::getenv(mpich_algorithm_variable(c).c_str());
-  if (!v || !*v || std::string(v) == "auto") return "";
+  std::string v(text, static_cast<std::size_t>(len));
+  // Open MPI counts the terminating NUL in len, MPICH ends with newlines.
+  while (!v.empty() && (v.back() == '\0' || v.back() == '\n' || v.back() == ' ')) v.pop_back();
   return v;
 }
 
-std::string mpi_baseline_row_name(Collective c) {
-  const std::string forced = mpich_forced_algorithm(c);
-  return forced.empty() ? "mpi" : "mpi[" + forced + "]";
+const MpiLibrary& mpi_library() {
+  static const MpiLibrary l = parse_mpi_library(mpi_library_version());
+  return l;
 }
 
 }  // namespace collbench

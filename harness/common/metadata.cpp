@@ -1,9 +1,12 @@
 #include "harness/common/metadata.hpp"
 
+#include <algorithm>
 #include <ctime>
+#include <iterator>
 #include <map>
 
 #include "collectives/mpi/library.hpp"
+#include "collectives/mpi/library_call.hpp"
 #include "collectives/reduce_kernels.hpp"
 #include "generated/build_info.hpp"
 #include "harness/common/control.hpp"
@@ -14,11 +17,21 @@ namespace collbench {
 namespace {
 
 nlohmann::json relevant_environment() {
-  static const char* prefixes[] = {"MPIR_CVAR_", "MPICH_", "UCX_", "FI_", "HYDRA_", "MALLOC_", "GLIBC_TUNABLES",
+  // Each library's own knobs: MPICH's CVARs, Open MPI's MCA parameters (mpirun --mca
+  // passes them the same way), Intel MPI's and MVAPICH's, and the transports under them.
+  static const char* prefixes[] = {"MPIR_CVAR_", "MPICH_", "OMPI_MCA_", "PMIX_MCA_", "OMPI_ALLOW_RUN_AS_ROOT", "I_MPI_",
+                                   "MV2_", "UCX_", "UCC_", "HCOLL_", "FI_", "HYDRA_", "MALLOC_", "GLIBC_TUNABLES",
                                    "NCCL_", "CUDA_VISIBLE_DEVICES", "OMP_", "SLURM_JOB_ID", "SLURM_NNODES"};
+  // What Open MPI's launcher sets for its own runtime (addresses, job ids, paths): not knobs.
+  static const char* launcher_internals[] = {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",
+                                             "OMPI_MCA_shmem_RUNTIME_QUERY_hint", "PMIX_MCA_psec",
+                                             "PMIX_MCA_mca_base_component_show_load_errors"};
   nlohmann::json env = nlohmann::json::object();
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
+    if (std::any_of(std::begin(launcher_internals), std::end(launcher_internals),
+                    [&](const char* p) { return kv.rfind(p, 0) == 0; }))
+      continue;
     for (const char* p : prefixes)
       if (kv.rfind(p, 0) == 0) {
         const auto eq = kv.find('=');
@@ -71,9 +84,14 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
   m["reduce_kernel_isa"] = reduce_kernel_isa();
   m["started_utc"] = utc_now();
   m["command_line"] = std::vector<std::string>(inv.argv, inv.argv + inv.argc);
-  m["mpi"] = {{"library", mpi_library_summary()},
+  const MpiLibrary& lib = mpi_library();
+  m["mpi"] = {{"library", lib.summary},
+              {"name", lib.name},
+              {"version", lib.version},
               {"standard", std::to_string(major) + "." + std::to_string(minor)},
-              {"library_version", mpi_library_version()}};
+              {"library_version", mpi_library_version()},
+              {"built_with", build_info::mpi_build},
+              {"large_counts", large_counts_description()}};
   m["ranks"] = size;
   m["hosts"] = ranks_by_host;
   // Busy-polling ranks beyond a host's cores take turns on them, and every wait then

@@ -8,14 +8,14 @@
 
 #include "collectives/mpi/communicator.hpp"
 #include "harness/common/control.hpp"
-#include "collectives/mpi/library.hpp"
+#include "collectives/mpi/forced_algorithm.hpp"
 
 namespace collbench {
 
 namespace {
 std::string any_forced_algorithm() {
   for (Collective c : kAllCollectives)
-    if (std::string f = mpich_forced_algorithm(c); !f.empty()) return f;
+    if (const std::string& f = forced_mpi_algorithm(c).algorithm; !f.empty()) return f;
   return "";
 }
 }  // namespace
@@ -43,13 +43,13 @@ Topology discover_topology(MPI_Comm comm, int ranks_per_node) {
     for (int r = 0; r < size; ++r) leader[static_cast<std::size_t>(r)] = r - r % ranks_per_node;
     t.source = "--ranks-per-node " + std::to_string(ranks_per_node) + " (emulated nodes of consecutive ranks)";
   } else if (const std::string forced = any_forced_algorithm(); !forced.empty()) {
-    // MPICH's split runs small collectives internally, which a forced algorithm may
-    // refuse; ranks with the same host name share a node just as well.
+    // The library's split runs small collectives internally, which a forced algorithm
+    // may refuse; ranks with the same host name share a node just as well.
     const auto hosts = rank_hosts(comm);
     for (int r = 0; r < size; ++r)
       leader[static_cast<std::size_t>(r)] = static_cast<int>(
           std::find(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(r)]) - hosts.begin());
-    t.source = "host names (MPI_Comm_split_type is skipped while MPICH is forced to " + forced + ")";
+    t.source = "host names (MPI_Comm_split_type is skipped while the MPI library is forced to " + forced + ")";
   } else {
     // A node is named by its lowest rank, which every rank on it learns from the split.
     const Communicator shared = Communicator::split_shared(comm, rank);

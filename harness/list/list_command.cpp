@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "collectives/mpi/forced_algorithm.hpp"
+#include "collectives/mpi/library.hpp"
+
 namespace collbench {
 
 CLI::App* add_list_command(CLI::App& app, ListOptions& o) {
@@ -30,6 +33,14 @@ void print_text(const Registry& registry) {
   std::printf("\nops:");
   for (ReduceOp op : kAllReduceOps) std::printf(" %s", std::string(reduce_op_name(op)).c_str());
   std::printf("\n");
+  std::printf("%s's own algorithms (forced one at a time, they make the mpi rows mpi[NAME]):\n",
+              mpi_library().summary.c_str());
+  for (Collective c : kAllCollectives) {
+    const AlgorithmChoices choices = mpi_algorithm_choices(c);
+    if (choices.algorithms.empty()) continue;
+    std::printf("  %-10s %s\n", std::string(collective_name(c)).c_str(), join(choices.algorithms, std::identity{}, " ").c_str());
+    std::printf("             with %s\n", join(choices.settings, std::identity{}, " ").c_str());
+  }
 }
 
 nlohmann::json as_json(const Registry& registry) {
@@ -50,7 +61,17 @@ nlohmann::json as_json(const Registry& registry) {
   std::vector<std::string> dtypes, ops;
   for (DType t : kAllDTypes) dtypes.emplace_back(dtype_name(t));
   for (ReduceOp op : kAllReduceOps) ops.emplace_back(reduce_op_name(op));
-  return {{"collectives", collectives}, {"protocols", protocols}, {"dtypes", dtypes}, {"ops", ops}};
+  nlohmann::json library_algorithms = nlohmann::json::object();
+  for (Collective c : kAllCollectives) {
+    const AlgorithmChoices choices = mpi_algorithm_choices(c);
+    library_algorithms[std::string(collective_name(c))] = {{"algorithms", choices.algorithms},
+                                                           {"settings", choices.settings}};
+  }
+  return {{"collectives", collectives},
+          {"protocols", protocols},
+          {"dtypes", dtypes},
+          {"ops", ops},
+          {"mpi_library", {{"summary", mpi_library().summary}, {"algorithms", library_algorithms}}}};
 }
 
 }  // namespace

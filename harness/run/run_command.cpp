@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "collectives/mpi/known_defects.hpp"
-#include "collectives/mpi/library.hpp"
+#include "collectives/mpi/forced_algorithm.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/session.hpp"
@@ -38,9 +38,10 @@ std::string bytes_definition() {
 }  // namespace
 
 void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_node, const std::string& collective) {
-  const std::string forced = mpich_forced_algorithm(s.collective);
-  m["mpi_baseline"] = {{"algorithm_variable", mpich_algorithm_variable(s.collective)},
-                       {"forced_algorithm", forced.empty() ? "auto" : forced},
+  const ForcedAlgorithm& forced = forced_mpi_algorithm(s.collective);
+  m["mpi_baseline"] = {{"forced_algorithm", forced.algorithm.empty() ? "auto" : forced.algorithm},
+                       {"forced_by", forced.setting},
+                       {"cautions", forced.cautions},
                        {"row_name", mpi_baseline_row_name(s.collective)}};
   m["timing_policy"] = {{"name", kTimingPolicyNames.name(s.timing)},
                         {"aggregate", kRankAggregateNames.name(s.aggregate)},
@@ -81,6 +82,10 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
 int run_run(RunOptions o, const Invocation& inv) {
   const SweepSpec& s = o.sweep;
   if (auto defect = known_mpi_defect(s.collective, s.in_place, s.root)) throw RunError(*defect);
+  const bool runs_mpi = std::any_of(s.algorithms.begin(), s.algorithms.end(), [](const AlgorithmEntry* a) { return a->is_baseline(); });
+  // A forced algorithm the library would not run must not label rows as if it had.
+  if (const ForcedAlgorithm& f = forced_mpi_algorithm(s.collective); runs_mpi && !f.refused.empty())
+    throw RunError(f.refused);
   Session session(*inv.registry, inv.comm, o.ranks_per_node);
   nlohmann::json metadata = collect_metadata(inv, session);
   add_sweep_metadata(metadata, s, o.ranks_per_node, std::string(collective_name(s.collective)));

@@ -23,6 +23,9 @@ void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
   std::printf(", %s\n", o.in_place ? "in place" : "out of place");
   std::printf("# MPI library: %s; transport of reference algorithms: MPI point-to-point\n",
               metadata["mpi"]["library"].get<std::string>().c_str());
+  for (const auto& caution : metadata["mpi_baseline"]["cautions"])
+    std::printf("# note (%s): %s\n", metadata["mpi_baseline"]["row_name"].get<std::string>().c_str(),
+                caution.get<std::string>().c_str());
   if (const std::string warning = oversubscription_warning(metadata); !warning.empty())
     std::printf("# WARNING: %s\n", warning.c_str());
   std::printf("# timing: %s.\n#   %s\n", timing_policy_text(o.timing, o.aggregate).c_str(),

@@ -5,7 +5,7 @@
 #include <memory>
 #include <optional>
 
-#include "collectives/mpi/library.hpp"
+#include "collectives/mpi/forced_algorithm.hpp"
 #include "collectives/page_bytes.hpp"
 #include "collectives/progress.hpp"
 #include "harness/common/control.hpp"

@@ -1,0 +1,35 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+
+namespace collbench {
+
+// The MPI library's own algorithm for a collective, when the user forced one through
+// the library's knobs: MPICH's MPIR_CVAR_<COLL>_INTRA_ALGORITHM, or Open MPI's
+// coll_tuned_<coll>_algorithm (with coll_tuned_use_dynamic_rules). Read after MPI_Init.
+struct ForcedAlgorithm {
+  std::string algorithm;  // the library's own name for it; "" when the library chooses
+  std::string setting;    // how it was forced, e.g. "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring"
+  // Why the library will not run it as asked ("" when it will): an unknown value, a
+  // setting the library ignores, or another component that takes the call first.
+  std::string refused;
+  // Where the library may still run something else for some calls.
+  std::vector<std::string> cautions;
+};
+const ForcedAlgorithm& forced_mpi_algorithm(Collective c);
+
+// "mpi", or "mpi[<algorithm>]" when the library is forced to one algorithm, so runs with
+// different forced algorithms merge into one table.
+std::string mpi_baseline_row_name(Collective c);
+
+// How the running library is told to use one algorithm, and the names it accepts
+// (empty when collbench does not know how to force this library).
+struct AlgorithmChoices {
+  std::vector<std::string> settings;  // NAME=VALUE, with {} where the algorithm goes
+  std::vector<std::string> algorithms;
+};
+AlgorithmChoices mpi_algorithm_choices(Collective c);
+
+}  // namespace collbench

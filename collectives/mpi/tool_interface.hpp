@@ -1,0 +1,23 @@
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collbench {
+
+// A control variable as the MPI library holds it, read through the MPI tool interface
+// (MPI_T), so values from the environment, MCA parameter files and launcher flags alike
+// are seen as the library resolved them.
+struct ControlVariable {
+  std::string text;           // the value: an enum's name, a number, or a string
+  long long number = 0;       // integer and enum values
+  bool is_enum = false;
+  std::map<long long, std::string> choices;  // an enum's values and names
+};
+
+// Reads the named variables that the library has (others are left out). Any time
+// after MPI_Init and before MPI_Finalize.
+std::map<std::string, ControlVariable> read_control_variables(const std::vector<std::string>& names);
+
+}  // namespace collbench
