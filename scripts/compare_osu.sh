@@ -10,7 +10,7 @@
 #
 # Usage: scripts/compare_osu.sh OSU_ALLREDUCE [OUTDIR]   (default results/osu)
 # Environment: REPS (repetitions, default 5), SIZES (bytes, default 8 1024 65536 1048576 16777216),
-#              MPIEXEC (default mpiexec), NP (default 2).
+#              MPIEXEC (default build/mpiexec, the build tree's launcher), NP (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ] || [ ! -x "$1" ]; then
@@ -21,7 +21,7 @@ osu=$(realpath "$1")
 out=${2:-results/osu}
 reps=${REPS:-5}
 sizes=${SIZES:-8 1024 65536 1048576 16777216}
-mpiexec=${MPIEXEC:-mpiexec}
+mpiexec=${MPIEXEC:-build/mpiexec}
 np=${NP:-2}
 collbench=build/harness/collbench
 [ -x "$collbench" ] || { echo "$0: $collbench not built; run scripts/setup.sh first" >&2; exit 2; }

@@ -20,14 +20,14 @@ echo "rep,bytes,iters,program,timing,avg_us" >"$out/overhead.csv"
 for rep in $(seq 1 "$overhead_reps"); do
   for spec in 1024:20000 1048576:400 16777216:60; do
     bytes=${spec%%:*} iters=${spec##*:}
-    line=$(mpiexec -bind-to core -n 2 $bin/collbench-plain-loop "$bytes" "$iters" 20)
+    line=$(build/mpiexec --bind-to core -n 2 $bin/collbench-plain-loop "$bytes" "$iters" 20)
     loop=$(sed -E 's/.*loop_us=([0-9.]+).*/\1/' <<<"$line")
     per_call=$(sed -E 's/.*per_call_us=([0-9.]+).*/\1/' <<<"$line")
     echo "$rep,$bytes,$iters,plain-loop,loop,$loop" >>"$out/overhead.csv"
     echo "$rep,$bytes,$iters,plain-loop,per-call,$per_call" >>"$out/overhead.csv"
     for timing in loop per-call; do
       tmp=$(mktemp -d)
-      mpiexec -bind-to core -n 2 $bin/collbench run -a mpi -b "$bytes" -e "$bytes" -n "$iters" -w 20 --timing "$timing" \
+      build/mpiexec --bind-to core -n 2 $bin/collbench run -a mpi -b "$bytes" -e "$bytes" -n "$iters" -w 20 --timing "$timing" \
         --csv "$tmp/r.csv" >/dev/null
       avg=$(awk -F, 'NR==2 {print $12}' "$tmp/r.csv")
       echo "$rep,$bytes,$iters,collbench,$timing,$avg" >>"$out/overhead.csv"
@@ -36,7 +36,7 @@ for rep in $(seq 1 "$overhead_reps"); do
   done
 done
 
-mpiexec -n 2 $bin/collbench run -b 8 -e 64M -n 20 -w 5 --rounds "$rounds" \
+build/mpiexec -n 2 $bin/collbench run -b 8 -e 64M -n 20 -w 5 --rounds "$rounds" \
   --csv "$out/allreduce-2ranks.csv" --json "$out/allreduce-2ranks.json" --overwrite
 
 $bin/collbench-kernels --benchmark_repetitions="$reps" --benchmark_min_time=0.2 --benchmark_enable_random_interleaving=true \

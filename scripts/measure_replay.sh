@@ -17,12 +17,12 @@ rounds=${ROUNDS:-3}
 bin=${COLLBENCH:-build/harness/collbench}
 py=${PYTHON:-python3}
 mkdir -p "$out"
-run=(mpiexec -n 2 -bind-to core "$bin" replay -a mpi,ring --bucketing none,ddp,fusion --steps "$steps" --warmup 2 --rounds "$rounds"
+run=(build/mpiexec -n 2 --bind-to core "$bin" replay -a mpi,ring --bucketing none,ddp,fusion --steps "$steps" --warmup 2 --rounds "$rounds"
      --overwrite)  # regenerates $out
 "${run[@]}" --workload resnet50 --compute-ms 104 --csv "$out/resnet50.csv"
 "${run[@]}" --workload bert-large --seq-len 128 --compute-ms 105 --csv "$out/bert-large.csv"
 "${run[@]}" --workload lm1b --compute-ms 20 --sparse-strategy dense,allgather,ps --csv "$out/lm1b.csv"
-mpiexec -n 2 -bind-to core "$bin" replay --workload resnet50 --compute-ms 104 -a ring --bucketing ddp --steps 3 \
+build/mpiexec -n 2 --bind-to core "$bin" replay --workload resnet50 --compute-ms 104 -a ring --bucketing ddp --steps 3 \
   --warmup 1 --overwrite --csv "$out/resnet50-timeline-run.csv" --timeline "$out/resnet50-ring-ddp.trace.json"
 "$py" scripts/summarize_replay.py "$out"/resnet50.csv "$out"/bert-large.csv "$out"/lm1b.csv >"$out/SUMMARY.md"
 "$py" scripts/plot_replay.py "$out/step_breakdown.png" "$out"/resnet50.csv "$out"/bert-large.csv "$out"/lm1b.csv

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Sweeps one collective with every reference algorithm and MPICH's automatic choice,
-# then once per MPICH algorithm forced through MPIR_CVAR_<COLL>_INTRA_ALGORITHM, and
-# merges everything so each forced algorithm is its own baseline row (mpi[ring], ...).
+# Sweeps one collective with every reference algorithm and the MPI library's automatic
+# choice, then once per algorithm of the library's own, forced through the library's
+# knobs, and merges everything so each forced algorithm is its own baseline row, named
+# by the library (mpi[ring], mpi[recursive_doubling], ...). Which algorithms the
+# library has and how to force them comes from the library itself (`collbench list
+# --json`, from MPI_T where the library names them):
+#   MPICH:    MPIR_CVAR_<COLL>_INTRA_ALGORITHM=ALG with MPIR_CVAR_COLLECTIVE_FALLBACK=error,
+#             so an algorithm MPICH cannot use fails loudly instead of silently running
+#             another, and MPIR_CVAR_DEVICE_COLLECTIVES=none, so the ch4 device cannot
+#             route the call around it.
+#   Open MPI: OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_<coll>_algorithm=ALG
+#             with OMPI_MCA_coll=^han, so coll/han cannot take the call from coll/tuned.
+# collbench refuses (exit 2) a forced choice the library would ignore or reject; such a
+# choice is reported at the end and has no rows.
 #
-# Usage: scripts/mpich_algorithms.sh COLLECTIVE OUTDIR [collbench run options...]
-# Environment: NP (ranks, default 2), MPIEXEC (default mpiexec), MPIEXEC_ARGS,
-#              ALGS (MPICH algorithms to force; default: all that MPICH 4.0 offers),
+# Usage: scripts/mpi_algorithms.sh COLLECTIVE OUTDIR [collbench run options...]
+# Environment: BUILD (build tree, default build; its generated BUILD/mpiexec is the
+#              launcher unless MPIEXEC is given), NP (ranks, default 2), MPIEXEC_ARGS,
+#              ALGS (the library's algorithms to force; default: all it offers),
 #              REFERENCE=0 (reuse OUTDIR/parts/COLLECTIVE-reference.csv instead of rerunning it).
-#
-# Forced runs set MPIR_CVAR_COLLECTIVE_FALLBACK=error, so an algorithm MPICH cannot
-# use fails loudly instead of silently running another one, and
-# MPIR_CVAR_DEVICE_COLLECTIVES=none, so the ch4 device cannot route the call around
-# the forced MPIR algorithm. A choice that fails is reported and skipped; the rest go on.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
@@ -20,40 +27,44 @@ if [ $# -lt 2 ]; then
 fi
 coll=$1 out=$2
 shift 2
-case "$coll" in
-  allreduce) var=MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM; all="recursive_doubling reduce_scatter_allgather smp nb" ;;
-  broadcast) var=MPIR_CVAR_BCAST_INTRA_ALGORITHM
-             all="binomial scatter_recursive_doubling_allgather scatter_ring_allgather smp nb" ;;
-  reduce) var=MPIR_CVAR_REDUCE_INTRA_ALGORITHM; all="binomial reduce_scatter_gather smp nb" ;;
-  gather) var=MPIR_CVAR_GATHER_INTRA_ALGORITHM; all="binomial nb" ;;
-  allgather) var=MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM; all="brucks recursive_doubling ring nb" ;;
-  reduce_scatter) var=MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM
-                  all="noncommutative recursive_doubling pairwise recursive_halving nb" ;;
-  *) echo "$0: unknown collective '$coll'; valid: allreduce, broadcast, reduce, gather, allgather, reduce_scatter" >&2
-     exit 2 ;;
-esac
-algs=${ALGS:-$all}
-np=${NP:-2}
-collbench=build/harness/collbench
+build=${BUILD:-build}
+collbench=$build/harness/collbench
+mpiexec=${MPIEXEC:-$build/mpiexec}
 [ -x "$collbench" ] || { echo "$0: $collbench not built; run scripts/setup.sh first" >&2; exit 2; }
-mkdir -p "$out/parts"
+np=${NP:-2}
 # shellcheck disable=SC2086
-run() { ${MPIEXEC:-mpiexec} ${MPIEXEC_ARGS:-} -n "$np" "$collbench" run -c "$coll" "$@"; }
+launch() { "$mpiexec" ${MPIEXEC_ARGS:-} "$@"; }
+
+# The library's algorithms for this collective and the settings that force one ({} = the name).
+choices=$(launch -n 1 "$collbench" list --json | ${PYTHON:-python3} -c '
+import json, sys
+coll = sys.argv[1]
+lib = json.load(sys.stdin)["mpi_library"]
+if coll not in lib["algorithms"]:
+    sys.exit(f"unknown collective {coll!r}; valid: " + ", ".join(lib["algorithms"]))
+c = lib["algorithms"][coll]
+print(lib["summary"]); print(" ".join(c["settings"])); print(" ".join(c["algorithms"]))' "$coll") || exit 2
+{ read -r library; read -r settings; read -r all; } <<<"$choices"
+[ -n "$all" ] || echo "$0: collbench cannot force $library's algorithms; only its automatic choice is measured" >&2
+algs=${ALGS:-$all}
+mkdir -p "$out/parts"
+run() { launch -n "$np" "$collbench" run -c "$coll" "$@"; }
 
 reference="$out/parts/$coll-reference.csv"
 if [ "${REFERENCE:-1}" = 0 ] && [ -s "$reference" ]; then
   echo "== $coll: reusing $reference"
 else
-  echo "== $coll: reference algorithms and MPICH's automatic choice"
+  echo "== $coll: reference algorithms and $library's automatic choice"
   run --csv "$reference" --overwrite "$@" || echo "$0: the reference run failed (kept what it measured)" >&2
 fi
 failed=()
 for alg in $algs; do
-  echo "== $coll: MPICH forced to $alg ($var=$alg)"
+  forced=()
+  for s in $settings; do forced+=("${s//\{\}/$alg}"); done
+  echo "== $coll: $library forced to $alg (${forced[*]})"
   part="$out/parts/$coll-mpi-$alg.csv"
-  rm -f "$part"
-  if ! (export "$var=$alg" MPIR_CVAR_COLLECTIVE_FALLBACK=error MPIR_CVAR_DEVICE_COLLECTIVES=none
-        run -a mpi --csv "$part" --overwrite "$@"); then
+  rm -f "$part" "${part%.csv}.json"
+  if ! (export "${forced[@]}"; run -a mpi --csv "$part" --overwrite "$@"); then
     failed+=("$alg")
     [ -s "$part" ] || rm -f "$part" "${part%.csv}.json"
   fi
@@ -63,5 +74,5 @@ shopt -s nullglob
 others=("$out/parts/$coll-mpi-"*.csv)
 ${PYTHON:-python3} scripts/merge_results.py "$out/$coll" "$reference" "${others[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "$0: MPICH refused or failed with: ${failed[*]} (see the output above); their rows are missing or partial" >&2
+  echo "$0: $library refused or failed with: ${failed[*]} (see the output above); their rows are missing or partial" >&2
 fi

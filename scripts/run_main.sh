@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec mpiexec -n 2 build/harness/collbench run --collective allreduce "$@"
+exec build/mpiexec -n 2 build/harness/collbench run --collective allreduce "$@"

@@ -1,11 +1,36 @@
 #!/usr/bin/env bash
-# Installs what is missing (Debian packages), then configures and builds collbench in
-# ./build. Safe to run again: it installs and rebuilds only what changed.
+# Installs what is missing (Debian packages), then configures and builds collbench.
+#   scripts/setup.sh                builds ./build against MPICH (the default)
+#   scripts/setup.sh --mpi openmpi  builds ./build-openmpi against Open MPI
+#   scripts/setup.sh --mpi all      both
+# Each tree names its MPI explicitly (COLLBENCH_MPI, cmake/SelectMpi.cmake), so it does
+# not matter where Debian's mpicc/mpiexec alternatives point. Installing Open MPI moves
+# those alternatives to it; this script puts them back where they were (or on MPICH
+# when it installed both), so the machine's mpicc/mpiexec stay the library its user
+# chose. Safe to run again: it installs and rebuilds only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mpis=mpich
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mpi) mpis=${2:-}; shift 2 || { echo "$0: --mpi needs mpich, openmpi or all" >&2; exit 2; } ;;
+    --mpi=*) mpis=${1#--mpi=}; shift ;;
+    *) echo "$0: unknown argument '$1'; usage: $0 [--mpi mpich|openmpi|all]" >&2; exit 2 ;;
+  esac
+done
+case "$mpis" in
+  mpich) mpis=(mpich) ;; openmpi) mpis=(openmpi) ;; all) mpis=(mpich openmpi) ;;
+  *) echo "$0: --mpi must be mpich, openmpi or all, not '$mpis'" >&2; exit 2 ;;
+esac
 
-packages=(g++ make cmake git python3 mpich libmpich-dev libcli11-dev libfccp-dev nlohmann-json3-dev
+packages=(g++ make cmake git python3 libcli11-dev libfccp-dev nlohmann-json3-dev
           libgtest-dev libgmock-dev libbenchmark-dev python3-matplotlib)
+for m in "${mpis[@]}"; do
+  case "$m" in
+    mpich) packages+=(mpich libmpich-dev) ;;
+    openmpi) packages+=(openmpi-bin libopenmpi-dev) ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -14,9 +39,28 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  alternatives=(mpi mpirun "mpi-$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)")
+  declare -A before=()
+  for a in "${alternatives[@]}"; do
+    before[$a]=$(update-alternatives --query "$a" 2>/dev/null | sed -n 's/^Value: //p')
+  done
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  for a in "${alternatives[@]}"; do
+    now=$(update-alternatives --query "$a" 2>/dev/null | sed -n 's/^Value: //p')
+    want=${before[$a]}
+    # Nothing chosen before: MPICH, the project's default, if it is one of the choices.
+    [ -n "$want" ] || want=$(update-alternatives --list "$a" 2>/dev/null | grep -m1 mpich || true)
+    if [ -n "$want" ] && [ -n "$now" ] && [ "$now" != "$want" ]; then
+      echo "setup: installing moved the '$a' alternative to $now; setting it back to $want"
+      $sudo update-alternatives --quiet --set "$a" "$want"
+    fi
+  done
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)"
+for m in "${mpis[@]}"; do
+  tree=build
+  [ "$m" = mpich ] || tree=build-$m
+  cmake -S . -B "$tree" -DCMAKE_BUILD_TYPE=Release -DCOLLBENCH_MPI="$m" >/dev/null
+  cmake --build "$tree" -j"$(nproc)"
+done

@@ -30,7 +30,8 @@ assert m["options"]["iters"] == 3 and m["options"]["check_every"] == 2, m["optio
 for r in doc["rows"]:
     assert r["aggregate"] == "mean" and r["checked_calls"] == 3 and r["errors"] == 0, r
     assert r["outliers"] >= 0, r
-assert m["mpi"]["library"].startswith("MPICH"), m["mpi"]
+assert m["mpi"]["name"] in ("MPICH", "Open MPI") and m["mpi"]["version"], m["mpi"]
+assert m["mpi"]["library"].startswith(m["mpi"]["name"]) and m["mpi"]["large_counts"], m["mpi"]
 assert len(doc["rows"]) == 8, len(doc["rows"])
 assert {r["algorithm"] for r in doc["rows"]} == {"mpi", "ring"}
 print("json ok")
