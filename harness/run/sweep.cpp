@@ -43,10 +43,11 @@ class SizeRun {
 
   // Poisons the output and writes this rank's input where the call reads it.
   void load_inputs() const { collbench::load_inputs(call(), layout_, rank_, spec_.nranks); }
-  // Before a checked timed call: an out-of-place call's inputs are still intact, so
-  // poisoning the output is enough; an in-place call overwrote them.
+  // Before a checked timed call: inputs in their own buffer are still intact, so
+  // poisoning the output is enough; inputs in the output buffer (in place, and always
+  // for broadcast, whose root sends from its only buffer) must be written again.
   void prepare_check() const {
-    if (o_.in_place) load_inputs();
+    if (layout_.send_aliases_recv) load_inputs();
     else poison_output(call(), layout_);
   }
   ExpectedResult expected() const { return ExpectedResult(spec_, rank_, o_.root, count_); }
