@@ -2,9 +2,10 @@
 # MPICH against Open MPI on this machine, side by side: per repetition, the MPICH tree
 # (build/) and the Open MPI tree (build-openmpi/) run the same short sweep back to back,
 # alternating which goes first, so drift hits both alike. Each sweep times the
-# library's own collective (mpi, its automatic choice) and collbench's ring, which runs
-# over the library's point-to-point and so compares the two transports.
-#   collbench run -c COLL -a mpi,ring -b 8 -e 64M -f 8 -n 20 -w 5   (2 ranks bound to cores)
+# library's own collective (mpi, its automatic choice) and one collbench algorithm
+# (ring for allreduce, allgather and reduce_scatter, binomial for the rooted ones),
+# which runs over the library's point-to-point and so compares the two transports.
+#   collbench run -c COLL -a mpi,REF -b 8 -e 64M -f 8 -n 20 -w 5   (2 ranks bound to cores)
 # Writes OUTDIR/runs.csv, OUTDIR/metadata.json and OUTDIR/SUMMARY.md
 # (scripts/summarize_libraries.py: medians over repetitions, ratio spread).
 #
@@ -31,8 +32,9 @@ for rep in $(seq 1 "$reps"); do
   order=("${trees[@]}")
   [ $((rep % 2)) = 0 ] && order=("${trees[1]}" "${trees[0]}")
   for coll in $collectives; do
+    case "$coll" in allreduce | allgather | reduce_scatter) ref=ring ;; *) ref=binomial ;; esac
     for t in "${order[@]}"; do
-      "$t/mpiexec" --bind-to core -n "$np" "$t/harness/collbench" run -c "$coll" -a mpi,ring -b 8 -e 64M -f 8 -n 20 -w 5 \
+      "$t/mpiexec" --bind-to core -n "$np" "$t/harness/collbench" run -c "$coll" -a "mpi,$ref" -b 8 -e 64M -f 8 -n 20 -w 5 \
         --csv "$tmp/r.csv" --json "$tmp/$t-$coll.json" --overwrite >/dev/null
       lib=$(${PYTHON:-python3} -c 'import json, sys; print(json.load(open(sys.argv[1]))["metadata"]["mpi"]["library"])' \
         "$tmp/$t-$coll.json")
@@ -48,7 +50,7 @@ ${PYTHON:-python3} - "$out/metadata.json" "$reps" "$tmp"/*.json <<'PY'
 import json, sys
 runs = {p.rsplit("/", 1)[1]: json.load(open(p))["metadata"] for p in sys.argv[3:]}
 json.dump({"repetitions": int(sys.argv[2]),
-           "command": "TREE/mpiexec --bind-to core -n 2 TREE/harness/collbench run -c COLL -a mpi,ring -b 8 -e 64M -f 8 -n 20 -w 5",
+           "command": "TREE/mpiexec --bind-to core -n 2 TREE/harness/collbench run -c COLL -a mpi,REF -b 8 -e 64M -f 8 -n 20 -w 5 (REF: ring for allreduce, binomial for broadcast)",
            "order": "per repetition and collective: both trees back to back, MPICH first in odd repetitions",
            "runs": runs}, open(sys.argv[1], "w"), indent=1)
 PY

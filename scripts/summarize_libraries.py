@@ -36,11 +36,11 @@ def main():
            f"trees ran the same sweep back to back in each of {len(reps)} repetitions, alternating which went "
            "first. p50: median time per call (each call's slowest rank), then the median over repetitions. "
            f"ratio: {b} / {a} per repetition, median and range. `mpi` is each library's automatic choice; "
-           "`ring` is collbench's ring over each library's point-to-point.", ""]
+           "the other algorithm is collbench's, over each library's point-to-point.", ""]
     for coll in dict.fromkeys(r["collective"] for r in rows):
         out += [f"## {coll}", "", f"| algorithm | bytes | {a} p50 µs | {b} p50 µs | ratio | range |",
                 "|---|---:|---:|---:|---:|---|"]
-        for alg in ("mpi", "ring"):
+        for alg in dict.fromkeys(r["algorithm"] for r in rows if r["collective"] == coll):
             for n in sorted({int(r["bytes"]) for r in rows if r["collective"] == coll}):
                 ra = [p50.get((a, coll, alg, n, k)) for k in reps]
                 rb = [p50.get((b, coll, alg, n, k)) for k in reps]
