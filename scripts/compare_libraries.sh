@@ -5,7 +5,10 @@
 # library's own collective (mpi, its automatic choice) and one collbench algorithm
 # (ring for allreduce, allgather and reduce_scatter, binomial for the rooted ones),
 # which runs over the library's point-to-point and so compares the two transports.
-#   collbench run -c COLL -a mpi,REF -b 8 -e 64M -f 8 -n 20 -w 5   (2 ranks bound to cores)
+#   collbench run -c COLL -a mpi,REF -b 8 -e 64M -f 8   (2 ranks bound to cores)
+# with collbench's default call counts (as OSU: 100 warm-up + 1000 timed up to 8 KiB, 10 + 100
+# above, within a 1 s budget): MPICH 4.0.2 here needs more than 25 warm-up calls at a new
+# size from 512 B to 4 KiB (with 5 it measured 30 us where 100 give 2.6 us).
 # Writes OUTDIR/runs.csv, OUTDIR/metadata.json and OUTDIR/SUMMARY.md
 # (scripts/summarize_libraries.py: medians over repetitions, ratio spread).
 #
@@ -34,7 +37,7 @@ for rep in $(seq 1 "$reps"); do
   for coll in $collectives; do
     case "$coll" in allreduce | allgather | reduce_scatter) ref=ring ;; *) ref=binomial ;; esac
     for t in "${order[@]}"; do
-      "$t/mpiexec" --bind-to core -n "$np" "$t/harness/collbench" run -c "$coll" -a "mpi,$ref" -b 8 -e 64M -f 8 -n 20 -w 5 \
+      "$t/mpiexec" --bind-to core -n "$np" "$t/harness/collbench" run -c "$coll" -a "mpi,$ref" -b 8 -e 64M -f 8 \
         --csv "$tmp/r.csv" --json "$tmp/$t-$coll.json" --overwrite >/dev/null
       lib=$(${PYTHON:-python3} -c 'import json, sys; print(json.load(open(sys.argv[1]))["metadata"]["mpi"]["library"])' \
         "$tmp/$t-$coll.json")
@@ -50,7 +53,7 @@ ${PYTHON:-python3} - "$out/metadata.json" "$reps" "$tmp"/*.json <<'PY'
 import json, sys
 runs = {p.rsplit("/", 1)[1]: json.load(open(p))["metadata"] for p in sys.argv[3:]}
 json.dump({"repetitions": int(sys.argv[2]),
-           "command": "TREE/mpiexec --bind-to core -n 2 TREE/harness/collbench run -c COLL -a mpi,REF -b 8 -e 64M -f 8 -n 20 -w 5 (REF: ring for allreduce, binomial for broadcast)",
+           "command": "TREE/mpiexec --bind-to core -n 2 TREE/harness/collbench run -c COLL -a mpi,REF -b 8 -e 64M -f 8 (REF: ring for allreduce, binomial for broadcast)",
            "order": "per repetition and collective: both trees back to back, MPICH first in odd repetitions",
            "runs": runs}, open(sys.argv[1], "w"), indent=1)
 PY
