@@ -49,12 +49,15 @@ def main():
     fig, axes = plt.subplots(len(colls), 2, figsize=(13, 3.6 * len(colls)), squeeze=False)
     for row, coll in enumerate(colls):
         lat, bw = axes[row]
-        for alg, points in sorted(data[coll].items()):
+        # tab20: up to 20 lines per panel without two sharing a colour (the default has 10)
+        colors = plt.get_cmap("tab20").colors
+        for i, (alg, points) in enumerate(sorted(data[coll].items())):
             points.sort()
             x = [p[0] for p in points if p[0] > 0]
             style = "--" if alg.startswith("mpi") else "-"
-            lat.plot(x, [p[1] for p in points if p[0] > 0], style, marker=".", label=alg)
-            bw.plot(x, [p[2] for p in points if p[0] > 0], style, marker=".", label=alg)
+            c = colors[i % len(colors)]
+            lat.plot(x, [p[1] for p in points if p[0] > 0], style, marker=".", label=alg, color=c)
+            bw.plot(x, [p[2] for p in points if p[0] > 0], style, marker=".", label=alg, color=c)
         sizes = [p[0] for points in data[coll].values() for p in points if p[0] > 0]
         for ax, ylabel in ((lat, "latency p50 (µs)"), (bw, "busbw (GB/s)")):
             ax.set_xscale("log", base=2)
