@@ -41,13 +41,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   alternatives=(mpi mpirun "mpi-$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)")
   declare -A before=()
-  for a in "${alternatives[@]}"; do
-    before[$a]=$(update-alternatives --query "$a" 2>/dev/null | sed -n 's/^Value: //p')
-  done
+  # The value of an alternative, or "" where there is none yet (a fresh machine).
+  alternative() { update-alternatives --query "$1" 2>/dev/null | sed -n 's/^Value: //p' || true; }
+  for a in "${alternatives[@]}"; do before[$a]=$(alternative "$a"); done
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   for a in "${alternatives[@]}"; do
-    now=$(update-alternatives --query "$a" 2>/dev/null | sed -n 's/^Value: //p')
+    now=$(alternative "$a")
     want=${before[$a]}
     # Nothing chosen before: MPICH, the project's default, if it is one of the choices.
     [ -n "$want" ] || want=$(update-alternatives --list "$a" 2>/dev/null | grep -m1 mpich || true)
