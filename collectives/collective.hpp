@@ -61,6 +61,7 @@ struct CollectiveTraits {
   ResultSource (*result_of)(const LayoutRequest& q, std::size_t i);
   std::string_view mpi_function;          // the MPI library's own collective
   std::string_view mpich_algorithm_cvar;  // forces MPICH's algorithm for it
+  std::string_view mpich_algorithms;      // MPICH 4.0's names for that variable, space-separated
   std::string_view open_mpi_name;  // its name in Open MPI's coll_tuned_<name>_algorithm
 };
 

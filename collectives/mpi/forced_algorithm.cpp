@@ -1,7 +1,6 @@
 #include "collectives/mpi/forced_algorithm.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -16,17 +15,6 @@ std::string env(const std::string& name) {
   const char* v = std::getenv(name.c_str());
   return v ? v : "";
 }
-
-// MPICH 4.0's choices for MPIR_CVAR_<COLL>_INTRA_ALGORITHM (its MPI_T variables are
-// plain integers, without the names), in Collective order.
-const std::array<std::vector<std::string>, 6> kMpichAlgorithms = {{
-    {"recursive_doubling", "reduce_scatter_allgather", "smp", "nb"},
-    {"binomial", "scatter_recursive_doubling_allgather", "scatter_ring_allgather", "smp", "nb"},
-    {"binomial", "reduce_scatter_gather", "smp", "nb"},
-    {"binomial", "nb"},
-    {"brucks", "recursive_doubling", "ring", "nb"},
-    {"noncommutative", "recursive_doubling", "pairwise", "recursive_halving", "nb"},
-}};
 
 ForcedAlgorithm mpich_forced(Collective c) {
   ForcedAlgorithm f;
@@ -70,11 +58,15 @@ std::string open_mpi_algorithm_variable(Collective c) {
   return "coll_tuned_" + std::string(traits(c).open_mpi_name) + "_algorithm";
 }
 
-std::string choices_text(const ControlVariable& v) {
-  std::string out;
-  for (const auto& [n, name] : v.choices)
-    if (n != 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+// Open MPI's algorithms for a collective: its choices less 0 ("ignore", the library chooses).
+std::map<long long, std::string> offered(const ControlVariable& v) {
+  auto out = v.choices;
+  out.erase(0);
   return out;
+}
+
+std::string choices_text(const ControlVariable& v) {
+  return join(offered(v), [](const auto& choice) { return std::to_string(choice.first) + " " + choice.second; });
 }
 
 ForcedAlgorithm open_mpi_forced(Collective c) {
@@ -154,18 +146,20 @@ std::string mpi_baseline_row_name(Collective c) {
 AlgorithmChoices mpi_algorithm_choices(Collective c) {
   AlgorithmChoices out;
   switch (mpi_library().family) {
-    case MpiFamily::mpich:
+    case MpiFamily::mpich: {
       out.settings = {std::string(traits(c).mpich_algorithm_cvar) + "={}", "MPIR_CVAR_COLLECTIVE_FALLBACK=error",
                       "MPIR_CVAR_DEVICE_COLLECTIVES=none"};
-      out.algorithms = kMpichAlgorithms[static_cast<std::size_t>(c)];
+      // From the traits row: MPICH's MPI_T variables are plain integers, without the names.
+      std::istringstream names{std::string(traits(c).mpich_algorithms)};
+      for (std::string name; names >> name;) out.algorithms.push_back(name);
       break;
+    }
     case MpiFamily::open_mpi: {
       const std::string var = open_mpi_algorithm_variable(c);
       const auto vars = read_control_variables({var});
       if (!vars.count(var)) break;
       out.settings = {"OMPI_MCA_coll_tuned_use_dynamic_rules=1", "OMPI_MCA_" + var + "={}", "OMPI_MCA_coll=^han"};
-      for (const auto& [n, name] : vars.at(var).choices)
-        if (n != 0) out.algorithms.push_back(name);
+      for (const auto& [n, name] : offered(vars.at(var))) out.algorithms.push_back(name);
       break;
     }
     case MpiFamily::other: break;

@@ -40,8 +40,7 @@ const std::vector<KnownDefect> kKnownDefects = {
 std::optional<std::string> known_mpi_defect(Collective c, bool in_place, int root) {
   const MpiLibrary& lib = mpi_library();
   for (const KnownDefect& d : kKnownDefects)
-    if (lib.family == d.family && lib.version_number >= d.from && lib.version_number < d.before &&
-        d.hits(c, in_place, root))
+    if (lib.at_least(d.family, d.from) && lib.before(d.family, d.before) && d.hits(c, in_place, root))
       return std::string(d.message);
   return std::nullopt;
 }

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "collectives/mpi/datatypes.hpp"
+
 namespace collbench {
 namespace {
 
@@ -47,6 +49,13 @@ MPI_Datatype spanning_type(MPI_Datatype type, MPI_Count count, MPI_Count limit, 
 }
 
 }  // namespace
+
+MpiCallArgs mpi_call_args(const CollectiveCall& call, MPI_Comm comm, int rank) {
+  MpiCallArgs a{call.send, call.recv, static_cast<MPI_Count>(call.count), mpi_datatype(call.dtype),
+                uses_reduce_op(call.collective) ? mpi_op(call.dtype, call.op) : MPI_OP_NULL, call.root, comm};
+  if (call.in_place && (!uses_root(call.collective) || rank == call.root)) a.send = MPI_IN_PLACE;
+  return a;
+}
 
 LargeCounts library_large_counts() {
 #if COLLBENCH_MPI_LARGE_COUNT

@@ -19,6 +19,10 @@ struct MpiCallArgs {
   MPI_Comm comm;
 };
 
+// The library's arguments for `call` on this rank: its datatype and op, and
+// MPI_IN_PLACE where MPI takes it (every rank, or only the root of a rooted collective).
+MpiCallArgs mpi_call_args(const CollectiveCall& call, MPI_Comm comm, int rank);
+
 // How counts above `int` reach the library. MPI-4 added large-count (_c) collectives;
 // an MPI-3.1 library (Open MPI 4.x, many vendor MPIs) has only int counts, so a larger
 // call is split: reductions into calls of at most `limit` elements each (element-wise,

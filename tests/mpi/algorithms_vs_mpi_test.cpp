@@ -3,7 +3,6 @@
 
 #include <vector>
 
-#include "collectives/mpi/datatypes.hpp"
 #include "collectives/mpi/known_defects.hpp"
 #include "collectives/mpi/library_call.hpp"
 #include "collectives/mpi/transport.hpp"
@@ -18,18 +17,26 @@ struct Fixture {
   const Registry& registry = default_registry();
   MpiTransport transport{MPI_COMM_WORLD};
   Workspace workspace;
-  // Runs `name` once on this rank's inputs and returns its receive buffer.
-  std::vector<std::byte> run(Collective c, const std::string& name, DType t, ReduceOp op, std::size_t count, int root,
-                             bool in_place, const AlgorithmParams& params = {}) {
+  // Runs `run_call` once on this rank's inputs and returns the receive buffer's result.
+  template <class RunCall>
+  std::vector<std::byte> run_with(Collective c, DType t, ReduceOp op, std::size_t count, int root, bool in_place,
+                                  RunCall&& run_call) {
     const int n = transport.size(), rank = transport.rank();
     const std::size_t elem = dtype_size(t);
     const BufferLayout l = buffer_layout(c, count, n, rank, root, in_place);
     std::vector<std::byte> send(l.send_count * elem + 1), recv(std::max(l.recv_count, l.send_count) * elem + 1);
     const CollectiveCall call = bind_buffers({c, t, op, count, root, nullptr, nullptr, in_place}, l, send.data(), recv.data());
     load_inputs(call, l, rank, n);
-    prepare(*registry.find(c, name), call, transport, workspace, params)->run();
+    run_call(call);
     recv.resize(l.result_count * elem);
     return recv;
+  }
+  // Runs algorithm `name` once.
+  std::vector<std::byte> run(Collective c, const std::string& name, DType t, ReduceOp op, std::size_t count, int root,
+                             bool in_place, const AlgorithmParams& params = {}) {
+    return run_with(c, t, op, count, root, in_place, [&](const CollectiveCall& call) {
+      prepare(*registry.find(c, name), call, transport, workspace, params)->run();
+    });
   }
 };
 
@@ -148,16 +155,9 @@ TEST(MpiBaselines, SplitCallsEqualOneCall) {
           SCOPED_TRACE(testing::Message() << collective_name(c) << " " << dtype_name(t) << " limit " << limit
                                           << (in_place ? " in place" : ""));
           if (known_mpi_defect(c, in_place, root)) continue;
-          const std::size_t elem = dtype_size(t);
-          const BufferLayout l = buffer_layout(c, count, n, rank, root, in_place);
-          std::vector<std::byte> send(l.send_count * elem + 1), recv(std::max(l.recv_count, l.send_count) * elem + 1);
-          const CollectiveCall call =
-              bind_buffers({c, t, ReduceOp::sum, count, root, nullptr, nullptr, in_place}, l, send.data(), recv.data());
-          load_inputs(call, l, rank, n);
-          MpiCallArgs a{call.send, call.recv, static_cast<MPI_Count>(count), mpi_datatype(t),
-                        uses_reduce_op(c) ? mpi_op(t, ReduceOp::sum) : MPI_OP_NULL, root, f.transport.comm()};
-          if (in_place && (!uses_root(c) || rank == root)) a.send = MPI_IN_PLACE;
-          MpiLibraryCall(c, a, LargeCounts::split, limit).run();
-          EXPECT_EQ(count_wrong_results({c, t, ReduceOp::sum, n}, rank, root, count, recv.data()), 0u);
+          const auto got = f.run_with(c, t, ReduceOp::sum, count, root, in_place, [&](const CollectiveCall& call) {
+            MpiLibraryCall(c, mpi_call_args(call, f.transport.comm(), rank), LargeCounts::split, limit).run();
+          });
+          EXPECT_EQ(count_wrong_results({c, t, ReduceOp::sum, n}, rank, root, count, got.data()), 0u);
         }
 }
