@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <type_traits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -13,6 +15,7 @@
 #endif
 
 #include "collectives/half.hpp"
+#include "collectives/half_kernels_x86.hpp"
 
 namespace collbench {
 namespace {
@@ -150,14 +153,24 @@ inline void by_type(DType t, ReduceOp op, void* d, const void* a, const void* b,
 // The same kernels compiled twice: flatten inlines them into each clone, so the
 // AVX2 clone gets 256-bit loops while the build stays portable to any CPU.
 #if defined(__x86_64__) && defined(__GNUC__)
-// When a, b and dst together exceed the last-level cache, 32/64-bit outputs are
-// written with non-temporal stores, as glibc's memcpy does past its threshold: this
-// saves the read-for-ownership of every destination line.
+// When a, b and dst together exceed the last-level cache, outputs are written with
+// non-temporal stores, as glibc's memcpy does past its threshold: this saves the
+// read-for-ownership of every destination line. The cache size comes from sysfs:
+// sysconf's figure can be far off in virtual machines (384 MiB for a 32 MiB L3 here).
+std::size_t llc_bytes() {
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level(dir + "level"), size(dir + "size");
+    int l = 0;
+    std::size_t kib = 0;
+    char unit = 0;
+    if (level >> l && l == 3 && size >> kib >> unit && unit == 'K') return kib << 10;
+  }
+  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return static_cast<std::size_t>(llc > 0 ? llc : 32L << 20);
+}
 std::size_t streaming_threshold_bytes() {
-  static const std::size_t bytes = [] {
-    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return static_cast<std::size_t>(llc > 0 ? llc : 32L << 20);
-  }();
+  static const std::size_t bytes = llc_bytes();
   return bytes;
 }
 
@@ -175,6 +188,10 @@ template <class T, ReduceOp Op>
   typedef T V __attribute__((vector_size(32)));
   typedef U VU __attribute__((vector_size(32)));
   for (std::size_t v = 0; v < vectors; ++v) {
+    if (v % 2 == 0) {  // one prefetch per 64-byte line
+      _mm_prefetch(reinterpret_cast<const char*>(a + v * 32 + detail::kStreamPrefetchBytes), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(b + v * 32 + detail::kStreamPrefetchBytes), _MM_HINT_T0);
+    }
     V x, y, r;
     std::memcpy(&x, a + v * 32, 32);
     std::memcpy(&y, b + v * 32, 32);
@@ -197,39 +214,50 @@ template <class T>
   }
 }
 
-// Returns false for the 16-bit types, which are compute-bound and keep the cached path.
-[[gnu::target("avx2,f16c"), gnu::flatten]] bool by_type_streaming(DType t, ReduceOp op, std::byte* d,
-                                                                  const std::byte* a, const std::byte* b,
-                                                                  std::size_t n) {
-  const std::size_t elem = dtype_size(t);
-  if (elem < 4) return false;
-  // Ordinary stores until the destination is 32-byte aligned (or for all of it, if it never will be).
-  std::size_t head = ((32 - reinterpret_cast<std::uintptr_t>(d) % 32) % 32);
-  head = head % elem ? n : std::min(n, head / elem);
-  by_type<true>(t, op, d, a, b, head);
-  const std::size_t vectors = (n - head) * elem / 32;
-  const std::size_t off = head * elem;
-  switch (t) {
-    case DType::f32: stream_by_op<float>(op, d + off, a + off, b + off, vectors); break;
-    case DType::f64: stream_by_op<double>(op, d + off, a + off, b + off, vectors); break;
-    case DType::i32: stream_by_op<std::int32_t>(op, d + off, a + off, b + off, vectors); break;
-    case DType::i64: stream_by_op<std::int64_t>(op, d + off, a + off, b + off, vectors); break;
-    case DType::f16: case DType::bf16: break;
-  }
-  _mm_sfence();
-  const std::size_t done = head + vectors * 32 / elem;
-  by_type<true>(t, op, d + done * elem, a + done * elem, b + done * elem, n - done);
-  return true;
+// 16-bit types: whole groups of 16 elements in registers (half_kernels_x86.cpp).
+std::size_t body_half(DType t, ReduceOp op, std::byte* d, const std::byte* a, const std::byte* b,
+                      std::size_t n, bool stream) {
+  return detail::reduce_half_avx2(t, op, d, a, b, n, stream);
 }
 
-[[gnu::target("avx2,f16c"), gnu::flatten]] void by_type_avx2(DType t, ReduceOp op, void* d,
-                                                             const void* a, const void* b,
+// 32/64-bit types past the cache: whole 32-byte vectors, streamed.
+[[gnu::target("avx2,f16c"), gnu::flatten]] std::size_t body_streaming(DType t, ReduceOp op, std::byte* d,
+                                                                       const std::byte* a, const std::byte* b,
+                                                                       std::size_t n) {
+  const std::size_t vectors = n * dtype_size(t) / 32;
+  switch (t) {
+    case DType::f32: stream_by_op<float>(op, d, a, b, vectors); break;
+    case DType::f64: stream_by_op<double>(op, d, a, b, vectors); break;
+    case DType::i32: stream_by_op<std::int32_t>(op, d, a, b, vectors); break;
+    case DType::i64: stream_by_op<std::int64_t>(op, d, a, b, vectors); break;
+    case DType::f16: case DType::bf16: return 0;
+  }
+  _mm_sfence();
+  return vectors * 32 / dtype_size(t);
+}
+
+[[gnu::target("avx2,f16c"), gnu::flatten]] void by_type_avx2(DType t, ReduceOp op, void* dst,
+                                                             const void* src_a, const void* src_b,
                                                              std::size_t n) {
-  if (n * dtype_size(t) >= reduce_streaming_min_bytes() &&
-      by_type_streaming(t, op, static_cast<std::byte*>(d), static_cast<const std::byte*>(a),
-                        static_cast<const std::byte*>(b), n))
-    return;
-  by_type<true>(t, op, d, a, b, n);
+  auto* d = static_cast<std::byte*>(dst);
+  auto* a = static_cast<const std::byte*>(src_a);
+  auto* b = static_cast<const std::byte*>(src_b);
+  const std::size_t elem = dtype_size(t);
+  const bool half = elem == 2;
+  std::size_t head = 0;
+  bool stream = n * elem >= reduce_streaming_min_bytes();
+  if (stream) {
+    // Ordinary stores until the destination is 32-byte aligned (or for all of it, if it never will be).
+    head = (32 - reinterpret_cast<std::uintptr_t>(d) % 32) % 32;
+    stream = head % elem == 0;
+    head = stream ? std::min(n, head / elem) : 0;
+    by_type<true>(t, op, d, a, b, head);
+  }
+  const std::size_t off = head * elem;
+  std::size_t done = head;
+  if (half) done += body_half(t, op, d + off, a + off, b + off, n - head, stream);
+  else if (stream) done += body_streaming(t, op, d + off, a + off, b + off, n - head);
+  by_type<true>(t, op, d + done * elem, a + done * elem, b + done * elem, n - done);
 }
 bool cpu_has_avx2() {
   static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
@@ -243,6 +271,10 @@ bool cpu_has_avx2() {
 }
 
 }  // namespace
+
+void reduce_portable(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count) {
+  by_type_baseline(t, op, dst, a, b, count);
+}
 
 void reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count) {
 #if defined(__x86_64__) && defined(__GNUC__)

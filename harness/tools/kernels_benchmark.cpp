@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/dtype_visit.hpp"
 #include "collectives/reduce_kernels.hpp"
 
 using namespace collbench;
@@ -30,9 +31,17 @@ void memcpy_bench(benchmark::State& state) {
 void reduce_bench(benchmark::State& state, DType t, ReduceOp op) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
   const std::size_t n = bytes / dtype_size(t);
-  // Bytes of 0x01 are small positive values in every dtype: no NaN, inf or denormal
-  // arithmetic that would time something else.
-  std::vector<unsigned char> a(bytes, 1), b(bytes, 1), dst(bytes, 0);
+  // Ones: sums, products, minima and maxima stay normal numbers in every dtype, so no
+  // denormal or overflow handling is timed instead of the kernel.
+  std::vector<unsigned char> a(bytes), b(bytes), dst(bytes, 0);
+  visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    for (std::size_t i = 0; i < n; ++i) {
+      const T one = T(1.0f);
+      std::memcpy(a.data() + i * sizeof(T), &one, sizeof(T));
+      std::memcpy(b.data() + i * sizeof(T), &one, sizeof(T));
+    }
+  });
   for (auto _ : state) {
     reduce(t, op, dst.data(), a.data(), b.data(), n);
     benchmark::DoNotOptimize(dst.data());
