@@ -90,7 +90,7 @@ std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const C
   std::byte* scratch = workspace.reserve(scratch_bytes);
   const BufferLayout layout =
       buffer_layout(call.collective, call.count, transport.size(), transport.rank(), call.root, call.in_place);
-  return std::make_unique<ScheduledCollective>(BoundSchedule(s, call, layout, scratch, scratch_bytes),
+  return std::make_unique<ScheduledCollective>(BoundSchedule(s, call, layout, scratch, scratch_bytes, params.order),
                                                transport);
 }
 

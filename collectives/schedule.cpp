@@ -29,6 +29,27 @@ std::ostream& operator<<(std::ostream& os, const Region& r) {
 
 std::string_view buffer_name(BufferId b) { return kBufferNames.name(b); }
 
+Schedule split_large_transfers(const Schedule& s, std::size_t max_count) {
+  max_count = std::max<std::size_t>(max_count, 1);
+  Schedule out = s;
+  for (Step& st : out.steps)
+    for (std::vector<Transfer>* list : {&st.sends, &st.recvs}) {
+      std::vector<Transfer> cut;
+      for (const Transfer& t : *list) {
+        std::size_t done = 0;
+        do {
+          Transfer piece = t;
+          piece.region.offset += done;
+          piece.region.count = std::min(max_count, t.region.count - done);
+          cut.push_back(piece);
+          done += piece.region.count;
+        } while (done < t.region.count);
+      }
+      *list = std::move(cut);
+    }
+  return out;
+}
+
 std::string describe(const Schedule& s, std::size_t elem) {
   std::ostringstream os;
   os << "scratch " << s.scratch_count << " elements, " << s.steps.size() << " steps\n";

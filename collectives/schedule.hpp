@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/names.hpp"
 
 namespace collbench {
 
@@ -43,10 +44,19 @@ struct Schedule {
   std::vector<Step> steps;
 };
 
-// Settings that shape a schedule beyond the call itself.
+// How an executor orders a schedule's work (dataflow.hpp).
+enum class ExecutionOrder : std::uint8_t {
+  dataflow,  // each transfer and operation as soon as its dependencies allow
+  steps,     // step by step: a step's transfers after all of the previous step, its operations after all its transfers
+};
+inline constexpr NameTable<ExecutionOrder, 2> kExecutionOrderNames{
+    {{{ExecutionOrder::dataflow, "dataflow"}, {ExecutionOrder::steps, "steps"}}}};
+
+// Settings that shape a schedule, or its execution, beyond the call itself.
 struct AlgorithmParams {
   std::size_t segment_bytes = 0;  // pipelined algorithms: 0 picks the algorithm's default
   std::vector<int> node_of_rank;  // node id of every rank; empty: all ranks share one node
+  ExecutionOrder order = ExecutionOrder::dataflow;
 };
 
 // What a schedule builder is asked for.
@@ -67,6 +77,10 @@ struct ScheduleRequest {
 using ScheduleBuilder = Schedule (*)(const ScheduleRequest&);
 
 LocalOp copy_op(Region dst, Region src);
+
+// The same schedule with every transfer longer than `max_count` elements cut into
+// pieces of at most that many, in order, in the same step (both sides cut alike).
+Schedule split_large_transfers(const Schedule& s, std::size_t max_count);
 LocalOp reduce_op(Region dst, Region a, Region b);
 
 // Human-readable listing of a schedule, one line per transfer or operation, with

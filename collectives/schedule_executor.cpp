@@ -1,7 +1,8 @@
 #include "collectives/schedule_executor.hpp"
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
-#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -32,15 +33,20 @@ struct Buffers {
     return base + r.offset * elem;
   }
 };
+
+constexpr std::size_t kRecvs = 0, kSends = 1;
+std::size_t queue_index(FlowQueue q) { return static_cast<std::size_t>(q); }
 }  // namespace
 
-BoundSchedule::BoundSchedule(const Schedule& s, const CollectiveCall& call,
+BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& call,
                              const BufferLayout& layout, std::byte* scratch,
-                             std::size_t scratch_bytes)
+                             std::size_t scratch_bytes, ExecutionOrder order)
     : dtype_(call.dtype), op_(call.op) {
   const std::size_t elem = dtype_size(call.dtype);
-  if (s.scratch_count * elem > scratch_bytes)
+  if (schedule.scratch_count * elem > scratch_bytes)
     throw std::logic_error("schedule needs more scratch than was provided");
+  // Transports count bytes in int: larger messages go as several, in order.
+  const Schedule s = split_large_transfers(schedule, static_cast<std::size_t>(INT_MAX) / elem);
   // The send buffer is only read; transports take non-const pointers for both directions.
   Buffers b{const_cast<std::byte*>(static_cast<const std::byte*>(call.send)),
             static_cast<std::byte*>(call.recv), scratch, layout.send_count,
@@ -56,28 +62,78 @@ BoundSchedule::BoundSchedule(const Schedule& s, const CollectiveCall& call,
       ops_.push_back({o.kind, b.resolve(o.dst), b.resolve(o.a),
                       o.kind == LocalOp::Kind::reduce ? b.resolve(o.b) : nullptr, o.dst.count});
     }
-    steps_.push_back({sends_.size(), recvs_.size(), ops_.size()});
   }
+  plan_ = plan_execution(s, layout, order);
+  completed_[kRecvs].assign(recvs_.size(), 0);
+  completed_[kSends].assign(sends_.size(), 0);
+}
+
+void BoundSchedule::run_op(const Op& o) const {
+  if (o.kind == LocalOp::Kind::reduce) reduce(dtype_, op_, o.dst, o.a, o.b, o.count);
+  else if (o.dst != o.a) std::memmove(o.dst, o.a, o.count * dtype_size(dtype_));
 }
 
 void BoundSchedule::run(Transport& transport) const {
-  std::size_t s0 = 0, r0 = 0, o0 = 0;
-  const std::size_t elem = dtype_size(dtype_);
-  const int steps = static_cast<int>(steps_.size());
-  for (int k = 0; k < steps; ++k) {
-    const StepRange& st = steps_[static_cast<std::size_t>(k)];
-    progress::set_step(k, steps);
-    if (st.sends_end > s0 || st.recvs_end > r0)
-      transport.exchange(std::span(sends_).subspan(s0, st.sends_end - s0),
-                         std::span(recvs_).subspan(r0, st.recvs_end - r0));
-    for (std::size_t i = o0; i < st.ops_end; ++i) {
-      const Op& o = ops_[i];
-      if (o.kind == LocalOp::Kind::reduce) reduce(dtype_, op_, o.dst, o.a, o.b, o.count);
-      else if (o.dst != o.a) std::memmove(o.dst, o.a, o.count * elem);
+  const auto& recv_items = plan_.of(FlowQueue::recvs);
+  const auto& send_items = plan_.of(FlowQueue::sends);
+  const auto& op_items = plan_.of(FlowQueue::ops);
+  // Per queue: items started, and items completed together with all before them.
+  std::size_t started[2] = {0, 0}, complete[2] = {0, 0}, ops_done = 0;
+  auto ready = [&](const FlowItem& it) {
+    return static_cast<std::ptrdiff_t>(complete[kRecvs]) > it.after[queue_index(FlowQueue::recvs)] &&
+           static_cast<std::ptrdiff_t>(complete[kSends]) > it.after[queue_index(FlowQueue::sends)] &&
+           static_cast<std::ptrdiff_t>(ops_done) > it.after[queue_index(FlowQueue::ops)];
+  };
+  InFlight& f = in_flight_;
+  f.tickets.clear();
+  f.items.clear();
+  for (auto& c : completed_) std::fill(c.begin(), c.end(), 0);
+  const int steps = static_cast<int>(std::max({recv_items.empty() ? 0 : recv_items.back().step + 1,
+                                               send_items.empty() ? 0 : send_items.back().step + 1,
+                                               op_items.empty() ? 0 : op_items.back().step + 1}));
+  int reported_step = -1;
+  for (;;) {
+    // Start everything that can start; an operation may free more transfers, so go round.
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (; started[kRecvs] < recvs_.size() && ready(recv_items[started[kRecvs]]); ++started[kRecvs], moved = true) {
+        f.tickets.push_back(transport.start_recv(recvs_[started[kRecvs]]));
+        f.items.push_back({FlowQueue::recvs, started[kRecvs]});
+      }
+      for (; started[kSends] < sends_.size() && ready(send_items[started[kSends]]); ++started[kSends], moved = true) {
+        f.tickets.push_back(transport.start_send(sends_[started[kSends]]));
+        f.items.push_back({FlowQueue::sends, started[kSends]});
+      }
+      if (ops_done < ops_.size() && ready(op_items[ops_done])) {
+        run_op(ops_[ops_done++]);
+        moved = true;
+      }
     }
-    s0 = st.sends_end;
-    r0 = st.recvs_end;
-    o0 = st.ops_end;
+    if (f.tickets.empty()) {
+      if (ops_done == ops_.size() && complete[kRecvs] == recvs_.size() && complete[kSends] == sends_.size()) break;
+      throw std::logic_error("schedule executor stalled: nothing in flight and nothing ready");
+    }
+    // The watchdog names the earliest step with work left.
+    int step = steps;
+    if (complete[kRecvs] < recvs_.size()) step = std::min(step, static_cast<int>(recv_items[complete[kRecvs]].step));
+    if (complete[kSends] < sends_.size()) step = std::min(step, static_cast<int>(send_items[complete[kSends]].step));
+    if (ops_done < ops_.size()) step = std::min(step, static_cast<int>(op_items[ops_done].step));
+    if (step != reported_step) progress::set_step(reported_step = step, steps);
+
+    f.done.clear();
+    transport.wait_some(f.tickets, f.done);
+    // Drop the completed tickets, highest position first so the others keep theirs.
+    std::sort(f.done.begin(), f.done.end(), std::greater<>());
+    for (std::size_t at : f.done) {
+      const auto [queue, index] = f.items[at];
+      completed_[queue == FlowQueue::recvs ? kRecvs : kSends][index] = 1;
+      f.tickets[at] = f.tickets.back();
+      f.tickets.pop_back();
+      f.items[at] = f.items.back();
+      f.items.pop_back();
+    }
+    for (std::size_t q : {kRecvs, kSends})
+      while (complete[q] < completed_[q].size() && completed_[q][complete[q]]) ++complete[q];
   }
 }
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/dataflow.hpp"
 #include "collectives/schedule.hpp"
 #include "collectives/transport.hpp"
 
@@ -13,7 +14,9 @@ namespace collbench {
 class BoundSchedule {
  public:
   BoundSchedule(const Schedule& schedule, const CollectiveCall& call, const BufferLayout& layout,
-                std::byte* scratch, std::size_t scratch_bytes);
+                std::byte* scratch, std::size_t scratch_bytes, ExecutionOrder order = ExecutionOrder::dataflow);
+  // Starts every transfer and operation as soon as its plan allows (dataflow.hpp),
+  // waiting on the transport only when nothing else can start. One thread at a time.
   void run(Transport& transport) const;
 
  private:
@@ -24,14 +27,20 @@ class BoundSchedule {
     const std::byte* b;
     std::size_t count;
   };
-  struct StepRange {
-    std::size_t sends_end, recvs_end, ops_end;
+  // Transfers in flight: the transport's ticket and which receive or send it is.
+  struct InFlight {
+    std::vector<Ticket> tickets;
+    std::vector<std::pair<FlowQueue, std::size_t>> items;
+    std::vector<std::size_t> done;
   };
   DType dtype_;
   ReduceOp op_;
   std::vector<Message> sends_, recvs_;
   std::vector<Op> ops_;
-  std::vector<StepRange> steps_;
+  DataflowPlan plan_;
+  mutable InFlight in_flight_;
+  mutable std::vector<char> completed_[2];  // per receive / send, reset by every run
+  void run_op(const Op& o) const;
 };
 
 }  // namespace collbench

@@ -5,6 +5,9 @@
 #include <deque>
 #include <map>
 #include <sstream>
+#include <unordered_map>
+
+#include "collectives/dataflow.hpp"
 
 namespace collbench {
 namespace {
@@ -14,8 +17,9 @@ struct SymBuffer {
   std::size_t words = 1;
   std::vector<std::int64_t> index;
   std::vector<std::uint64_t> bits;
+  std::vector<std::uint32_t> sending;  // dataflow order: sends in flight reading each element
 
-  SymBuffer(std::size_t count, std::size_t w) : words(w), index(count, -1), bits(count * w, 0) {}
+  SymBuffer(std::size_t count, std::size_t w) : words(w), index(count, -1), bits(count * w, 0), sending(count, 0) {}
   std::uint64_t* cell(std::size_t i) { return bits.data() + i * words; }
 };
 
@@ -49,9 +53,12 @@ class Player {
     }
   }
 
-  SymbolicReport run() {
+  SymbolicReport run(ExecutionOrder order) {
     for (const Schedule& s : sched_) report_.max_steps = std::max(report_.max_steps, s.steps.size());
-    for (std::size_t step = 0; step < report_.max_steps && !full(); ++step) play_step(step);
+    if (order == ExecutionOrder::steps)
+      for (std::size_t step = 0; step < report_.max_steps && !full(); ++step) play_step(step);
+    else
+      play_dataflow();
     if (!full()) check_final();
     return std::move(report_);
   }
@@ -135,6 +142,188 @@ class Player {
     for (int r = 0; r < p_.nranks; ++r)
       if (step < sched_[r].steps.size())
         for (const LocalOp& op : sched_[r].steps[step].ops) local(r, op, at);
+  }
+
+  // --- Dataflow order: every rank starts what its plan allows (dataflow.hpp); a transfer
+  // completes only when nothing else can happen, the latest any real transport could
+  // complete it. A posted receive's region holds nothing readable until it completes,
+  // and a region being sent must not change until the send completes: both are checked.
+  static constexpr std::int64_t kPending = -2;  // index of an element a posted receive will write
+  const std::string kDataflowOrder = "in dataflow order";
+
+  struct Flat {  // one rank's transfers in plan order, with where they are
+    std::vector<const Transfer*> recvs, sends;
+    std::vector<std::pair<std::size_t, const LocalOp*>> ops;  // step, operation
+  };
+  struct Flow {
+    DataflowPlan plan;
+    Flat flat;
+    std::size_t started[2] = {0, 0}, complete[2] = {0, 0}, ops_done = 0;
+    std::vector<char> done[2];
+  };
+
+  // Started, not yet matched transfers between one sender and one receiver, in start order.
+  struct Channel {
+    int from = 0, to = 0;
+    std::deque<std::size_t> sent, posted;
+    bool listed = false;  // in Matching::matchable
+  };
+  struct Matching {
+    std::unordered_map<std::uint64_t, Channel> channels;
+    std::deque<Channel*> matchable;  // channels holding a pair
+    Channel& at(int from, int to) {
+      Channel& c = channels[static_cast<std::uint64_t>(from) << 32 | static_cast<std::uint32_t>(to)];
+      c.from = from;
+      c.to = to;
+      return c;
+    }
+    void list(Channel& c) {
+      if (!c.listed && !c.sent.empty() && !c.posted.empty()) c.listed = true, matchable.push_back(&c);
+    }
+    void sent_on(int from, int to, std::size_t i) { Channel& c = at(from, to); c.sent.push_back(i); list(c); }
+    void posted_on(int from, int to, std::size_t i) { Channel& c = at(from, to); c.posted.push_back(i); list(c); }
+  };
+
+  void play_dataflow() {
+    std::vector<Flow> flows(static_cast<std::size_t>(p_.nranks));
+    for (int r = 0; r < p_.nranks; ++r) {
+      Flow& f = flows[r];
+      f.plan = plan_dataflow(sched_[r], ranks_[r].layout);
+      for (std::size_t k = 0; k < sched_[r].steps.size(); ++k) {
+        const Step& st = sched_[r].steps[k];
+        for (const Transfer& t : st.recvs) f.flat.recvs.push_back(&t);
+        for (const Transfer& t : st.sends) f.flat.sends.push_back(&t);
+        for (const LocalOp& o : st.ops) f.flat.ops.push_back({k, &o});
+      }
+      f.done[0].assign(f.flat.recvs.size(), 0);
+      f.done[1].assign(f.flat.sends.size(), 0);
+    }
+    Matching m;
+    std::deque<int> work;
+    std::vector<char> queued(static_cast<std::size_t>(p_.nranks), 1);
+    for (int r = 0; r < p_.nranks; ++r) work.push_back(r);
+    for (;;) {
+      // Every rank does all it can before any transfer completes.
+      while (!work.empty() && !full()) {
+        const int r = work.front();
+        work.pop_front();
+        queued[r] = 0;
+        advance(r, flows[r], m);
+      }
+      if (full()) return;
+      if (m.matchable.empty()) {
+        for (const Flow& f : flows)
+          if (f.ops_done < f.flat.ops.size() || f.complete[0] < f.flat.recvs.size() ||
+              f.complete[1] < f.flat.sends.size()) {
+            error("dataflow order deadlocks: every rank waits for transfers that never match");
+            return;
+          }
+        return;
+      }
+      Channel& c = *m.matchable.front();
+      m.matchable.pop_front();
+      c.listed = false;
+      const std::size_t si = c.sent.front(), ri = c.posted.front();
+      c.sent.pop_front();
+      c.posted.pop_front();
+      m.list(c);
+      deliver(c.from, flows[c.from], si, c.to, flows[c.to], ri);
+      for (int r : {c.from, c.to})
+        if (!queued[r]) queued[r] = 1, work.push_back(r);
+    }
+  }
+
+  static std::string dataflow_at(std::size_t step) { return "step " + std::to_string(step) + " (dataflow order)"; }
+
+  bool ready(const Flow& f, const FlowItem& it) const {
+    return static_cast<std::ptrdiff_t>(f.complete[0]) > it.after[0] &&
+           static_cast<std::ptrdiff_t>(f.complete[1]) > it.after[1] &&
+           static_cast<std::ptrdiff_t>(f.ops_done) > it.after[2];
+  }
+
+  void advance(int r, Flow& f, Matching& m) {
+    const auto& recv_items = f.plan.of(FlowQueue::recvs);
+    const auto& send_items = f.plan.of(FlowQueue::sends);
+    const auto& op_items = f.plan.of(FlowQueue::ops);
+    const std::string& at = kDataflowOrder;  // error messages name the step themselves
+    for (bool moved = true; moved && !full();) {
+      moved = false;
+      for (; f.started[0] < recv_items.size() && ready(f, recv_items[f.started[0]]); ++f.started[0], moved = true) {
+        const Transfer& t = *f.flat.recvs[f.started[0]];
+        if (overwrites_send(r, t.region))
+          error("rank " + std::to_string(r) + " " + dataflow_at(recv_items[f.started[0]].step) +
+                ": a receive is posted over a region still being sent");
+        Place pl = place(r, t.region, at, " recv");
+        if (pl.buf) std::fill_n(pl.buf->index.begin() + static_cast<std::ptrdiff_t>(pl.offset), t.region.count, kPending);
+        m.posted_on(t.peer, r, f.started[0]);
+      }
+      for (; f.started[1] < send_items.size() && ready(f, send_items[f.started[1]]); ++f.started[1], moved = true) {
+        const Transfer& t = *f.flat.sends[f.started[1]];
+        if (reads_pending(r, t.region))
+          error("rank " + std::to_string(r) + " " + dataflow_at(send_items[f.started[1]].step) +
+                ": sends a region whose receive has not completed");
+        m.sent_on(r, t.peer, f.started[1]);
+        mark_sending(r, t.region, 1);
+      }
+      if (f.ops_done < op_items.size() && ready(f, op_items[f.ops_done])) {
+        const auto [step, op] = f.flat.ops[f.ops_done];
+        if (reads_pending(r, op->a) || (op->kind == LocalOp::Kind::reduce && reads_pending(r, op->b)))
+          error("rank " + std::to_string(r) + " " + dataflow_at(step) +
+                ": an operation reads a region whose receive has not completed");
+        if (overwrites_send(r, op->dst))
+          error("rank " + std::to_string(r) + " " + dataflow_at(step) +
+                ": an operation overwrites a region still being sent");
+        local(r, *op, dataflow_at(step));
+        ++f.ops_done;
+        moved = true;
+      }
+    }
+  }
+
+  bool reads_pending(int r, const Region& reg) {
+    Place pl = place(r, reg, kDataflowOrder, "");
+    if (!pl.buf) return false;
+    const auto first = pl.buf->index.begin() + static_cast<std::ptrdiff_t>(pl.offset);
+    return std::find(first, first + static_cast<std::ptrdiff_t>(reg.count), kPending) != first + static_cast<std::ptrdiff_t>(reg.count);
+  }
+
+  bool overwrites_send(int r, const Region& reg) {
+    Place w = place(r, reg, kDataflowOrder, "");
+    if (!w.buf) return false;
+    const auto first = w.buf->sending.begin() + static_cast<std::ptrdiff_t>(w.offset);
+    return std::any_of(first, first + static_cast<std::ptrdiff_t>(reg.count), [](std::uint32_t n) { return n > 0; });
+  }
+
+  void mark_sending(int r, const Region& reg, int delta) {
+    Place pl = place(r, reg, kDataflowOrder, "");
+    if (!pl.buf) return;
+    for (std::size_t i = 0; i < reg.count; ++i) pl.buf->sending[pl.offset + i] += static_cast<std::uint32_t>(delta);
+  }
+
+  // The send's data as it is now (at completion) lands in the receive's region.
+  void deliver(int from, Flow& fs, std::size_t si, int to, Flow& fr, std::size_t ri) {
+    const Transfer& s = *fs.flat.sends[si];
+    const Transfer& t = *fr.flat.recvs[ri];
+    const std::string& at = kDataflowOrder;
+    mark_sending(from, s.region, -1);
+    for (auto [f, i] : {std::pair{&fs, std::size_t{1}}, std::pair{&fr, std::size_t{0}}}) {
+      f->done[i][i == 1 ? si : ri] = 1;
+      while (f->complete[i] < f->done[i].size() && f->done[i][f->complete[i]]) ++f->complete[i];
+    }
+    if (s.region.count != t.region.count) {
+      error("rank " + std::to_string(to) + " " + dataflow_at(fr.plan.of(FlowQueue::recvs)[ri].step) +
+            ": receives " + std::to_string(t.region.count) +
+            " elements from rank " + std::to_string(from) + " which sends " + std::to_string(s.region.count));
+      return;
+    }
+    Place src = place(from, s.region, at, " send"), dst = place(to, t.region, at, " recv");
+    if (!src.buf || !dst.buf) return;
+    for (std::size_t i = 0; i < t.region.count; ++i) {
+      dst.buf->index[dst.offset + i] = src.buf->index[src.offset + i];
+      std::copy_n(src.buf->cell(src.offset + i), words_, dst.buf->cell(dst.offset + i));
+    }
+    report_.elements_sent[from] += s.region.count;
+    report_.elements_received[to] += t.region.count;
   }
 
   void check_races(int r, const Step& st, const std::string& at) {
@@ -274,13 +463,13 @@ class Player {
 
 }  // namespace
 
-SymbolicReport play_schedules(const SymbolicProblem& p, const std::vector<Schedule>& schedules) {
+SymbolicReport play_schedules(const SymbolicProblem& p, const std::vector<Schedule>& schedules, ExecutionOrder order) {
   if (static_cast<int>(schedules.size()) != p.nranks) {
     SymbolicReport r;
     r.errors.push_back("expected one schedule per rank");
     return r;
   }
-  return Player(p, schedules).run();
+  return Player(p, schedules).run(order);
 }
 
 SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build, const AlgorithmParams& params) {
@@ -288,7 +477,9 @@ SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build, c
   schedules.reserve(p.nranks);
   for (int r = 0; r < p.nranks; ++r)
     schedules.push_back(build({p.collective, p.nranks, r, p.count, p.root, 4, &params}));
-  return play_schedules(p, schedules);
+  SymbolicReport steps = play_schedules(p, schedules, ExecutionOrder::steps);
+  if (!steps.ok()) return steps;
+  return play_schedules(p, schedules, ExecutionOrder::dataflow);
 }
 
 }  // namespace collbench

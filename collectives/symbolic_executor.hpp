@@ -29,10 +29,16 @@ struct SymbolicProblem {
   bool in_place = false;
 };
 
-// Plays the given per-rank schedules (schedules[r] is rank r's).
-SymbolicReport play_schedules(const SymbolicProblem& p, const std::vector<Schedule>& schedules);
+// Plays the given per-rank schedules (schedules[r] is rank r's) in one execution
+// order: step by step, or in dataflow order, where each rank starts whatever its plan
+// allows and transfers complete as late as possible; there the player also catches
+// reads of a region a posted receive has not filled yet and writes to a region still
+// being sent, and reports a deadlock.
+SymbolicReport play_schedules(const SymbolicProblem& p, const std::vector<Schedule>& schedules,
+                              ExecutionOrder order = ExecutionOrder::steps);
 
-// Builds every rank's schedule with `build` and plays them.
+// Builds every rank's schedule with `build` and plays them in both orders (the
+// dataflow order only if the step order passed).
 SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build, const AlgorithmParams& params = {});
 
 }  // namespace collbench

@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace collbench {
 
@@ -20,7 +21,7 @@ struct Completion {
   std::size_t bytes = 0;  // bytes received (0 for a send)
 };
 
-// Moves bytes between ranks. Schedules use exchange(), one step at a time; protocols
+// Moves bytes between ranks. Schedules start messages one at a time; protocols
 // that answer whatever arrives (the parameter server) post tagged messages and wait for
 // any of them. The two kinds of traffic never match each other.
 class Transport {
@@ -29,9 +30,9 @@ class Transport {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual std::string_view name() const = 0;
-  // Posts every receive and send of one step, then waits for all of them.
-  // Messages between the same pair of ranks are matched in posting order.
-  virtual void exchange(std::span<const Message> sends, std::span<const Message> recvs) = 0;
+  // Schedule traffic, one message at a time: between two ranks, matched in posting order.
+  virtual Ticket start_send(const Message& m) = 0;
+  virtual Ticket start_recv(const Message& m) = 0;
 
   // Tagged messages: between two ranks, messages with the same tag are matched in
   // posting order. A receive may be larger than what arrives. Buffers must stay
@@ -40,6 +41,9 @@ class Transport {
   virtual Ticket post_recv(int peer, int tag, std::byte* data, std::size_t capacity) = 0;
   // Blocks until one of `tickets` (none may be -1) completes; that ticket is then spent.
   virtual Completion wait_any(std::span<const Ticket> tickets) = 0;
+  // Blocks until at least one of `tickets` completes; appends to `done` the positions
+  // (in `tickets`) of every one that has completed by then, and spends those tickets.
+  virtual void wait_some(std::span<const Ticket> tickets, std::vector<std::size_t>& done) = 0;
   // Blocks until every ticket has completed.
   virtual void wait_all(std::span<const Ticket> tickets) = 0;
   void wait(Ticket t) { wait_any(std::span<const Ticket>(&t, 1)); }

@@ -10,13 +10,14 @@ Schedule build_ring_reduce_scatter(const ScheduleRequest& q) {
   ScheduleWriter w(s);
   const std::size_t c = q.count, mine = c * static_cast<std::size_t>(q.rank);
   const Ring ring = full_ring(q, c * static_cast<std::size_t>(q.nranks));
-  // Scratch: [0, c) receives, [c, 2c) holds the partial sum being passed on. One slot
-  // is enough because a step sends the old partial sum before it writes the new one.
-  w.need_scratch(2 * c);
+  // Scratch: [0, c) holds the partial sum being passed on (one slot is enough because
+  // a step sends the old partial sum before it writes the new one); receives land
+  // from c on (ring_reduce_scatter reserves them).
   RingReduceScatterPlaces at;
   at.input = InBuffer{BufferId::send};
-  at.partial = [&](int block, Span x) { return InBuffer{BufferId::scratch, ring.blocks[block].offset, c}(x); };
+  at.partial = [&](int block, Span x) { return InBuffer{BufferId::scratch, ring.blocks[block].offset, 0}(x); };
   at.output = InBuffer{BufferId::recv, mine};
+  at.tmp_at = c;
   ring_reduce_scatter(w, 0, ring, at);
   return s;
 }

@@ -38,6 +38,12 @@ std::size_t ring_reduce_scatter(ScheduleWriter& w, std::size_t first_step, const
   }
   const std::size_t segments = ring.segments();
   const int right = ring.members[wrap(me + 1, m)], left = ring.members[wrap(me - 1, m)];
+  // Received data alternates between two scratch slots when there is more than one
+  // step, so an executor can post the next receive while this one is being reduced.
+  std::size_t largest = 0;
+  for (const Span& b : ring.blocks) largest = std::max(largest, piece(b, 0, ring.segment, segments).count);
+  const std::size_t slots = ring.steps() > 1 ? 2 : 1;
+  w.need_scratch(at.tmp_at + slots * largest);
   // Ring step k passes on block me-k-1 (own data at first, then the partial sum made
   // in step k-1) and folds the left neighbour's block me-k-2 into it; after m-1 steps
   // that block is me's own, complete.
@@ -48,7 +54,7 @@ std::size_t ring_reduce_scatter(ScheduleWriter& w, std::size_t first_step, const
       const Span so = piece(ring.blocks[out], s, ring.segment, segments);
       const Span si = piece(ring.blocks[in], s, ring.segment, segments);
       w.send(step, right, k == 0 ? at.input(so) : at.partial(out, so));
-      const Region tmp{BufferId::scratch, at.tmp_at, si.count};
+      const Region tmp{BufferId::scratch, at.tmp_at + (step - first_step) % slots * largest, si.count};
       w.recv(step, left, tmp);
       w.reduce(step, k + 2 == m ? at.output(si) : at.partial(in, si), at.input(si), tmp);
     }
@@ -77,9 +83,6 @@ std::size_t ring_allgather(ScheduleWriter& w, std::size_t first_step, const Ring
 
 std::size_t ring_allreduce_phases(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
                                   const std::function<Region(Span)>& input) {
-  std::size_t largest = 0;
-  for (const Span& b : ring.blocks) largest = std::max(largest, b.count);
-  w.need_scratch(ring.segment ? std::min(ring.segment, largest) : largest);
   const std::size_t rs = ring_reduce_scatter(w, first_step, ring, RingReduceScatterPlaces::in_recv(input));
   return rs + ring_allgather(w, first_step + rs, ring, InBuffer{BufferId::recv});
 }

@@ -26,7 +26,9 @@ struct Ring {
 // Reduce-scatter around the ring: member i ends with block i reduced over all members.
 // Own contributions are read at `input`, partial sums are kept at `partial` until
 // they are passed on, the finished block goes to `output`, and received data lands
-// in scratch at `tmp_at` (one segment). Returns the steps used.
+// in scratch from `tmp_at` (two alternating segments when there is more than one
+// step, so the next receive can land while one is reduced). Reserves that scratch.
+// Returns the steps used.
 struct RingReduceScatterPlaces {
   std::function<Region(Span)> input;
   std::function<Region(int block, Span)> partial;
@@ -45,8 +47,8 @@ std::size_t ring_allgather(ScheduleWriter& w, std::size_t first_step, const Ring
                            const std::function<Region(Span)>& own = {});
 
 // Ring allreduce of the blocks' spans: own data read at `input`, the result (and
-// the partial sums on the way) in the receive buffer at the same offsets. Reserves
-// its scratch. Returns the steps used.
+// the partial sums on the way) in the receive buffer at the same offsets. Returns the
+// steps used.
 std::size_t ring_allreduce_phases(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
                                   const std::function<Region(Span)>& input);
 

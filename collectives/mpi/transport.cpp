@@ -10,15 +10,12 @@
 namespace collbench {
 
 namespace {
-// MPI counts are int; larger messages go as several pieces, which MPI's
-// non-overtaking rule delivers in order.
-constexpr std::size_t kMaxPiece = std::size_t{1} << 30;
-// exchange() uses tag 0; tagged messages start above it.
+// Schedule messages use tag 0; tagged messages start above it.
 constexpr int kFirstMessageTag = 1;
 
 int message_count(std::size_t bytes) {
   if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw std::length_error("a tagged message of " + std::to_string(bytes) + " bytes is larger than MPI's int count");
+    throw std::length_error("a message of " + std::to_string(bytes) + " bytes is larger than MPI's int count");
   return static_cast<int>(bytes);
 }
 }  // namespace
@@ -26,24 +23,6 @@ int message_count(std::size_t bytes) {
 MpiTransport::MpiTransport(MPI_Comm parent) : comm_(Communicator::duplicate(parent)) {
   MPI_Comm_rank(comm_.get(), &rank_);
   MPI_Comm_size(comm_.get(), &size_);
-}
-
-void MpiTransport::exchange(std::span<const Message> sends, std::span<const Message> recvs) {
-  requests_.clear();
-  auto post = [&](const Message& m, bool is_send) {
-    std::size_t done = 0;
-    do {
-      const int n = static_cast<int>(std::min(kMaxPiece, m.bytes - done));
-      MPI_Request req;
-      if (is_send) MPI_Isend(m.data + done, n, MPI_BYTE, m.peer, 0, comm_.get(), &req);
-      else MPI_Irecv(m.data + done, n, MPI_BYTE, m.peer, 0, comm_.get(), &req);
-      requests_.push_back(req);
-      done += static_cast<std::size_t>(n);
-    } while (done < m.bytes);
-  };
-  for (const Message& m : recvs) post(m, false);
-  for (const Message& m : sends) post(m, true);
-  complete_all(requests_);
 }
 
 void MpiTransport::complete_all(std::vector<MPI_Request>& requests) const {
@@ -79,6 +58,45 @@ Ticket MpiTransport::keep(MPI_Request request, bool is_send) {
   tickets_[static_cast<std::size_t>(t)] = request;
   ticket_is_send_[static_cast<std::size_t>(t)] = is_send;
   return t;
+}
+
+// One request per message: the executor already cut regions larger than MPI's int count
+// (split_large_transfers), so message_count only guards.
+Ticket MpiTransport::start_send(const Message& m) {
+  MPI_Request req;
+  MPI_Isend(m.data, message_count(m.bytes), MPI_BYTE, m.peer, 0, comm_.get(), &req);
+  return keep(req, true);
+}
+
+Ticket MpiTransport::start_recv(const Message& m) {
+  MPI_Request req;
+  MPI_Irecv(m.data, message_count(m.bytes), MPI_BYTE, m.peer, 0, comm_.get(), &req);
+  return keep(req, false);
+}
+
+void MpiTransport::wait_some(std::span<const Ticket> tickets, std::vector<std::size_t>& done) {
+  waiting_.clear();
+  for (Ticket t : tickets) waiting_.push_back(tickets_.at(static_cast<std::size_t>(t)));
+  const int n = static_cast<int>(waiting_.size());
+  indices_.resize(waiting_.size());
+  int completed = 0;
+  if (!yield_) {
+    MPI_Waitsome(n, waiting_.data(), &completed, indices_.data(), MPI_STATUSES_IGNORE);
+  } else {
+    for (;;) {
+      MPI_Testsome(n, waiting_.data(), &completed, indices_.data(), MPI_STATUSES_IGNORE);
+      if (completed != 0) break;
+      sched_yield();
+    }
+  }
+  if (completed == MPI_UNDEFINED) throw std::logic_error("wait_some on tickets that were all spent");
+  for (int i = 0; i < completed; ++i) {
+    const auto at = static_cast<std::size_t>(indices_[static_cast<std::size_t>(i)]);
+    const Ticket spent = tickets[at];
+    tickets_[static_cast<std::size_t>(spent)] = MPI_REQUEST_NULL;
+    free_tickets_.push_back(spent);
+    done.push_back(at);
+  }
 }
 
 Ticket MpiTransport::post_send(int peer, int tag, const std::byte* data, std::size_t bytes) {

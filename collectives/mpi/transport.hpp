@@ -17,7 +17,9 @@ class MpiTransport final : public Transport {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string_view name() const override { return "mpi-p2p"; }
-  void exchange(std::span<const Message> sends, std::span<const Message> recvs) override;
+  Ticket start_send(const Message& m) override;
+  Ticket start_recv(const Message& m) override;
+  void wait_some(std::span<const Ticket> tickets, std::vector<std::size_t>& done) override;
   Ticket post_send(int peer, int tag, const std::byte* data, std::size_t bytes) override;
   Ticket post_recv(int peer, int tag, std::byte* data, std::size_t capacity) override;
   Completion wait_any(std::span<const Ticket> tickets) override;
@@ -32,11 +34,11 @@ class MpiTransport final : public Transport {
   Communicator comm_;
   int rank_ = 0, size_ = 1;
   bool yield_ = false;
-  std::vector<MPI_Request> requests_;
   std::vector<MPI_Request> tickets_;  // indexed by Ticket; MPI_REQUEST_NULL when free
   std::vector<char> ticket_is_send_;
   std::vector<Ticket> free_tickets_;
   std::vector<MPI_Request> waiting_;
+  std::vector<int> indices_;
   Ticket keep(MPI_Request request, bool is_send);
   void complete_all(std::vector<MPI_Request>& requests) const;
 };

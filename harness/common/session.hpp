@@ -20,7 +20,9 @@ struct Session {
   int rank() const { return transport.rank(); }
   int size() const { return transport.size(); }
   // The settings schedules are built with on these ranks.
-  AlgorithmParams algorithm_params(std::size_t segment_bytes) const { return {segment_bytes, topology.node_of_rank}; }
+  AlgorithmParams algorithm_params(std::size_t segment_bytes, ExecutionOrder order = ExecutionOrder::dataflow) const {
+    return {segment_bytes, topology.node_of_rank, order};
+  }
 };
 
 }  // namespace collbench

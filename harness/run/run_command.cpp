@@ -10,6 +10,7 @@
 #include "harness/common/run_error.hpp"
 #include "harness/common/session.hpp"
 #include "harness/common/stats.hpp"
+#include "harness/run/bound.hpp"
 #include "harness/run/run_table.hpp"
 #include "harness/run/sweep.hpp"
 
@@ -65,6 +66,8 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                   {"check", s.check},
                   {"in_place", s.in_place},
                   {"segment_bytes", s.segment_bytes},
+                  {"order", kExecutionOrderNames.name(s.order)},
+                  {"bound", s.bound},
                   {"ranks_per_node", ranks_per_node}};
   m["definitions"] = {{"bytes", bytes_definition()},
                       {"algbw_gbps", "bytes / time, 1e9 bytes per second"},
@@ -77,6 +80,14 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                       {"outliers", "timed calls above " + std::to_string(static_cast<int>(kOutlierFactor)) +
                                        "x p50; when above 0, trust p50 rather than avg, max and the bandwidths"},
                       {"aggregate", "how ranks' times were combined; see timing_policy"}};
+  if (s.bound)
+    m["definitions"]["bound"] = {
+        {"row", "algorithm 'ring_bound': " + bound_formula(s.collective) +
+                    ", from point-to-point exchange and reduction-kernel probes timed in the same rounds; its "
+                    "min/p50/max combine the probes' min/p50/max; details in each bound row's JSON"},
+        {"of_bound", "ring_bound p50 / row p50: the share of the ring's bound a row reaches; above 1 where an algorithm with fewer, larger messages (recursive doubling) beats the ring's latency"},
+        {"assumes", "each rank's own core moves what it receives and reduces what it owns (shared memory, TCP), "
+                    "so transfer and reduction add up; with offloaded transfers (RDMA, NVLink) they could overlap"}};
 }
 
 int run_run(RunOptions o, const Invocation& inv) {
@@ -89,8 +100,10 @@ int run_run(RunOptions o, const Invocation& inv) {
   Session session(*inv.registry, inv.comm, o.ranks_per_node);
   nlohmann::json metadata = collect_metadata(inv, session);
   add_sweep_metadata(metadata, s, o.ranks_per_node, std::string(collective_name(s.collective)));
+  ResultRow columns;
+  if (s.bound) columns.extra.push_back({"of_bound", 0.0});
   ResultSink sink = ResultSink::open(o.out, std::string(collective_name(s.collective)),
-                                     field_names(csv_fields(ResultRow{})), metadata, inv.comm);
+                                     field_names(csv_fields(columns)), metadata, inv.comm);
   if (inv.rank == 0) print_table_header(s, metadata);
   const SweepErrors errors = run_sweep(s, session, sink);
   return finish_run(inv, sink, errors.total(), errors.blame(traits(s.collective).mpi_function));

@@ -11,6 +11,7 @@
 #include "harness/common/numeric_flags.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/sizes.hpp"
+#include "harness/run/bound.hpp"
 
 namespace collbench {
 
@@ -67,6 +68,14 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
                                                               "hierarchical algorithms (default: real nodes, "
                                                               "from MPI_COMM_TYPE_SHARED)")
       ->check(whole_in(1, INT_MAX));
+  run.add_option("--order", f.order, "How the reference algorithms' schedules run: dataflow (each transfer and "
+                                     "reduction as soon as its data allows, overlapping steps) or steps (step by "
+                                     "step, for comparison)")
+      ->capture_default_str();
+  run.add_flag("--bound", f.parsed.sweep.bound,
+               "Also measure, interleaved with the algorithms, the point-to-point exchange and reduction-kernel "
+               "times a ring needs and report their sum as row 'bound', and every algorithm's share of it "
+               "(allreduce, reduce_scatter, allgather)");
   run.add_option("--timing", f.timing, "per-call or loop (see the table header)")->capture_default_str();
   run.add_option("--aggregate", f.aggregate, "How ranks' times combine: " + kRankAggregateNames.valid() +
                                                  " (mean: OSU's Avg Latency; see the table header)")
@@ -116,6 +125,7 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
   s.dtype = kDTypeNames.parse_or_throw(f.dtype, "dtype");
   s.op = kReduceOpNames.parse_or_throw(f.op, "op");
   s.timing = kTimingPolicyNames.parse_or_throw(f.timing, "timing policy");
+  s.order = kExecutionOrderNames.parse_or_throw(f.order, "execution order");
   s.aggregate = kRankAggregateNames.parse_or_throw(f.aggregate, "--aggregate");
   s.reps.warmup = parse_count_or_auto(f.warmup, "--warmup", 0);
   s.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
@@ -157,6 +167,10 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
       throw std::invalid_argument("--segment-size " + f.segment + " is not a multiple of the " + f.dtype +
                                   " element size (" + std::to_string(elem) + " bytes)");
   }
+  if (s.bound && ps) throw std::invalid_argument("--bound applies to the collectives, not to --collective ps");
+  if (s.bound && !has_bound(s.collective))
+    throw std::invalid_argument("--bound is defined for allreduce, reduce_scatter and allgather, not " + f.collective);
+  if (s.bound && nranks < 2) throw std::invalid_argument("--bound needs at least 2 ranks");
   if (s.root < 0 || s.root >= nranks)
     throw std::invalid_argument("--root " + std::to_string(s.root) + " is out of range for " + std::to_string(nranks) +
                                 " rank(s) (valid: 0.." + std::to_string(nranks - 1) + ")");

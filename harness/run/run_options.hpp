@@ -38,6 +38,8 @@ struct SweepSpec {
   TimingPolicy timing = TimingPolicy::per_call;
   RankAggregate aggregate = RankAggregate::max;
   std::size_t segment_bytes = 0;  // pipelined algorithms; 0: each algorithm's default
+  ExecutionOrder order = ExecutionOrder::dataflow;  // of the reference algorithms' schedules
+  bool bound = false;  // also measure the point-to-point and kernel limit (bound.hpp)
 };
 
 struct RunOptions {
@@ -51,7 +53,7 @@ struct RunOptions {
 // `run`'s flags as typed (the parameter server, -c ps, shares them).
 struct RunFlags {
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "8", max_bytes = "64M",
-              timing = "per-call", aggregate = "max", segment, warmup = "auto", iters = "auto";
+              timing = "per-call", aggregate = "max", order = "dataflow", segment, warmup = "auto", iters = "auto";
   bool algorithms_given = false;  // -a "" names nothing, rather than meaning all
   RunOptions parsed;  // what CLI11 parses straight into numbers
 };

@@ -4,13 +4,14 @@
 
 #include "harness/common/metadata.hpp"
 #include "harness/common/stats.hpp"
+#include "harness/run/bound.hpp"
 
 namespace collbench {
 
-void print_column_header() {
-  std::printf("#\n# %11s %11s %5s %5s %-18s %10s %10s %10s %10s %10s %8s %8s %7s %7s\n", "bytes", "count", "dtype",
+void print_column_header(bool of_bound) {
+  std::printf("#\n# %11s %11s %5s %5s %-18s %10s %10s %10s %10s %10s %8s %8s %7s %7s%s\n", "bytes", "count", "dtype",
               "op", "algorithm", "min_us", "avg_us", "p50_us", "p99_us", "max_us", "algbw", "busbw", "errors",
-              "vs_mpi");
+              "vs_mpi", of_bound ? " of_bound" : "");
   std::fflush(stdout);
 }
 
@@ -43,10 +44,15 @@ void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
     std::printf("# check: off (--no-check); errors = -1\n");
   std::printf("# '!' marks rows with timed calls over %gx p50 (a stall or preemption): trust p50 there, not "
               "avg/max/bandwidth\n", kOutlierFactor);
-  print_column_header();
+  if (o.bound)
+    std::printf("# ring_bound = %s, measured interleaved with the algorithms (exchange: a window of messages to the "
+                "right neighbour while receiving from the left, as osu_bibw; reduce: the kernel on one block, in "
+                "cache); of_bound = ring_bound p50 / row p50\n",
+                bound_formula(c).c_str());
+  print_column_header(o.bound);
 }
 
-std::string table_line(const ResultRow& r, std::optional<double> vs) {
+std::string table_line(const ResultRow& r, std::optional<double> vs, std::optional<double> of_bound) {
   char ratio[16] = "-";
   if (vs) std::snprintf(ratio, sizeof ratio, "%.3f", *vs);
   char line[512];
@@ -55,6 +61,11 @@ std::string table_line(const ResultRow& r, std::optional<double> vs) {
                 r.time_us.p50, r.time_us.p99, r.time_us.max, r.algbw_gbps, r.busbw_gbps,
                 static_cast<long long>(r.errors), ratio);
   std::string out = line;
+  if (of_bound) {
+    char share[16];
+    std::snprintf(share, sizeof share, " %8.3f", *of_bound);
+    out.insert(out.size() - 1, share);
+  }
   if (r.outliers > 0) out.insert(out.size() - 1, " ! " + std::to_string(r.outliers) + " outlier(s)");
   return out;
 }

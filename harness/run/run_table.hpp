@@ -13,7 +13,9 @@ namespace collbench {
 
 // `metadata`: the run's, for ranks, hosts, library and oversubscription.
 void print_table_header(const SweepSpec& s, const nlohmann::json& metadata);
-void print_column_header();
-std::string table_line(const ResultRow& row, std::optional<double> time_vs_mpi);
+// `of_bound`: with `run --bound`, a last column with the bound's share each row reaches.
+void print_column_header(bool of_bound = false);
+std::string table_line(const ResultRow& row, std::optional<double> time_vs_mpi,
+                       std::optional<double> of_bound = std::nullopt);
 
 }  // namespace collbench

@@ -13,6 +13,7 @@
 #include "harness/common/stats.hpp"
 #include "harness/common/timing.hpp"
 #include "harness/common/validation.hpp"
+#include "harness/run/bound.hpp"
 #include "harness/run/run_table.hpp"
 
 namespace collbench {
@@ -69,6 +70,57 @@ struct Measured {
   std::int64_t wrong = 0;  // this rank's, then (after summing) all ranks'
 };
 
+// The bound's probes at one size (bound.hpp), timed in the same rounds.
+struct BoundAtSize {
+  std::size_t block_bytes = 0;
+  int window = 1;
+  std::unique_ptr<PreparedCollective> exchange, reduce;
+  std::vector<double> exchange_us, reduce_us, round_means;
+};
+
+// Times both probes for one round; exchange times are per message of the window.
+void time_bound_round(BoundAtSize& b, std::size_t bytes, const SweepSpec& o, int nranks, MPI_Comm comm) {
+  std::vector<double> x, r;
+  for (double s : time_calls(*b.exchange, bytes, o.reps, o.timing, o.aggregate, nullptr, comm).seconds)
+    x.push_back(s * 1e6 / b.window);
+  for (double s : time_calls(*b.reduce, bytes, o.reps, o.timing, o.aggregate, nullptr, comm).seconds)
+    r.push_back(s * 1e6);
+  // Both probes ran the same number of calls only when the time budget let them; pair what there is.
+  const std::size_t n = std::min(x.size(), r.size());
+  x.resize(n);
+  r.resize(n);
+  b.round_means.push_back(summarize(combine_bound(o.collective, nranks, x, r)).mean);
+  b.exchange_us.insert(b.exchange_us.end(), x.begin(), x.end());
+  b.reduce_us.insert(b.reduce_us.end(), r.begin(), r.end());
+}
+
+ResultRow bound_row(const ResultRow& like, const BoundAtSize& b, const SweepSpec& o, std::string_view transport) {
+  ResultRow r = like;
+  r.algorithm = "ring_bound";
+  r.transport = std::string(transport) + "+kernel";
+  const std::vector<double> samples = combine_bound(o.collective, like.ranks, b.exchange_us, b.reduce_us);
+  r.iters = static_cast<int>(samples.size());
+  r.time_us = summarize(samples);
+  r.outliers = count_outliers(samples, r.time_us.p50);
+  r.algbw_gbps = algbw_gbps(static_cast<double>(r.bytes), r.time_us.mean * 1e-6);
+  r.busbw_gbps = r.algbw_gbps * busbw_factor(o.collective, r.ranks);
+  r.errors = -1;
+  r.checked_calls = 0;
+  r.segment_bytes = 0;
+  r.round_mean_us = b.round_means;
+  const double x50 = summarize(b.exchange_us).p50, r50 = summarize(b.reduce_us).p50;
+  r.details = {{"formula", bound_formula(o.collective)},
+               {"block_bytes", b.block_bytes},
+               {"exchange_window", b.window},
+               {"exchange_p50_us", x50},
+               {"reduce_p50_us", r50},
+               {"exchange_gbps", algbw_gbps(static_cast<double>(b.block_bytes), x50 * 1e-6)},
+               {"reduce_gbps", algbw_gbps(static_cast<double>(b.block_bytes), r50 * 1e-6)},
+               {"meaning", "exchange_gbps: bytes a rank sends per second while receiving as many (per direction); "
+                           "reduce_gbps: block bytes reduced per second"}};
+  return r;
+}
+
 }  // namespace
 
 SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
@@ -79,7 +131,7 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
   const std::size_t elem = dtype_size(o.dtype);
   const auto sizes = sweep_sizes(o.sizes.min_bytes, o.sizes.max_bytes, o.sizes.step_factor, elem);
   const AlgorithmEntry* mpi = session.registry.find(o.collective, "mpi");
-  const AlgorithmParams params = session.algorithm_params(o.segment_bytes);
+  const AlgorithmParams params = session.algorithm_params(o.segment_bytes, o.order);
   auto row_name = [&](const AlgorithmEntry* a) { return a == mpi ? mpi_baseline_row_name(o.collective) : a->name; };
 
   Buffers buf;
@@ -87,6 +139,8 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
   const BufferLayout big = buffer_layout(o.collective, max_count, nranks, rank, o.root, o.in_place);
   buf.send.resize(std::max<std::size_t>(big.send_count * elem, 1));
   buf.recv.resize(std::max<std::size_t>(big.recv_count * elem, big.send_count * elem) + 1);
+  std::optional<BoundProbes> probes;
+  if (o.bound) probes.emplace(transport, o.dtype, o.op, bound_block_bytes(o.collective, max_count, nranks, elem));
   Workspace workspace;
   {
     // Size the shared scratch for the largest call now, so it is allocated once.
@@ -115,6 +169,14 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
     std::optional<ExpectedResult> expected;
     if (o.check) expected.emplace(size_run.expected());
     std::vector<Measured> m(o.algorithms.size());
+    std::optional<BoundAtSize> bound;
+    if (probes) {
+      bound.emplace();
+      bound->block_bytes = bound_block_bytes(o.collective, count, nranks, elem);
+      bound->window = BoundProbes::window(bound->block_bytes);
+      bound->exchange = probes->exchange(bound->block_bytes);
+      bound->reduce = probes->reduce(bound->block_bytes);
+    }
     if (o.check)
       for (std::size_t i = 0; i < o.algorithms.size(); ++i) {
         task(i, "untimed check");
@@ -127,7 +189,12 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
     const CallCheck check{o.check_every, [&] { size_run.prepare_check(); },
                           [&] { return static_cast<std::int64_t>(expected->count_wrong(size_run.result())); }};
     size_run.load_inputs();
-    for (int round = 0; round < o.reps.rounds; ++round)
+    for (int round = 0; round < o.reps.rounds; ++round) {
+      if (bound) {
+        progress::set_task(command + ", bound probes, " + std::to_string(bytes) + " bytes, round " +
+                           std::to_string(round + 1) + " of " + std::to_string(o.reps.rounds));
+        time_bound_round(*bound, bytes, o, nranks, comm);
+      }
       for (std::size_t i = 0; i < o.algorithms.size(); ++i) {
         task(i, "round " + std::to_string(round + 1) + " of " + std::to_string(o.reps.rounds));
         TimedCalls t = time_calls(*prepared[i], bytes, o.reps, o.timing, o.aggregate, o.check ? &check : nullptr, comm);
@@ -137,6 +204,7 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
         m[i].checked += t.checked;
         m[i].wrong += t.wrong;
       }
+    }
     progress::set_task(command + ", " + std::to_string(bytes) + " bytes, combining results");
     for (std::size_t i = 0; i < m.size(); ++i) {
       m[i].wrong = o.check ? control_sum(m[i].wrong, comm) : -1;
@@ -176,10 +244,16 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
       if (o.algorithms[i] == mpi) mpi_mean = r.time_us.mean;
       rows.push_back(std::move(r));
     }
-    for (const ResultRow& r : rows) {
-      std::optional<double> vs;
+    if (bound) rows.push_back(bound_row(rows.front(), *bound, o, transport.name()));
+    for (ResultRow& r : rows) {
+      std::optional<double> vs, of_bound;
       if (mpi_mean && *mpi_mean > 0) vs = r.time_us.mean / *mpi_mean;
-      sink.add(to_row(r, table_line(r, vs)));
+      if (bound) {
+        // p50 against p50: the bound's share this algorithm reaches, robust to stalls.
+        of_bound = r.time_us.p50 > 0 ? rows.back().time_us.p50 / r.time_us.p50 : 0.0;
+        r.extra.push_back({"of_bound", *of_bound});
+      }
+      sink.add(to_row(r, table_line(r, vs, of_bound)));
     }
   }
   progress::set_task(command + ", sweep finished");

@@ -27,6 +27,18 @@ bool mentions(const SymbolicReport& rep, const std::string& text) {
 
 TEST(SymbolicExecutor, AcceptsTheCorrectRing) { EXPECT_TRUE(play_schedules(kProblem, ring()).ok()); }
 
+TEST(SymbolicExecutor, AcceptsTheCorrectRingInDataflowOrder) {
+  EXPECT_TRUE(play_schedules(kProblem, ring(), ExecutionOrder::dataflow).ok());
+}
+
+TEST(SymbolicExecutor, ReportsAWrongResultInDataflowOrderToo) {
+  auto s = ring();
+  s[2].steps.back().recvs.clear();  // rank 2 misses the last block of the allgather
+  s[1].steps.back().sends.clear();
+  const auto rep = play_schedules(kProblem, s, ExecutionOrder::dataflow);
+  EXPECT_TRUE(mentions(rep, "final recv")) << (rep.ok() ? "no error" : rep.errors.front());
+}
+
 TEST(SymbolicExecutor, ReportsASendWithoutReceive) {
   auto s = ring();
   s[1].steps[0].recvs.clear();

@@ -1,0 +1,112 @@
+#include "harness/run/bound.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "collectives/reduce_kernels.hpp"
+
+namespace collbench {
+namespace {
+
+// Bytes in flight per exchange call: enough messages to amortise per-message latency
+// for small blocks (OSU's window is 64), but no more than stays in cache: a window of
+// 32 x 256 KiB (8 MiB) made the exchange 1.5x slower here than one message at a time,
+// which would have put the "bound" below what the ring itself reached.
+constexpr std::size_t kWindowBytes = std::size_t{256} << 10;
+constexpr int kMaxWindow = 64;
+
+class ExchangeProbe final : public PreparedCollective {
+ public:
+  ExchangeProbe(Transport& t, std::byte* send, std::byte* recv, std::size_t bytes, int window)
+      : t_(t), send_(send), recv_(recv), bytes_(bytes), window_(window) {}
+  void run() override {
+    const int n = t_.size(), me = t_.rank();
+    const int right = (me + 1) % n, left = (me + n - 1) % n;
+    tickets_.clear();
+    for (int i = 0; i < window_; ++i)
+      tickets_.push_back(t_.start_recv({left, recv_ + static_cast<std::size_t>(i) * bytes_, bytes_}));
+    for (int i = 0; i < window_; ++i)
+      tickets_.push_back(t_.start_send({right, send_ + static_cast<std::size_t>(i) * bytes_, bytes_}));
+    t_.wait_all(tickets_);
+  }
+
+ private:
+  Transport& t_;
+  std::byte *send_, *recv_;
+  std::size_t bytes_;
+  int window_;
+  std::vector<Ticket> tickets_;
+};
+
+class ReduceProbe final : public PreparedCollective {
+ public:
+  ReduceProbe(DType t, ReduceOp op, std::byte* dst, const std::byte* a, const std::byte* b, std::size_t count)
+      : t_(t), op_(op), dst_(dst), a_(a), b_(b), count_(count) {}
+  void run() override { collbench::reduce(t_, op_, dst_, a_, b_, count_); }
+
+ private:
+  DType t_;
+  ReduceOp op_;
+  std::byte* dst_;
+  const std::byte *a_, *b_;
+  std::size_t count_;
+};
+
+}  // namespace
+
+bool has_bound(Collective c) {
+  return c == Collective::allreduce || c == Collective::reduce_scatter || c == Collective::allgather;
+}
+
+std::string bound_formula(Collective c) {
+  switch (c) {
+    case Collective::allreduce: return "2(n-1) t_exchange(N/n) + (n-1) t_reduce(N/n)";
+    case Collective::reduce_scatter: return "(n-1) (t_exchange(block) + t_reduce(block))";
+    case Collective::allgather: return "(n-1) t_exchange(block)";
+    default: return "";
+  }
+}
+
+std::size_t bound_block_bytes(Collective c, std::size_t count, int nranks, std::size_t elem) {
+  const auto n = static_cast<std::size_t>(nranks);
+  // Allreduce cuts the per-rank buffer into n blocks (the largest decides); the
+  // others' count is already one rank's block.
+  return (c == Collective::allreduce ? (count + n - 1) / n : count) * elem;
+}
+
+BoundProbes::BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes)
+    : transport_(transport), dtype_(dtype), op_(op) {
+  const std::size_t window_bytes = std::max(max_block_bytes, std::min(kWindowBytes, kMaxWindow * max_block_bytes));
+  // Zeros: every op keeps them normal numbers in every dtype.
+  send_.assign(std::max<std::size_t>(window_bytes, 1), std::byte{0});
+  recv_.assign(send_.size(), std::byte{0});
+  a_.assign(std::max<std::size_t>(max_block_bytes, 1), std::byte{0});
+  b_.assign(a_.size(), std::byte{0});
+}
+
+int BoundProbes::window(std::size_t block_bytes) {
+  if (block_bytes == 0) return 1;
+  return static_cast<int>(std::clamp<std::size_t>(kWindowBytes / block_bytes, 1, kMaxWindow));
+}
+
+std::unique_ptr<PreparedCollective> BoundProbes::exchange(std::size_t block_bytes) {
+  return std::make_unique<ExchangeProbe>(transport_, send_.data(), recv_.data(), block_bytes, window(block_bytes));
+}
+
+std::unique_ptr<PreparedCollective> BoundProbes::reduce(std::size_t block_bytes) {
+  return std::make_unique<ReduceProbe>(dtype_, op_, recv_.data(), a_.data(), b_.data(), block_bytes / dtype_size(dtype_));
+}
+
+std::vector<double> combine_bound(Collective c, int nranks, std::vector<double> exchange, std::vector<double> reduce) {
+  if (exchange.size() != reduce.size()) throw std::logic_error("bound probes timed different numbers of calls");
+  std::sort(exchange.begin(), exchange.end());
+  std::sort(reduce.begin(), reduce.end());
+  const double steps = nranks - 1;
+  const double exchanges = c == Collective::allreduce ? 2 * steps : steps;
+  const double reductions = c == Collective::allgather ? 0 : steps;
+  std::vector<double> out(exchange.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = exchanges * exchange[i] + reductions * reduce[i];
+  return out;
+}
+
+}  // namespace collbench

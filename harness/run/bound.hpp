@@ -1,0 +1,55 @@
+#pragma once
+// The limit a ring algorithm can reach on these ranks, measured in the same run
+// (`run --bound`): point-to-point exchange time and reduction-kernel time, each timed
+// like an algorithm and interleaved with them, combined by the ring's own counts.
+//
+// For allreduce over n ranks of N bytes, with blocks of N/n:
+//   t >= 2(n-1) t_exchange(N/n) + (n-1) t_reduce(N/n)
+// t_exchange: a rank sends a block to its right neighbour while receiving one from
+// its left, at the transport's streaming rate (small blocks go as a window of messages
+// in flight, as osu_bibw does, so per-message latency is amortised; large ones one at
+// a time, as the ring sends them, which is faster once a window leaves the cache); t_reduce: the kernel on
+// one block, in cache, all ranks at once. The sum (not the max) is a bound where each
+// rank's own core moves what it receives and reduces what it owns (shared memory, TCP):
+// transfer and reduction compete for that core. Reduce-scatter: (n-1)(t_exchange +
+// t_reduce); allgather: (n-1) t_exchange.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+#include "collectives/page_bytes.hpp"
+#include "collectives/registry.hpp"
+#include "collectives/transport.hpp"
+
+namespace collbench {
+
+bool has_bound(Collective c);
+// "2(n-1) t_exchange + (n-1) t_reduce" for the collective.
+std::string bound_formula(Collective c);
+
+// Bytes of the block each ring step moves, for a call of `count` elements per rank.
+std::size_t bound_block_bytes(Collective c, std::size_t count, int nranks, std::size_t elem);
+
+class BoundProbes {
+ public:
+  // Buffers for blocks up to `max_block_bytes`.
+  BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes);
+  // Messages per timed exchange call (the window): divide its call times by this.
+  static int window(std::size_t block_bytes);
+  std::unique_ptr<PreparedCollective> exchange(std::size_t block_bytes);
+  std::unique_ptr<PreparedCollective> reduce(std::size_t block_bytes);
+
+ private:
+  Transport& transport_;
+  DType dtype_;
+  ReduceOp op_;
+  PageBytes send_, recv_, a_, b_;
+};
+
+// The bound's per-call series from the probes' (exchange already per message):
+// quantile by quantile, so its min, p50 and max combine the probes' min, p50 and max.
+std::vector<double> combine_bound(Collective c, int nranks, std::vector<double> exchange, std::vector<double> reduce);
+
+}  // namespace collbench
