@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Issue 15's measurements, in one run of this script:
+#  1. kernels: collbench-kernels at 64 MiB (every dtype x op and memcpy, repetitions
+#     randomly interleaved), this tree and the BEFORE revision;
+#  2. allreduce at 2 ranks, 8 B to 64 MiB, every algorithm, before and after: per
+#     repetition the BEFORE build and this tree run the same sweep back to back
+#     (alternating which goes first), 3 interleaved rounds each; this tree's sweep also
+#     measures the ring bound (--bound) in the same rounds.
+# BEFORE is built from `git archive` in a temporary directory outside the repository.
+# Writes OUTDIR/{kernels-*.json, sweep-*.csv, sweep-*.json, metadata.json, SUMMARY.md}
+# (scripts/summarize_performance.py).
+#
+# Usage: scripts/measure_performance.sh [OUTDIR]   (default results/performance)
+# Environment: BEFORE (git revision, default eb78367: the tree before issue 15),
+#   REPS (default 3), BUDGET (seconds of timed calls per algorithm and size, default 0.3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-results/performance}
+before=${BEFORE:-eb78367}
+reps=${REPS:-3}
+budget=${BUDGET:-0.3}
+[ -x build/harness/collbench ] || { echo "$0: build/ not built; run scripts/setup.sh first" >&2; exit 2; }
+[ -e "$out/SUMMARY.md" ] && { echo "$0: $out already holds results; choose another OUTDIR or move it away" >&2; exit 2; }
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "building $before in $tmp" >&2
+mkdir "$tmp/src"
+git archive "$before" | tar -x -C "$tmp/src"
+cmake -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DCOLLBENCH_MPI=mpich >/dev/null
+cmake --build "$tmp/build" -j"$(nproc)" --target collbench collbench-kernels >/dev/null
+declare -A tree=([before]="$tmp/build" [after]=build)
+
+for which in after before; do
+  "${tree[$which]}/harness/collbench-kernels" --benchmark_filter='/67108864$' --benchmark_repetitions=5 \
+    --benchmark_enable_random_interleaving=true --benchmark_out="$out/kernels-$which.json" \
+    --benchmark_out_format=json >/dev/null
+done
+
+for rep in $(seq 1 "$reps"); do
+  order=(before after)
+  [ $((rep % 2)) = 0 ] && order=(after before)
+  for which in "${order[@]}"; do
+    t=${tree[$which]}
+    extra=()
+    [ "$which" = after ] && extra=(--bound)
+    "$t/mpiexec" --bind-to core -n 2 "$t/harness/collbench" run -c allreduce -b 8 -e 64M --rounds 3 \
+      --time-budget "$budget" "${extra[@]}" --csv "$out/sweep-$which-$rep.csv" --json "$out/sweep-$which-$rep.json" \
+      >/dev/null
+  done
+  echo "repetition $rep of $reps done" >&2
+done
+${PYTHON:-python3} - "$out/metadata.json" "$before" "$(git rev-parse HEAD)" "$reps" "$budget" <<'PY'
+import json, sys
+json.dump({"before": sys.argv[2], "after": sys.argv[3], "repetitions": int(sys.argv[4]),
+           "command": "TREE/mpiexec --bind-to core -n 2 TREE/harness/collbench run -c allreduce -b 8 -e 64M "
+                      "--rounds 3 --time-budget " + sys.argv[5] + " (after: also --bound)",
+           "kernels": "collbench-kernels --benchmark_filter='/67108864$' --benchmark_repetitions=5 "
+                      "--benchmark_enable_random_interleaving=true",
+           "order": "per repetition both trees back to back, before first in odd repetitions"},
+          open(sys.argv[1], "w"), indent=1)
+PY
+${PYTHON:-python3} scripts/summarize_performance.py "$out" | tee "$out/SUMMARY.md"
