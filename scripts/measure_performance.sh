@@ -4,15 +4,19 @@
 #     randomly interleaved), this tree and the BEFORE revision;
 #  2. allreduce at 2 ranks, 8 B to 64 MiB, every algorithm, before and after: per
 #     repetition the BEFORE build and this tree run the same sweep back to back
-#     (alternating which goes first), 3 interleaved rounds each; this tree's sweep also
-#     measures the ring bound (--bound) in the same rounds.
-# BEFORE is built from `git archive` in a temporary directory outside the repository.
+#     (alternating which goes first), 3 interleaved rounds each;
+#  3. per repetition, this tree again at 256 KiB to 4 MiB with the ring bound (--bound)
+#     measured in the same rounds (apart from 2., whose comparison the probes would
+#     disturb: interleaved, they slowed the next algorithm's 8-byte calls by ~0.15 us).
+# BEFORE is built from `git archive` in a temporary directory outside the repository
+# (or BEFORE_TREE names a build of it made that way).
 # Writes OUTDIR/{kernels-*.json, sweep-*.csv, sweep-*.json, metadata.json, SUMMARY.md}
 # (scripts/summarize_performance.py).
 #
 # Usage: scripts/measure_performance.sh [OUTDIR]   (default results/performance)
 # Environment: BEFORE (git revision, default eb78367: the tree before issue 15),
-#   REPS (default 3), BUDGET (seconds of timed calls per algorithm and size, default 0.3).
+#   BEFORE_TREE, REPS (default 3; also the kernels' repetitions), BUDGET (seconds of timed
+#   calls per algorithm and size, default 0.3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/performance}
@@ -25,15 +29,19 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "building $before in $tmp" >&2
-mkdir "$tmp/src"
-git archive "$before" | tar -x -C "$tmp/src"
-cmake -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DCOLLBENCH_MPI=mpich >/dev/null
-cmake --build "$tmp/build" -j"$(nproc)" --target collbench collbench-kernels >/dev/null
-declare -A tree=([before]="$tmp/build" [after]=build)
+before_tree=${BEFORE_TREE:-}
+if [ -z "$before_tree" ]; then
+  echo "building $before in $tmp" >&2
+  mkdir "$tmp/src"
+  git archive "$before" | tar -x -C "$tmp/src"
+  cmake -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DCOLLBENCH_MPI=mpich >/dev/null
+  cmake --build "$tmp/build" -j"$(nproc)" --target collbench collbench-kernels >/dev/null
+  before_tree=$tmp/build
+fi
+declare -A tree=([before]="$before_tree" [after]=build)
 
 for which in after before; do
-  "${tree[$which]}/harness/collbench-kernels" --benchmark_filter='/67108864$' --benchmark_repetitions=5 \
+  "${tree[$which]}/harness/collbench-kernels" --benchmark_filter='/67108864$' --benchmark_repetitions="$reps" \
     --benchmark_enable_random_interleaving=true --benchmark_out="$out/kernels-$which.json" \
     --benchmark_out_format=json >/dev/null
 done
@@ -43,20 +51,21 @@ for rep in $(seq 1 "$reps"); do
   [ $((rep % 2)) = 0 ] && order=(after before)
   for which in "${order[@]}"; do
     t=${tree[$which]}
-    extra=()
-    [ "$which" = after ] && extra=(--bound)
     "$t/mpiexec" --bind-to core -n 2 "$t/harness/collbench" run -c allreduce -b 8 -e 64M --rounds 3 \
-      --time-budget "$budget" "${extra[@]}" --csv "$out/sweep-$which-$rep.csv" --json "$out/sweep-$which-$rep.json" \
-      >/dev/null
+      --time-budget "$budget" --csv "$out/sweep-$which-$rep.csv" --json "$out/sweep-$which-$rep.json" >/dev/null
   done
+  build/mpiexec --bind-to core -n 2 build/harness/collbench run -c allreduce -b 256K -e 4M --rounds 3 \
+    --time-budget "$budget" --bound --csv "$out/bound-$rep.csv" --json "$out/bound-$rep.json" >/dev/null
   echo "repetition $rep of $reps done" >&2
 done
 ${PYTHON:-python3} - "$out/metadata.json" "$before" "$(git rev-parse HEAD)" "$reps" "$budget" <<'PY'
 import json, sys
 json.dump({"before": sys.argv[2], "after": sys.argv[3], "repetitions": int(sys.argv[4]),
            "command": "TREE/mpiexec --bind-to core -n 2 TREE/harness/collbench run -c allreduce -b 8 -e 64M "
-                      "--rounds 3 --time-budget " + sys.argv[5] + " (after: also --bound)",
-           "kernels": "collbench-kernels --benchmark_filter='/67108864$' --benchmark_repetitions=5 "
+                      "--rounds 3 --time-budget " + sys.argv[5],
+           "bound_command": "build/mpiexec --bind-to core -n 2 build/harness/collbench run -c allreduce -b 256K "
+                            "-e 4M --rounds 3 --time-budget " + sys.argv[5] + " --bound",
+           "kernels": "collbench-kernels --benchmark_filter='/67108864$' --benchmark_repetitions=" + sys.argv[4] + " "
                       "--benchmark_enable_random_interleaving=true",
            "order": "per repetition both trees back to back, before first in odd repetitions"},
           open(sys.argv[1], "w"), indent=1)

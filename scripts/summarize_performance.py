@@ -62,8 +62,9 @@ print(f"\nmemcpy (after's run): {mem:.1f} GB/s (2 bytes per buffer byte; reducti
 
 # --- sweeps
 rows = defaultdict(list)  # (which, algorithm, bytes) -> [row per repetition]
-for path in sorted(glob.glob(f"{out}/sweep-*.json")):
-    which = path.rsplit("/", 1)[1].split("-")[1]
+for path in sorted(glob.glob(f"{out}/sweep-*.json")) + sorted(glob.glob(f"{out}/bound-*.json")):
+    name = path.rsplit("/", 1)[1]
+    which = "bound" if name.startswith("bound-") else name.split("-")[1]
     for r in json.load(open(path))["rows"]:
         rows[(which, r["algorithm"], r["bytes"])].append(r)
 algs = sorted({a for (w, a, b) in rows if w == "before"})
@@ -91,19 +92,19 @@ for b in sizes:
 print("\nSlower beyond the run-to-run spread (every after repetition slower than every before one): "
       + (", ".join(slower) if slower else "none") + ".\n")
 
-print("## Targets at 2 ranks (after): per round, over all repetitions: median (min–max)\n")
+print(f"## Targets at 2 ranks: `{meta['bound_command']}`, per round over all repetitions: median (min–max)\n")
 print("| bytes | best reference | best busbw GB/s | mpi busbw GB/s | best / mpi | ring_bound busbw GB/s | best / ring_bound |")
 print("|---|---|---|---|---|---|---|")
 for b in sizes:
     if b < 256 << 10 or b > 4 << 20:
         continue
-    refs = [a for a in algs if a not in ("mpi",) and rows[("after", a, b)]]
-    if not refs or not rows[("after", "mpi", b)] or not rows[("after", "ring_bound", b)]:
+    refs = [a for a in algs if a not in ("mpi", "ring_bound") and rows[("bound", a, b)]]
+    if not refs or not rows[("bound", "mpi", b)] or not rows[("bound", "ring_bound", b)]:
         continue
-    best = min(refs, key=lambda a: statistics.median(r["p50_us"] for r in rows[("after", a, b)]))
+    best = min(refs, key=lambda a: statistics.median(r["p50_us"] for r in rows[("bound", a, b)]))
     vs_mpi, of_bound, best_bw, mpi_bw, bound_bw = [], [], [], [], []
-    factor = rows[("after", best, b)][0]["busbw_gbps"] / rows[("after", best, b)][0]["algbw_gbps"]
-    for rb, rm, rr in zip(rows[("after", best, b)], rows[("after", "mpi", b)], rows[("after", "ring_bound", b)]):
+    factor = rows[("bound", best, b)][0]["busbw_gbps"] / rows[("bound", best, b)][0]["algbw_gbps"]
+    for rb, rm, rr in zip(rows[("bound", best, b)], rows[("bound", "mpi", b)], rows[("bound", "ring_bound", b)]):
         for tb, tm, tr in zip(rb["round_mean_us"], rm["round_mean_us"], rr["round_mean_us"]):
             vs_mpi.append(tm / tb)
             of_bound.append(tr / tb)
