@@ -96,13 +96,15 @@ void BoundSchedule::run(Transport& transport) const {
     // Start everything that can start; an operation may free more transfers, so go round.
     for (bool moved = true; moved;) {
       moved = false;
-      for (; started[kRecvs] < recvs_.size() && ready(recv_items[started[kRecvs]]); ++started[kRecvs], moved = true) {
-        f.tickets.push_back(transport.start_recv(recvs_[started[kRecvs]]));
-        f.items.push_back({FlowQueue::recvs, started[kRecvs]});
-      }
+      // Sends first: the peer waits for them, while a receive posted a moment later
+      // still matches (a short message waits as unexpected, a long one for the receive).
       for (; started[kSends] < sends_.size() && ready(send_items[started[kSends]]); ++started[kSends], moved = true) {
         f.tickets.push_back(transport.start_send(sends_[started[kSends]]));
         f.items.push_back({FlowQueue::sends, started[kSends]});
+      }
+      for (; started[kRecvs] < recvs_.size() && ready(recv_items[started[kRecvs]]); ++started[kRecvs], moved = true) {
+        f.tickets.push_back(transport.start_recv(recvs_[started[kRecvs]]));
+        f.items.push_back({FlowQueue::recvs, started[kRecvs]});
       }
       if (ops_done < ops_.size() && ready(op_items[ops_done])) {
         run_op(ops_[ops_done++]);
@@ -121,7 +123,34 @@ void BoundSchedule::run(Transport& transport) const {
     if (step != reported_step) progress::set_step(reported_step = step, steps);
 
     f.done.clear();
-    transport.wait_some(f.tickets, f.done);
+    // When the next operation waits only for transfers already in flight, wait for
+    // exactly those (with the sends of its step and before, which the step order would
+    // have waited for too) in one call: waiting for any one at a time cost small
+    // messages 10-25% in extra calls. Otherwise, whichever completes first.
+    f.subset.clear();
+    if (ops_done < ops_.size()) {
+      const FlowItem& next = op_items[ops_done];
+      const auto need_r = next.after[queue_index(FlowQueue::recvs)], need_s = next.after[queue_index(FlowQueue::sends)];
+      if (static_cast<std::ptrdiff_t>(started[kRecvs]) > need_r && static_cast<std::ptrdiff_t>(started[kSends]) > need_s)
+        for (std::size_t i = 0; i < f.items.size(); ++i) {
+          const auto [queue, index] = f.items[i];
+          const auto at = static_cast<std::ptrdiff_t>(index);
+          if (queue == FlowQueue::recvs ? at <= need_r : at <= need_s || send_items[index].step <= next.step)
+            f.subset.push_back(i);
+        }
+    }
+    // Nothing left to start either: everything in flight is all that remains.
+    const bool all_started = started[kRecvs] == recvs_.size() && started[kSends] == sends_.size();
+    if (f.subset.empty() && all_started && ops_done == ops_.size())
+      for (std::size_t i = 0; i < f.items.size(); ++i) f.subset.push_back(i);
+    if (!f.subset.empty()) {
+      f.subset_tickets.clear();
+      for (std::size_t i : f.subset) f.subset_tickets.push_back(f.tickets[i]);
+      transport.wait_all(f.subset_tickets);
+      f.done = f.subset;
+    } else {
+      transport.wait_some(f.tickets, f.done);
+    }
     // Drop the completed tickets, highest position first so the others keep theirs.
     std::sort(f.done.begin(), f.done.end(), std::greater<>());
     for (std::size_t at : f.done) {

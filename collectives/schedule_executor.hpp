@@ -31,7 +31,8 @@ class BoundSchedule {
   struct InFlight {
     std::vector<Ticket> tickets;
     std::vector<std::pair<FlowQueue, std::size_t>> items;
-    std::vector<std::size_t> done;
+    std::vector<std::size_t> done, subset;
+    std::vector<Ticket> subset_tickets;
   };
   DType dtype_;
   ReduceOp op_;

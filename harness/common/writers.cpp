@@ -9,6 +9,23 @@ std::string closing(bool completed, const std::string& stopped) {
   return s + "\n}\n";
 }
 
+// While a run goes on, the closing carries this much trailing space (valid JSON), so the
+// final closing, "stopped" reason included, overwrites bytes the file already has: on
+// a full disk it could not otherwise be written, and the document would be cut off.
+constexpr std::size_t kStoppedRoom = 512;
+std::string running_closing() { return closing(false, "") + std::string(kStoppedRoom, ' '); }
+
+// The final closing, its reason shortened if it would not fit the room kept for it.
+std::string final_closing(const std::string& stopped) {
+  std::string end = closing(stopped.empty(), stopped);
+  const std::size_t room = running_closing().size();
+  for (std::size_t keep = stopped.size(); end.size() > room && keep > 0;) {
+    keep = keep > 64 ? keep - 64 : 0;
+    end = closing(false, stopped.substr(0, keep) + "...");
+  }
+  return end;
+}
+
 }  // namespace
 
 std::string json_text(const nlohmann::json& value, int indent) {
@@ -56,7 +73,7 @@ JsonWriter::JsonWriter(std::unique_ptr<OutputFile> file, const nlohmann::json& m
   const std::string head = "{\n \"metadata\": " + json_text(metadata, 1) + ",\n \"rows\": [";
   file_->append(head);
   rows_end_ = file_->size();
-  if (file_->in_place()) file_->append(closing(false, ""));
+  if (file_->in_place()) file_->append(running_closing());
 }
 
 void JsonWriter::add(const nlohmann::json& row) {
@@ -66,7 +83,7 @@ void JsonWriter::add(const nlohmann::json& row) {
     ++rows_;
     return;
   }
-  const std::string running = closing(false, "");
+  const std::string running = running_closing();
   try {
     file_->write_at(rows_end_, text + running);
   } catch (const OutputError&) {
@@ -85,8 +102,8 @@ void JsonWriter::add(const nlohmann::json& row) {
 void JsonWriter::finish(const std::string& stopped) {
   if (finished_) return;
   finished_ = true;
-  const std::string end = closing(stopped.empty(), stopped);
-  if (!file_->in_place()) return file_->append(end);
+  if (!file_->in_place()) return file_->append(closing(stopped.empty(), stopped));
+  const std::string end = final_closing(stopped);
   file_->write_at(rows_end_, end);
   file_->truncate(rows_end_ + end.size());
 }
