@@ -92,6 +92,29 @@ for b in sizes:
 print("\nSlower beyond the run-to-run spread (every after repetition slower than every before one): "
       + (", ".join(slower) if slower else "none") + ".\n")
 
+# A whole run can land in a slow or a fast state (here mpi, whose code did not change,
+# moved up to 2x between runs): each algorithm over its own run's mpi cancels that.
+print("## The same, each algorithm first divided by its own run's mpi p50 at that size\n")
+print("| bytes | " + " | ".join(a for a in algs if a != "mpi") + " |")
+print("|---" * len(algs) + "|")
+for b in sizes:
+    cells = []
+    for a in algs:
+        if a == "mpi":
+            continue
+        rel = {w: [r["p50_us"] / m["p50_us"] for r, m in zip(rows[(w, a, b)], rows[(w, "mpi", b)])]
+               for w in ("before", "after")}
+        if not rel["before"] or not rel["after"]:
+            cells.append("-")
+            continue
+        mark = " **slower**" if min(rel["after"]) > max(rel["before"]) else ""
+        cells.append(f"{statistics.median(rel['after']) / statistics.median(rel['before']):.2f}{mark}")
+    print(f"| {fmt_size(b)} | " + " | ".join(cells) + " |")
+mpi_moves = [statistics.median(r["p50_us"] for r in rows[("after", "mpi", b)]) /
+             statistics.median(r["p50_us"] for r in rows[("before", "mpi", b)]) for b in sizes]
+print(f"\nmpi's own after/before p50 ratio over the sizes: {min(mpi_moves):.2f}–{max(mpi_moves):.2f} "
+      "(its code is the same in both trees: this is how far the run-level state moved).\n")
+
 print(f"## Targets at 2 ranks: `{meta['bound_command']}`, per round over all repetitions: median (min–max)\n")
 print("| bytes | best reference | best busbw GB/s | mpi busbw GB/s | best / mpi | ring_bound busbw GB/s | best / ring_bound |")
 print("|---|---|---|---|---|---|---|")
