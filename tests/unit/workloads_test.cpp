@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -24,7 +25,9 @@ std::size_t count_named(const Workload& w, const std::string& suffix) {
 // A temporary CSV file holding `text`.
 class TempCsv {
  public:
-  explicit TempCsv(const std::string& text) : path_(testing::TempDir() + "collbench-" + std::to_string(++counter_) + ".csv") {
+  // The process id too: ctest runs each test in its own process, in parallel.
+  explicit TempCsv(const std::string& text)
+      : path_(testing::TempDir() + "collbench-" + std::to_string(getpid()) + "-" + std::to_string(++counter_) + ".csv") {
     std::ofstream(path_) << text;
   }
   ~TempCsv() { std::remove(path_.c_str()); }
