@@ -137,4 +137,45 @@ DataflowPlan plan_execution(const Schedule& s, const BufferLayout& layout, Execu
   return order == ExecutionOrder::steps ? plan_steps(s) : plan_dataflow(s, layout);
 }
 
+FlowProgress::FlowProgress(const DataflowPlan& plan) {
+  for (std::size_t q = 0; q < kFlowQueues; ++q) sizes_[q] = plan.items[q].size();
+  for (FlowQueue q : {FlowQueue::recvs, FlowQueue::sends}) done_[index(q)].assign(sizes_[index(q)], 0);
+}
+
+void FlowProgress::reset() {
+  started_ = {};
+  complete_ = {};
+  for (auto& d : done_) std::fill(d.begin(), d.end(), 0);
+}
+
+bool FlowProgress::ready(const FlowItem& it) const {
+  for (std::size_t q = 0; q < kFlowQueues; ++q)
+    if (static_cast<std::ptrdiff_t>(complete_[q]) <= it.after[q]) return false;
+  return true;
+}
+
+const FlowItem* FlowProgress::next_ready(const DataflowPlan& plan, FlowQueue q) const {
+  const std::vector<FlowItem>& items = plan.of(q);
+  const std::size_t i = started_[index(q)];
+  return i < items.size() && ready(items[i]) ? &items[i] : nullptr;
+}
+
+void FlowProgress::start(FlowQueue q) {
+  ++started_[index(q)];
+  if (q == FlowQueue::ops) ++complete_[index(q)];
+}
+
+void FlowProgress::complete_transfer(FlowQueue q, std::size_t item) {
+  std::vector<char>& done = done_[index(q)];
+  done[item] = 1;
+  std::size_t& prefix = complete_[index(q)];
+  while (prefix < done.size() && done[prefix]) ++prefix;
+}
+
+bool FlowProgress::finished() const {
+  for (std::size_t q = 0; q < kFlowQueues; ++q)
+    if (complete_[q] < sizes_[q]) return false;
+  return true;
+}
+
 }  // namespace collbench

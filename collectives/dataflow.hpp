@@ -40,6 +40,30 @@ struct DataflowPlan {
   const std::vector<FlowItem>& of(FlowQueue q) const { return items[static_cast<std::size_t>(q)]; }
 };
 
+// How far one rank's run of a plan has got: per queue, the items started and the items
+// completed together with all before them (operations complete when they start). The
+// executor and the symbolic executor's dataflow play both run plans with it, so the
+// play checks the very rule the executor follows.
+class FlowProgress {
+ public:
+  FlowProgress() = default;
+  explicit FlowProgress(const DataflowPlan& plan);  // sized for it; pass the same plan below
+  void reset();
+  bool ready(const FlowItem& it) const;
+  // The next item of `q` that has not started, if it may start now; nullptr otherwise.
+  const FlowItem* next_ready(const DataflowPlan& plan, FlowQueue q) const;
+  std::size_t started(FlowQueue q) const { return started_[index(q)]; }
+  std::size_t complete(FlowQueue q) const { return complete_[index(q)]; }
+  void start(FlowQueue q);                          // an operation also completes
+  void complete_transfer(FlowQueue q, std::size_t item);  // in any order
+  bool finished() const;
+
+ private:
+  static std::size_t index(FlowQueue q) { return static_cast<std::size_t>(q); }
+  std::array<std::size_t, kFlowQueues> sizes_{}, started_{}, complete_{};
+  std::array<std::vector<char>, 2> done_;  // receives, sends: completed, by position
+};
+
 // `layout` says where the send buffer really is (inside the receive buffer when in place).
 DataflowPlan plan_dataflow(const Schedule& s, const BufferLayout& layout);
 // The step-by-step order, as a plan for the same executor.

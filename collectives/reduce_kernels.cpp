@@ -214,12 +214,6 @@ template <class T>
   }
 }
 
-// 16-bit types: whole groups of 16 elements in registers (half_kernels_x86.cpp).
-std::size_t body_half(DType t, ReduceOp op, std::byte* d, const std::byte* a, const std::byte* b,
-                      std::size_t n, bool stream) {
-  return detail::reduce_half_avx2(t, op, d, a, b, n, stream);
-}
-
 // 32/64-bit types past the cache: whole 32-byte vectors, streamed.
 [[gnu::target("avx2,f16c"), gnu::flatten]] std::size_t body_streaming(DType t, ReduceOp op, std::byte* d,
                                                                        const std::byte* a, const std::byte* b,
@@ -255,7 +249,8 @@ std::size_t body_half(DType t, ReduceOp op, std::byte* d, const std::byte* a, co
   }
   const std::size_t off = head * elem;
   std::size_t done = head;
-  if (half) done += body_half(t, op, d + off, a + off, b + off, n - head, stream);
+  // 16-bit types: whole groups of 16 elements in registers (half_kernels_x86.cpp).
+  if (half) done += detail::reduce_half_avx2(t, op, d + off, a + off, b + off, n - head, stream);
   else if (stream) done += body_streaming(t, op, d + off, a + off, b + off, n - head);
   by_type<true>(t, op, d + done * elem, a + done * elem, b + done * elem, n - done);
 }

@@ -34,8 +34,6 @@ struct Buffers {
   }
 };
 
-constexpr std::size_t kRecvs = 0, kSends = 1;
-std::size_t queue_index(FlowQueue q) { return static_cast<std::size_t>(q); }
 }  // namespace
 
 BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& call,
@@ -64,8 +62,7 @@ BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& cal
     }
   }
   plan_ = plan_execution(s, layout, order);
-  completed_[kRecvs].assign(recvs_.size(), 0);
-  completed_[kSends].assign(sends_.size(), 0);
+  progress_ = FlowProgress(plan_);
 }
 
 void BoundSchedule::run_op(const Op& o) const {
@@ -74,23 +71,16 @@ void BoundSchedule::run_op(const Op& o) const {
 }
 
 void BoundSchedule::run(Transport& transport) const {
-  const auto& recv_items = plan_.of(FlowQueue::recvs);
-  const auto& send_items = plan_.of(FlowQueue::sends);
-  const auto& op_items = plan_.of(FlowQueue::ops);
-  // Per queue: items started, and items completed together with all before them.
-  std::size_t started[2] = {0, 0}, complete[2] = {0, 0}, ops_done = 0;
-  auto ready = [&](const FlowItem& it) {
-    return static_cast<std::ptrdiff_t>(complete[kRecvs]) > it.after[queue_index(FlowQueue::recvs)] &&
-           static_cast<std::ptrdiff_t>(complete[kSends]) > it.after[queue_index(FlowQueue::sends)] &&
-           static_cast<std::ptrdiff_t>(ops_done) > it.after[queue_index(FlowQueue::ops)];
-  };
+  constexpr FlowQueue kR = FlowQueue::recvs, kS = FlowQueue::sends, kO = FlowQueue::ops;
+  const auto& send_items = plan_.of(kS);
+  const auto& op_items = plan_.of(kO);
+  FlowProgress& p = progress_;
   InFlight& f = in_flight_;
+  p.reset();
   f.tickets.clear();
   f.items.clear();
-  for (auto& c : completed_) std::fill(c.begin(), c.end(), 0);
-  const int steps = static_cast<int>(std::max({recv_items.empty() ? 0 : recv_items.back().step + 1,
-                                               send_items.empty() ? 0 : send_items.back().step + 1,
-                                               op_items.empty() ? 0 : op_items.back().step + 1}));
+  std::size_t steps = 0;
+  for (const auto& items : plan_.items) steps = std::max(steps, items.empty() ? 0 : items.back().step + 1);
   int reported_step = -1;
   for (;;) {
     // Start everything that can start; an operation may free more transfers, so go round.
@@ -98,29 +88,28 @@ void BoundSchedule::run(Transport& transport) const {
       moved = false;
       // Sends first: the peer waits for them, while a receive posted a moment later
       // still matches (a short message waits as unexpected, a long one for the receive).
-      for (; started[kSends] < sends_.size() && ready(send_items[started[kSends]]); ++started[kSends], moved = true) {
-        f.tickets.push_back(transport.start_send(sends_[started[kSends]]));
-        f.items.push_back({FlowQueue::sends, started[kSends]});
-      }
-      for (; started[kRecvs] < recvs_.size() && ready(recv_items[started[kRecvs]]); ++started[kRecvs], moved = true) {
-        f.tickets.push_back(transport.start_recv(recvs_[started[kRecvs]]));
-        f.items.push_back({FlowQueue::recvs, started[kRecvs]});
-      }
-      if (ops_done < ops_.size() && ready(op_items[ops_done])) {
-        run_op(ops_[ops_done++]);
+      for (FlowQueue q : {kS, kR})
+        for (; p.next_ready(plan_, q); p.start(q), moved = true) {
+          const std::size_t i = p.started(q);
+          f.tickets.push_back(q == kS ? transport.start_send(sends_[i]) : transport.start_recv(recvs_[i]));
+          f.items.push_back({q, i});
+        }
+      if (p.next_ready(plan_, kO)) {
+        run_op(ops_[p.started(kO)]);
+        p.start(kO);
         moved = true;
       }
     }
     if (f.tickets.empty()) {
-      if (ops_done == ops_.size() && complete[kRecvs] == recvs_.size() && complete[kSends] == sends_.size()) break;
+      if (p.finished()) break;
       throw std::logic_error("schedule executor stalled: nothing in flight and nothing ready");
     }
     // The watchdog names the earliest step with work left.
-    int step = steps;
-    if (complete[kRecvs] < recvs_.size()) step = std::min(step, static_cast<int>(recv_items[complete[kRecvs]].step));
-    if (complete[kSends] < sends_.size()) step = std::min(step, static_cast<int>(send_items[complete[kSends]].step));
-    if (ops_done < ops_.size()) step = std::min(step, static_cast<int>(op_items[ops_done].step));
-    if (step != reported_step) progress::set_step(reported_step = step, steps);
+    std::size_t step = steps;
+    for (FlowQueue q : {kR, kS, kO})
+      if (p.complete(q) < plan_.of(q).size()) step = std::min(step, plan_.of(q)[p.complete(q)].step);
+    if (static_cast<int>(step) != reported_step)
+      progress::set_step(reported_step = static_cast<int>(step), static_cast<int>(steps));
 
     f.done.clear();
     // When the next operation waits only for transfers already in flight, wait for
@@ -128,19 +117,19 @@ void BoundSchedule::run(Transport& transport) const {
     // have waited for too) in one call: waiting for any one at a time cost small
     // messages 10-25% in extra calls. Otherwise, whichever completes first.
     f.subset.clear();
+    const std::size_t ops_done = p.complete(kO);
     if (ops_done < ops_.size()) {
       const FlowItem& next = op_items[ops_done];
-      const auto need_r = next.after[queue_index(FlowQueue::recvs)], need_s = next.after[queue_index(FlowQueue::sends)];
-      if (static_cast<std::ptrdiff_t>(started[kRecvs]) > need_r && static_cast<std::ptrdiff_t>(started[kSends]) > need_s)
+      const auto need_r = next.after[static_cast<std::size_t>(kR)], need_s = next.after[static_cast<std::size_t>(kS)];
+      if (static_cast<std::ptrdiff_t>(p.started(kR)) > need_r && static_cast<std::ptrdiff_t>(p.started(kS)) > need_s)
         for (std::size_t i = 0; i < f.items.size(); ++i) {
           const auto [queue, index] = f.items[i];
           const auto at = static_cast<std::ptrdiff_t>(index);
-          if (queue == FlowQueue::recvs ? at <= need_r : at <= need_s || send_items[index].step <= next.step)
-            f.subset.push_back(i);
+          if (queue == kR ? at <= need_r : at <= need_s || send_items[index].step <= next.step) f.subset.push_back(i);
         }
     }
     // Nothing left to start either: everything in flight is all that remains.
-    const bool all_started = started[kRecvs] == recvs_.size() && started[kSends] == sends_.size();
+    const bool all_started = p.started(kR) == recvs_.size() && p.started(kS) == sends_.size();
     if (f.subset.empty() && all_started && ops_done == ops_.size())
       for (std::size_t i = 0; i < f.items.size(); ++i) f.subset.push_back(i);
     if (!f.subset.empty()) {
@@ -154,15 +143,12 @@ void BoundSchedule::run(Transport& transport) const {
     // Drop the completed tickets, highest position first so the others keep theirs.
     std::sort(f.done.begin(), f.done.end(), std::greater<>());
     for (std::size_t at : f.done) {
-      const auto [queue, index] = f.items[at];
-      completed_[queue == FlowQueue::recvs ? kRecvs : kSends][index] = 1;
+      p.complete_transfer(f.items[at].first, f.items[at].second);
       f.tickets[at] = f.tickets.back();
       f.tickets.pop_back();
       f.items[at] = f.items.back();
       f.items.pop_back();
     }
-    for (std::size_t q : {kRecvs, kSends})
-      while (complete[q] < completed_[q].size() && completed_[q][complete[q]]) ++complete[q];
   }
 }
 

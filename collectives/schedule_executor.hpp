@@ -40,7 +40,7 @@ class BoundSchedule {
   std::vector<Op> ops_;
   DataflowPlan plan_;
   mutable InFlight in_flight_;
-  mutable std::vector<char> completed_[2];  // per receive / send, reset by every run
+  mutable FlowProgress progress_;
   void run_op(const Op& o) const;
 };
 

@@ -158,8 +158,7 @@ class Player {
   struct Flow {
     DataflowPlan plan;
     Flat flat;
-    std::size_t started[2] = {0, 0}, complete[2] = {0, 0}, ops_done = 0;
-    std::vector<char> done[2];
+    FlowProgress progress;  // the executor's rule for what may start
   };
 
   // Started, not yet matched transfers between one sender and one receiver, in start order.
@@ -195,8 +194,7 @@ class Player {
         for (const Transfer& t : st.sends) f.flat.sends.push_back(&t);
         for (const LocalOp& o : st.ops) f.flat.ops.push_back({k, &o});
       }
-      f.done[0].assign(f.flat.recvs.size(), 0);
-      f.done[1].assign(f.flat.sends.size(), 0);
+      f.progress = FlowProgress(f.plan);
     }
     Matching m;
     std::deque<int> work;
@@ -213,8 +211,7 @@ class Player {
       if (full()) return;
       if (m.matchable.empty()) {
         for (const Flow& f : flows)
-          if (f.ops_done < f.flat.ops.size() || f.complete[0] < f.flat.recvs.size() ||
-              f.complete[1] < f.flat.sends.size()) {
+          if (!f.progress.finished()) {
             error("dataflow order deadlocks: every rank waits for transfers that never match");
             return;
           }
@@ -235,38 +232,32 @@ class Player {
 
   static std::string dataflow_at(std::size_t step) { return "step " + std::to_string(step) + " (dataflow order)"; }
 
-  bool ready(const Flow& f, const FlowItem& it) const {
-    return static_cast<std::ptrdiff_t>(f.complete[0]) > it.after[0] &&
-           static_cast<std::ptrdiff_t>(f.complete[1]) > it.after[1] &&
-           static_cast<std::ptrdiff_t>(f.ops_done) > it.after[2];
-  }
-
   void advance(int r, Flow& f, Matching& m) {
-    const auto& recv_items = f.plan.of(FlowQueue::recvs);
-    const auto& send_items = f.plan.of(FlowQueue::sends);
-    const auto& op_items = f.plan.of(FlowQueue::ops);
+    FlowProgress& p = f.progress;
     const std::string& at = kDataflowOrder;  // error messages name the step themselves
     for (bool moved = true; moved && !full();) {
       moved = false;
-      for (; f.started[0] < recv_items.size() && ready(f, recv_items[f.started[0]]); ++f.started[0], moved = true) {
-        const Transfer& t = *f.flat.recvs[f.started[0]];
+      for (const FlowItem* it; (it = p.next_ready(f.plan, FlowQueue::recvs)); p.start(FlowQueue::recvs), moved = true) {
+        const std::size_t i = p.started(FlowQueue::recvs);
+        const Transfer& t = *f.flat.recvs[i];
         if (overwrites_send(r, t.region))
-          error("rank " + std::to_string(r) + " " + dataflow_at(recv_items[f.started[0]].step) +
+          error("rank " + std::to_string(r) + " " + dataflow_at(it->step) +
                 ": a receive is posted over a region still being sent");
         Place pl = place(r, t.region, at, " recv");
         if (pl.buf) std::fill_n(pl.buf->index.begin() + static_cast<std::ptrdiff_t>(pl.offset), t.region.count, kPending);
-        m.posted_on(t.peer, r, f.started[0]);
+        m.posted_on(t.peer, r, i);
       }
-      for (; f.started[1] < send_items.size() && ready(f, send_items[f.started[1]]); ++f.started[1], moved = true) {
-        const Transfer& t = *f.flat.sends[f.started[1]];
+      for (const FlowItem* it; (it = p.next_ready(f.plan, FlowQueue::sends)); p.start(FlowQueue::sends), moved = true) {
+        const std::size_t i = p.started(FlowQueue::sends);
+        const Transfer& t = *f.flat.sends[i];
         if (reads_pending(r, t.region))
-          error("rank " + std::to_string(r) + " " + dataflow_at(send_items[f.started[1]].step) +
+          error("rank " + std::to_string(r) + " " + dataflow_at(it->step) +
                 ": sends a region whose receive has not completed");
-        m.sent_on(r, t.peer, f.started[1]);
+        m.sent_on(r, t.peer, i);
         mark_sending(r, t.region, 1);
       }
-      if (f.ops_done < op_items.size() && ready(f, op_items[f.ops_done])) {
-        const auto [step, op] = f.flat.ops[f.ops_done];
+      if (p.next_ready(f.plan, FlowQueue::ops)) {
+        const auto [step, op] = f.flat.ops[p.started(FlowQueue::ops)];
         if (reads_pending(r, op->a) || (op->kind == LocalOp::Kind::reduce && reads_pending(r, op->b)))
           error("rank " + std::to_string(r) + " " + dataflow_at(step) +
                 ": an operation reads a region whose receive has not completed");
@@ -274,7 +265,7 @@ class Player {
           error("rank " + std::to_string(r) + " " + dataflow_at(step) +
                 ": an operation overwrites a region still being sent");
         local(r, *op, dataflow_at(step));
-        ++f.ops_done;
+        p.start(FlowQueue::ops);
         moved = true;
       }
     }
@@ -306,10 +297,8 @@ class Player {
     const Transfer& t = *fr.flat.recvs[ri];
     const std::string& at = kDataflowOrder;
     mark_sending(from, s.region, -1);
-    for (auto [f, i] : {std::pair{&fs, std::size_t{1}}, std::pair{&fr, std::size_t{0}}}) {
-      f->done[i][i == 1 ? si : ri] = 1;
-      while (f->complete[i] < f->done[i].size() && f->done[i][f->complete[i]]) ++f->complete[i];
-    }
+    fs.progress.complete_transfer(FlowQueue::sends, si);
+    fr.progress.complete_transfer(FlowQueue::recvs, ri);
     if (s.region.count != t.region.count) {
       error("rank " + std::to_string(to) + " " + dataflow_at(fr.plan.of(FlowQueue::recvs)[ri].step) +
             ": receives " + std::to_string(t.region.count) +
