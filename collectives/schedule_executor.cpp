@@ -63,6 +63,8 @@ BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& cal
   }
   plan_ = plan_execution(s, layout, order);
   progress_ = FlowProgress(plan_);
+  steps_ = s.steps.size();
+  precompile();
 }
 
 void BoundSchedule::run_op(const Op& o) const {
@@ -70,7 +72,91 @@ void BoundSchedule::run_op(const Op& o) const {
   else if (o.dst != o.a) std::memmove(o.dst, o.a, o.count * dtype_size(dtype_));
 }
 
+// Carries out the executor's decisions on a transport.
+struct BoundSchedule::Executing {
+  const BoundSchedule& s;
+  Transport& t;
+  int reported = -1;
+  Ticket start(FlowQueue q, std::size_t i) {
+    return q == FlowQueue::sends ? t.start_send(s.sends_[i]) : t.start_recv(s.recvs_[i]);
+  }
+  void op(std::size_t i) { s.run_op(s.ops_[i]); }
+  void wait_all(std::span<const Ticket> tickets, int step) {
+    report(step);
+    t.wait_all(tickets);
+  }
+  bool wait_some(std::span<const Ticket> tickets, std::vector<std::size_t>& done, int step) {
+    report(step);
+    t.wait_some(tickets, done);
+    return true;
+  }
+  // The watchdog names the earliest step with work left.
+  void report(int step) {
+    if (step != reported) progress::set_step(reported = step, static_cast<int>(s.steps_));
+  }
+};
+
+// Records the decisions as a program; tickets are transfer slots (sends, then receives).
+struct BoundSchedule::Recording {
+  BoundSchedule& s;
+  Ticket start(FlowQueue q, std::size_t i) {
+    const bool send = q == FlowQueue::sends;
+    s.program_.push_back({send ? Action::Kind::send : Action::Kind::recv, static_cast<std::uint32_t>(i)});
+    return static_cast<Ticket>(send ? i : s.sends_.size() + i);
+  }
+  void op(std::size_t i) { s.program_.push_back({Action::Kind::op, static_cast<std::uint32_t>(i)}); }
+  void wait_all(std::span<const Ticket> tickets, int step) {
+    const std::size_t first = s.slots_.size();
+    for (Ticket t : tickets) s.slots_.push_back(static_cast<std::uint32_t>(t));
+    s.program_.push_back({Action::Kind::wait, static_cast<std::uint32_t>(s.waits_.size())});
+    s.waits_.push_back({first, s.slots_.size(), step});
+  }
+  bool wait_some(std::span<const Ticket>, std::vector<std::size_t>&, int) { return false; }
+};
+
+void BoundSchedule::precompile() {
+  Recording r{*this};
+  if (drive(r)) {
+    slot_tickets_.assign(sends_.size() + recvs_.size(), -1);
+    return;
+  }
+  program_.clear();
+  waits_.clear();
+  slots_.clear();
+}
+
 void BoundSchedule::run(Transport& transport) const {
+  if (precompiled()) run_program(transport);
+  else run_dynamic(transport);
+}
+
+void BoundSchedule::run_program(Transport& transport) const {
+  int reported = -1;
+  const std::size_t first_recv = sends_.size();
+  for (const Action& a : program_) {
+    switch (a.kind) {
+      case Action::Kind::send: slot_tickets_[a.index] = transport.start_send(sends_[a.index]); break;
+      case Action::Kind::recv: slot_tickets_[first_recv + a.index] = transport.start_recv(recvs_[a.index]); break;
+      case Action::Kind::op: run_op(ops_[a.index]); break;
+      case Action::Kind::wait: {
+        const Wait& w = waits_[a.index];
+        wait_tickets_.clear();
+        for (std::size_t k = w.first; k < w.last; ++k) wait_tickets_.push_back(slot_tickets_[slots_[k]]);
+        if (w.step != reported) progress::set_step(reported = w.step, static_cast<int>(steps_));
+        transport.wait_all(wait_tickets_);
+        break;
+      }
+    }
+  }
+}
+
+void BoundSchedule::run_dynamic(Transport& transport) const {
+  Executing e{*this, transport};
+  drive(e);
+}
+
+template <class Driver>
+bool BoundSchedule::drive(Driver& d) const {
   constexpr FlowQueue kR = FlowQueue::recvs, kS = FlowQueue::sends, kO = FlowQueue::ops;
   const auto& send_items = plan_.of(kS);
   const auto& op_items = plan_.of(kO);
@@ -79,9 +165,6 @@ void BoundSchedule::run(Transport& transport) const {
   p.reset();
   f.tickets.clear();
   f.items.clear();
-  std::size_t steps = 0;
-  for (const auto& items : plan_.items) steps = std::max(steps, items.empty() ? 0 : items.back().step + 1);
-  int reported_step = -1;
   for (;;) {
     // Start everything that can start; an operation may free more transfers, so go round.
     for (bool moved = true; moved;) {
@@ -91,25 +174,22 @@ void BoundSchedule::run(Transport& transport) const {
       for (FlowQueue q : {kS, kR})
         for (; p.next_ready(plan_, q); p.start(q), moved = true) {
           const std::size_t i = p.started(q);
-          f.tickets.push_back(q == kS ? transport.start_send(sends_[i]) : transport.start_recv(recvs_[i]));
+          f.tickets.push_back(d.start(q, i));
           f.items.push_back({q, i});
         }
       if (p.next_ready(plan_, kO)) {
-        run_op(ops_[p.started(kO)]);
+        d.op(p.started(kO));
         p.start(kO);
         moved = true;
       }
     }
     if (f.tickets.empty()) {
-      if (p.finished()) break;
+      if (p.finished()) return true;
       throw std::logic_error("schedule executor stalled: nothing in flight and nothing ready");
     }
-    // The watchdog names the earliest step with work left.
-    std::size_t step = steps;
+    std::size_t step = steps_;
     for (FlowQueue q : {kR, kS, kO})
       if (p.complete(q) < plan_.of(q).size()) step = std::min(step, plan_.of(q)[p.complete(q)].step);
-    if (static_cast<int>(step) != reported_step)
-      progress::set_step(reported_step = static_cast<int>(step), static_cast<int>(steps));
 
     f.done.clear();
     // When the next operation waits only for transfers already in flight, wait for
@@ -132,13 +212,28 @@ void BoundSchedule::run(Transport& transport) const {
     const bool all_started = p.started(kR) == recvs_.size() && p.started(kS) == sends_.size();
     if (f.subset.empty() && all_started && ops_done == ops_.size())
       for (std::size_t i = 0; i < f.items.size(); ++i) f.subset.push_back(i);
+    // Else the earliest step in flight, as the step order would wait for it, when every
+    // transfer of that step and before has started: then the peers' matching transfers
+    // (same step) need nothing from later steps, so waiting for all of them cannot
+    // deadlock, and the wait is known in advance (precompile) where "any" is not.
+    if (f.subset.empty()) {
+      auto step_of = [&](std::size_t i) { return plan_.of(f.items[i].first)[f.items[i].second].step; };
+      std::size_t lowest = step_of(0);
+      for (std::size_t i = 1; i < f.items.size(); ++i) lowest = std::min(lowest, step_of(i));
+      bool started_through = true;
+      for (FlowQueue q : {kR, kS})
+        if (p.started(q) < plan_.of(q).size() && plan_.of(q)[p.started(q)].step <= lowest) started_through = false;
+      if (started_through)
+        for (std::size_t i = 0; i < f.items.size(); ++i)
+          if (step_of(i) == lowest) f.subset.push_back(i);
+    }
     if (!f.subset.empty()) {
       f.subset_tickets.clear();
       for (std::size_t i : f.subset) f.subset_tickets.push_back(f.tickets[i]);
-      transport.wait_all(f.subset_tickets);
+      d.wait_all(f.subset_tickets, static_cast<int>(step));
       f.done = f.subset;
-    } else {
-      transport.wait_some(f.tickets, f.done);
+    } else if (!d.wait_some(f.tickets, f.done, static_cast<int>(step))) {
+      return false;
     }
     // Drop the completed tickets, highest position first so the others keep theirs.
     std::sort(f.done.begin(), f.done.end(), std::greater<>());
