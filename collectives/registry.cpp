@@ -6,8 +6,8 @@
 
 namespace collbench {
 
-std::byte* Workspace::reserve(std::size_t bytes) {
-  if (bytes > storage_.size()) storage_.resize(bytes);
+std::byte* Workspace::reserve(std::size_t bytes, Transport& from) {
+  if (bytes > storage_.size() || !storage_.data()) storage_ = from.allocate(bytes);
   return storage_.data();
 }
 
@@ -87,7 +87,7 @@ std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const C
                             call.root, dtype_size(call.dtype), &resolved};
   Schedule s = entry.build(req);
   const std::size_t scratch_bytes = s.scratch_count * dtype_size(call.dtype);
-  std::byte* scratch = workspace.reserve(scratch_bytes);
+  std::byte* scratch = workspace.reserve(scratch_bytes, transport);
   const BufferLayout layout =
       buffer_layout(call.collective, call.count, transport.size(), transport.rank(), call.root, call.in_place);
   return std::make_unique<ScheduledCollective>(BoundSchedule(s, call, layout, scratch, scratch_bytes, params.order),

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
-#include "collectives/page_bytes.hpp"
 #include "collectives/schedule.hpp"
 #include "collectives/transport.hpp"
 
@@ -19,15 +18,15 @@ class PreparedCollective {
   virtual void run() = 0;
 };
 
-// Scratch memory shared by the algorithms of a run: it only grows, so a harness that
-// prepares the largest size first allocates once.
+// Scratch memory shared by the algorithms of a run, from the transport that moves it:
+// it only grows, so a harness that prepares the largest size first allocates once.
 class Workspace {
  public:
-  std::byte* reserve(std::size_t bytes);
+  std::byte* reserve(std::size_t bytes, Transport& from);
   std::size_t capacity() const { return storage_.size(); }
 
  private:
-  PageBytes storage_;
+  HostBuffer storage_;
 };
 
 using LibraryPrepare =

@@ -1,5 +1,7 @@
 #pragma once
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -19,6 +21,27 @@ using Ticket = int;
 struct Completion {
   std::size_t index = 0;  // position in the span given to wait_any
   std::size_t bytes = 0;  // bytes received (0 for a send)
+};
+
+// Host memory for the buffers a transport moves (Transport::allocate): page-aligned,
+// zeroed, released by its owner's deleter.
+class HostBuffer {
+ public:
+  using Release = std::function<void(std::byte*, std::size_t)>;
+  HostBuffer() = default;
+  HostBuffer(std::byte* data, std::size_t bytes, Release release)
+      : data_(data, Deleter{bytes, std::move(release)}), bytes_(bytes) {}
+  std::byte* data() const { return data_.get(); }
+  std::size_t size() const { return bytes_; }
+
+ private:
+  struct Deleter {
+    std::size_t bytes;
+    Release release;
+    void operator()(std::byte* p) const { release(p, bytes); }
+  };
+  std::unique_ptr<std::byte, Deleter> data_{nullptr, Deleter{}};
+  std::size_t bytes_ = 0;
 };
 
 // Moves bytes between ranks. Schedules start messages one at a time; protocols
@@ -47,6 +70,11 @@ class Transport {
   // Blocks until every ticket has completed.
   virtual void wait_all(std::span<const Ticket> tickets) = 0;
   void wait(Ticket t) { wait_any(std::span<const Ticket>(&t, 1)); }
+
+  // Memory for every buffer that schedule messages use. A transport that maps its
+  // peers' memory (shm) can only move bytes between buffers from here; the default is
+  // page-aligned heap memory, which any transport can move.
+  virtual HostBuffer allocate(std::size_t bytes);
 };
 
 }  // namespace collbench
