@@ -78,8 +78,8 @@ BoundProbes::BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::si
     : transport_(transport), dtype_(dtype), op_(op) {
   const std::size_t window_bytes = std::max(max_block_bytes, std::min(kWindowBytes, kMaxWindow * max_block_bytes));
   // Zeros: every op keeps them normal numbers in every dtype.
-  send_.assign(std::max<std::size_t>(window_bytes, 1), std::byte{0});
-  recv_.assign(send_.size(), std::byte{0});
+  send_ = transport.allocate(std::max<std::size_t>(window_bytes, 1));
+  recv_ = transport.allocate(send_.size());
   a_.assign(std::max<std::size_t>(max_block_bytes, 1), std::byte{0});
   b_.assign(a_.size(), std::byte{0});
 }

@@ -45,7 +45,8 @@ class BoundProbes {
   Transport& transport_;
   DType dtype_;
   ReduceOp op_;
-  PageBytes send_, recv_, a_, b_;
+  HostBuffer send_, recv_;  // from the transport, which may move only its own memory
+  PageBytes a_, b_;
 };
 
 // The bound's per-call series from the probes' (exchange already per message):

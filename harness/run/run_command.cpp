@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 #include "collectives/mpi/known_defects.hpp"
 #include "collectives/mpi/forced_algorithm.hpp"
+#include "collectives/mpi/shm_transport.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/session.hpp"
@@ -67,6 +69,7 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                   {"in_place", s.in_place},
                   {"segment_bytes", s.segment_bytes},
                   {"order", kExecutionOrderNames.name(s.order)},
+                  {"transport", kTransportKindNames.name(s.transport)},
                   {"bound", s.bound},
                   {"ranks_per_node", ranks_per_node}};
   m["definitions"] = {{"bytes", bytes_definition()},
@@ -98,14 +101,22 @@ int run_run(RunOptions o, const Invocation& inv) {
   if (const ForcedAlgorithm& f = forced_mpi_algorithm(s.collective); runs_mpi && !f.refused.empty())
     throw RunError(f.refused);
   Session session(*inv.registry, inv.comm, o.ranks_per_node);
+  std::optional<ShmTransport> shm;
+  if (s.transport == TransportKind::shm) try {
+      shm.emplace(inv.comm);
+    } catch (const std::runtime_error& e) {  // every rank learned it together
+      throw RunError(e.what());
+    }
+  Transport& references = shm ? static_cast<Transport&>(*shm) : session.transport;
   nlohmann::json metadata = collect_metadata(inv, session);
+  metadata["transport"] = references.name();
   add_sweep_metadata(metadata, s, o.ranks_per_node, std::string(collective_name(s.collective)));
   ResultRow columns;
   if (s.bound) columns.extra.push_back({"of_bound", 0.0});
   ResultSink sink = ResultSink::open(o.out, std::string(collective_name(s.collective)),
                                      field_names(csv_fields(columns)), metadata, inv.comm);
   if (inv.rank == 0) print_table_header(s, metadata);
-  const SweepErrors errors = run_sweep(s, session, sink);
+  const SweepErrors errors = run_sweep(s, session, references, sink);
   return finish_run(inv, sink, errors.total(), errors.blame(traits(s.collective).mpi_function));
 }
 

@@ -72,6 +72,10 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
                                      "reduction as soon as its data allows, overlapping steps) or steps (step by "
                                      "step, for comparison)")
       ->capture_default_str();
+  run.add_option("--transport", f.transport, "What carries the reference algorithms' messages: mpi (MPI "
+                                             "point-to-point) or shm (this node's shared memory, each message "
+                                             "copied once by its receiver; every rank on one node)")
+      ->capture_default_str();
   run.add_flag("--bound", f.parsed.sweep.bound,
                "Also measure, interleaved with the algorithms, the point-to-point exchange and reduction-kernel "
                "times a ring needs and report their sum as row 'bound', and every algorithm's share of it "
@@ -126,6 +130,7 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
   s.op = kReduceOpNames.parse_or_throw(f.op, "op");
   s.timing = kTimingPolicyNames.parse_or_throw(f.timing, "timing policy");
   s.order = kExecutionOrderNames.parse_or_throw(f.order, "execution order");
+  s.transport = kTransportKindNames.parse_or_throw(f.transport, "--transport");
   s.aggregate = kRankAggregateNames.parse_or_throw(f.aggregate, "--aggregate");
   s.reps.warmup = parse_count_or_auto(f.warmup, "--warmup", 0);
   s.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
@@ -167,6 +172,8 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
       throw std::invalid_argument("--segment-size " + f.segment + " is not a multiple of the " + f.dtype +
                                   " element size (" + std::to_string(elem) + " bytes)");
   }
+  if (s.transport != TransportKind::mpi && ps)
+    throw std::invalid_argument("--collective ps needs --transport mpi (its tagged messages are MPI's)");
   if (s.bound && ps) throw std::invalid_argument("--bound applies to the collectives, not to --collective ps");
   if (s.bound && !has_bound(s.collective))
     throw std::invalid_argument("--bound is defined for allreduce, reduce_scatter and allgather, not " + f.collective);

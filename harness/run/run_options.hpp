@@ -17,6 +17,12 @@ class App;
 
 namespace collbench {
 
+// What carries the reference algorithms' messages: MPI point-to-point, or this node's
+// shared memory, copied once (collectives/mpi/shm_transport.hpp).
+enum class TransportKind { mpi, shm };
+inline constexpr NameTable<TransportKind, 2> kTransportKindNames{
+    {{{TransportKind::mpi, "mpi"}, {TransportKind::shm, "shm"}}}};
+
 struct SizeRange {
   std::size_t min_bytes = 8;
   std::size_t max_bytes = std::size_t{64} << 20;
@@ -40,6 +46,7 @@ struct SweepSpec {
   std::size_t segment_bytes = 0;  // pipelined algorithms; 0: each algorithm's default
   ExecutionOrder order = ExecutionOrder::dataflow;  // of the reference algorithms' schedules
   bool bound = false;  // also measure the point-to-point and kernel limit (bound.hpp)
+  TransportKind transport = TransportKind::mpi;  // of the reference algorithms (the baseline's is MPI's own)
 };
 
 struct RunOptions {
@@ -53,7 +60,7 @@ struct RunOptions {
 // `run`'s flags as typed (the parameter server, -c ps, shares them).
 struct RunFlags {
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "8", max_bytes = "64M",
-              timing = "per-call", aggregate = "max", order = "dataflow", segment, warmup = "auto", iters = "auto";
+              timing = "per-call", aggregate = "max", order = "dataflow", transport = "mpi", segment, warmup = "auto", iters = "auto";
   bool algorithms_given = false;  // -a "" names nothing, rather than meaning all
   RunOptions parsed;  // what CLI11 parses straight into numbers
 };

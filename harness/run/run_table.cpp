@@ -22,8 +22,10 @@ void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
   if (uses_reduce_op(c)) std::printf(", op %s", std::string(reduce_op_name(o.op)).c_str());
   if (uses_root(c)) std::printf(", root %d", o.root);
   std::printf(", %s\n", o.in_place ? "in place" : "out of place");
-  std::printf("# MPI library: %s; transport of reference algorithms: MPI point-to-point\n",
-              metadata["mpi"]["library"].get<std::string>().c_str());
+  std::printf("# MPI library: %s; transport of reference algorithms: %s\n",
+              metadata["mpi"]["library"].get<std::string>().c_str(),
+              o.transport == TransportKind::shm ? "shared memory (shm: one copy, by the receiver, from the sender's buffer)"
+                                                : "MPI point-to-point");
   for (const auto& caution : metadata["mpi_baseline"]["cautions"])
     std::printf("# note (%s): %s\n", metadata["mpi_baseline"]["row_name"].get<std::string>().c_str(),
                 caution.get<std::string>().c_str());

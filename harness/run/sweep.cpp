@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "collectives/mpi/forced_algorithm.hpp"
-#include "collectives/page_bytes.hpp"
 #include "collectives/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/sizes.hpp"
@@ -27,7 +26,7 @@ std::size_t per_rank_count(const SweepSpec& o, std::size_t bytes, int nranks) {
 // The buffers of a run, allocated once at the largest size: inputs and the output of
 // the algorithm under test.
 struct Buffers {
-  PageBytes send, recv;
+  HostBuffer send, recv;
 };
 
 class SizeRun {
@@ -123,8 +122,7 @@ ResultRow bound_row(const ResultRow& like, const BoundAtSize& b, const SweepSpec
 
 }  // namespace
 
-SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
-  MpiTransport& transport = session.transport;
+SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport, ResultSink& sink) {
   const MPI_Comm comm = session.comm;
   const Topology& topology = session.topology;
   const int rank = transport.rank(), nranks = transport.size();
@@ -137,8 +135,8 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
   Buffers buf;
   const std::size_t max_count = per_rank_count(o, sizes.empty() ? 0 : sizes.back(), nranks);
   const BufferLayout big = buffer_layout(o.collective, max_count, nranks, rank, o.root, o.in_place);
-  buf.send.resize(std::max<std::size_t>(big.send_count * elem, 1));
-  buf.recv.resize(std::max<std::size_t>(big.recv_count * elem, big.send_count * elem) + 1);
+  buf.send = transport.allocate(std::max<std::size_t>(big.send_count * elem, 1));
+  buf.recv = transport.allocate(std::max<std::size_t>(big.recv_count * elem, big.send_count * elem) + 1);
   std::optional<BoundProbes> probes;
   if (o.bound) probes.emplace(transport, o.dtype, o.op, bound_block_bytes(o.collective, max_count, nranks, elem));
   Workspace workspace;
@@ -162,7 +160,8 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, ResultSink& sink) {
     };
 
     std::vector<std::unique_ptr<PreparedCollective>> prepared;
-    for (const AlgorithmEntry* a : o.algorithms) prepared.push_back(prepare(*a, size_run.call(), transport, workspace, params));
+    for (const AlgorithmEntry* a : o.algorithms)
+      prepared.push_back(prepare(*a, size_run.call(), a->is_baseline() ? session.transport : transport, workspace, params));
 
     // Every algorithm, the MPI library's included, is checked against the exact
     // expected values, so a wrong library never makes a right algorithm look wrong.

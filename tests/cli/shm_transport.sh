@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# run --transport shm: the reference algorithms' rows (and the bound's probes) say
+# shm, the MPI library's row stays the library's, every result is checked and exact,
+# and the metadata and table header name the transport.
+# usage: shm_transport.sh MPIEXEC COLLBENCH
+set -u
+mpiexec=$1 collbench=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+"$mpiexec" -n 2 "$collbench" run -a mpi,ring,rabenseifner -b 8 -e 1M -f 64 -n 5 -w 2 --bound --transport shm \
+  --csv "$dir/t.csv" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "--transport shm run exited $?"; }
+grep -q "transport of reference algorithms: shared memory" "$dir/out" || { cat "$dir/out"; fail "header does not name shm"; }
+python3 - "$dir" <<'PY' || exit 1
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/t.csv")))
+want = {"mpi": "mpi-library", "ring": "shm", "rabenseifner": "shm", "ring_bound": "shm+kernel"}
+assert {r["algorithm"] for r in rows} == set(want), rows
+for r in rows:
+    assert r["transport"] == want[r["algorithm"]], r
+    if r["algorithm"] != "ring_bound":
+        assert int(r["errors"]) == 0 and int(r["checked_calls"]) > 0, r
+j = json.load(open(d + "/t.json"))
+assert j["metadata"]["transport"] == "shm", j["metadata"]["transport"]
+assert j["metadata"]["options"]["transport"] == "shm", j["metadata"]["options"]
+print("ok:", len(rows), "rows over shm")
+PY

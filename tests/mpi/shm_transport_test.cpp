@@ -1,0 +1,113 @@
+// The shared-memory transport: messages match in order and arrive intact under load,
+// memory it cannot map is refused, and every reference algorithm is exact over it.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "collectives/mpi/shm_transport.hpp"
+#include "harness/common/default_registry.hpp"
+#include "harness/common/session.hpp"
+#include "harness/run/sweep.hpp"
+
+using namespace collbench;
+
+namespace {
+ShmTransport& shm() {
+  static ShmTransport t(MPI_COMM_WORLD);
+  return t;
+}
+
+// Fills `bytes` bytes with a pattern naming the message.
+void fill(std::byte* p, std::size_t bytes, unsigned tag) {
+  for (std::size_t i = 0; i < bytes; ++i) p[i] = static_cast<std::byte>((tag * 131 + i * 7) & 0xff);
+}
+bool holds(const std::byte* p, std::size_t bytes, unsigned tag) {
+  for (std::size_t i = 0; i < bytes; ++i)
+    if (p[i] != static_cast<std::byte>((tag * 131 + i * 7) & 0xff)) return false;
+  return true;
+}
+}  // namespace
+
+// Several messages in flight each way, of different sizes, receives completed out of
+// posting order: each channel must still hand them over (and free the sender) in order,
+// or a sender reuses a buffer its receiver has not copied yet.
+TEST(ShmTransport, MessagesInFlightArriveInOrderAndIntact) {
+  ShmTransport& t = shm();
+  const int n = t.size(), me = t.rank();
+  if (n < 2) GTEST_SKIP() << "needs two ranks";
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+  constexpr int kWindow = 3;
+  constexpr std::size_t kMost = 4096;
+  HostBuffer send = t.allocate(kWindow * kMost), recv = t.allocate(kWindow * kMost);
+  int bad = 0;
+  for (unsigned round = 0; round < 3000; ++round) {
+    std::vector<Ticket> recvs, sends;
+    for (int k = 0; k < kWindow; ++k) {
+      const std::size_t bytes = 1 + (round * 37 + static_cast<unsigned>(k) * 1001) % kMost;
+      recvs.push_back(t.start_recv({left, recv.data() + k * kMost, bytes}));
+    }
+    for (int k = 0; k < kWindow; ++k) {
+      const std::size_t bytes = 1 + (round * 37 + static_cast<unsigned>(k) * 1001) % kMost;
+      fill(send.data() + k * kMost, bytes, round * kWindow + static_cast<unsigned>(k));
+      sends.push_back(t.start_send({right, send.data() + k * kMost, bytes}));
+    }
+    t.wait_all(std::vector<Ticket>{recvs.back()});  // the last first
+    recvs.pop_back();
+    t.wait_all(recvs);
+    t.wait_all(sends);
+    for (int k = 0; k < kWindow; ++k) {
+      const std::size_t bytes = 1 + (round * 37 + static_cast<unsigned>(k) * 1001) % kMost;
+      bad += !holds(recv.data() + k * kMost, bytes, round * kWindow + static_cast<unsigned>(k));
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+// More sends than a channel has slots, posted before any receive.
+TEST(ShmTransport, SendsBeyondTheChannelsSlotsWaitTheirTurn) {
+  ShmTransport& t = shm();
+  const int n = t.size(), me = t.rank();
+  if (n < 2) GTEST_SKIP() << "needs two ranks";
+  constexpr int kMessages = 300;
+  HostBuffer send = t.allocate(kMessages * 8), recv = t.allocate(kMessages * 8);
+  std::vector<Ticket> tickets;
+  for (int k = 0; k < kMessages; ++k) {
+    fill(send.data() + k * 8, 8, static_cast<unsigned>(k));
+    tickets.push_back(t.start_send({(me + 1) % n, send.data() + k * 8, 8}));
+  }
+  for (int k = 0; k < kMessages; ++k) tickets.push_back(t.start_recv({(me + n - 1) % n, recv.data() + k * 8, 8}));
+  t.wait_all(tickets);
+  for (int k = 0; k < kMessages; ++k) EXPECT_TRUE(holds(recv.data() + k * 8, 8, static_cast<unsigned>(k))) << k;
+}
+
+TEST(ShmTransport, RefusesMemoryItDidNotAllocateAndTaggedMessages) {
+  ShmTransport& t = shm();
+  std::vector<std::byte> heap(64);
+  EXPECT_THROW(t.start_send({0, heap.data(), heap.size()}), std::logic_error);
+  EXPECT_THROW(t.post_send(0, 1, heap.data(), heap.size()), std::logic_error);
+}
+
+// Every reference algorithm of every collective, checked against the exact values.
+TEST(ShmTransport, EveryReferenceAlgorithmIsExact) {
+  const Registry& r = default_registry();
+  Session session(r, MPI_COMM_WORLD, 0);
+  ResultSink discard;
+  for (const CollectiveTraits& c : kCollectiveTraits)
+    for (bool in_place : {false, true}) {
+      SweepSpec o;
+      o.collective = c.id;
+      for (const AlgorithmEntry* a : r.for_collective(c.id))
+        if (!a->is_baseline()) o.algorithms.push_back(a);
+      o.sizes = {64, 256 << 10, 64};
+      o.in_place = in_place;
+      o.reps.warmup = 1;
+      o.reps.iters = 2;
+      o.root = session.size() - 1;
+      const SweepErrors e = run_sweep(o, session, shm(), discard);
+      for (const auto& a : e.algorithms)
+        EXPECT_EQ(a.wrong, 0) << c.name << "/" << a.name << (in_place ? " in place" : "");
+    }
+}
