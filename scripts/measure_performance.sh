@@ -6,8 +6,9 @@
 #     repetition the BEFORE build and this tree run the same sweep back to back
 #     (alternating which goes first), 3 interleaved rounds each;
 #  3. per repetition, this tree again at 256 KiB to 4 MiB with the ring bound (--bound)
-#     measured in the same rounds (apart from 2., whose comparison the probes would
-#     disturb: interleaved, they slowed the next algorithm's 8-byte calls by ~0.15 us).
+#     measured in the same rounds, once over each transport (--transport mpi, shm),
+#     apart from 2., whose comparison the probes would disturb (interleaved, they
+#     slowed the next algorithm's 8-byte calls by ~0.15 us).
 # BEFORE is built from `git archive` in a temporary directory outside the repository
 # (or BEFORE_TREE names a build of it made that way).
 # Writes OUTDIR/{kernels-*.json, sweep-*.csv, sweep-*.json, metadata.json, SUMMARY.md}
@@ -54,8 +55,11 @@ for rep in $(seq 1 "$reps"); do
     "$t/mpiexec" --bind-to core -n 2 "$t/harness/collbench" run -c allreduce -b 8 -e 64M --rounds 3 \
       --time-budget "$budget" --csv "$out/sweep-$which-$rep.csv" --json "$out/sweep-$which-$rep.json" >/dev/null
   done
-  build/mpiexec --bind-to core -n 2 build/harness/collbench run -c allreduce -b 256K -e 4M --rounds 3 \
-    --time-budget "$budget" --bound --csv "$out/bound-$rep.csv" --json "$out/bound-$rep.json" >/dev/null
+  for transport in mpi shm; do
+    build/mpiexec --bind-to core -n 2 build/harness/collbench run -c allreduce -b 256K -e 4M --rounds 3 \
+      --time-budget "$budget" --bound --transport "$transport" \
+      --csv "$out/bound-$transport-$rep.csv" --json "$out/bound-$transport-$rep.json" >/dev/null
+  done
   echo "repetition $rep of $reps done" >&2
 done
 ${PYTHON:-python3} - "$out/metadata.json" "$before" "$(git rev-parse HEAD)" "$reps" "$budget" <<'PY'
@@ -64,7 +68,7 @@ json.dump({"before": sys.argv[2], "after": sys.argv[3], "repetitions": int(sys.a
            "command": "TREE/mpiexec --bind-to core -n 2 TREE/harness/collbench run -c allreduce -b 8 -e 64M "
                       "--rounds 3 --time-budget " + sys.argv[5],
            "bound_command": "build/mpiexec --bind-to core -n 2 build/harness/collbench run -c allreduce -b 256K "
-                            "-e 4M --rounds 3 --time-budget " + sys.argv[5] + " --bound",
+                            "-e 4M --rounds 3 --time-budget " + sys.argv[5] + " --bound --transport {mpi,shm}",
            "kernels": "collbench-kernels --benchmark_filter='/67108864$' --benchmark_repetitions=" + sys.argv[4] + " "
                       "--benchmark_enable_random_interleaving=true",
            "order": "per repetition both trees back to back, before first in odd repetitions"},

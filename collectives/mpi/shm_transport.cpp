@@ -41,7 +41,7 @@ std::byte* map_segment(const std::string& name, std::size_t bytes, bool create, 
     throw system_error("cannot size shared memory " + name);
   }
   if (!create) bytes = static_cast<std::size_t>(st.st_size);
-  void* p = bytes ? mmap(nullptr, bytes, prot, MAP_SHARED, fd, 0) : nullptr;
+  void* p = bytes ? mmap(nullptr, bytes, prot, MAP_SHARED | MAP_POPULATE, fd, 0) : nullptr;
   close(fd);
   if (p == MAP_FAILED) {
     if (create) shm_unlink(name.c_str());
@@ -157,7 +157,7 @@ const std::byte* ShmTransport::peer_segment(int peer, std::uint64_t id) {
   struct stat st {};
   fstat(fd, &st);
   const auto bytes = static_cast<std::size_t>(st.st_size);
-  void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+  void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
   close(fd);
   if (p == MAP_FAILED) throw system_error("cannot map rank " + std::to_string(peer) + "'s buffer " + name);
   mapped_[{peer, id}] = {static_cast<std::byte*>(p), bytes};
