@@ -15,19 +15,22 @@ namespace {
 constexpr std::size_t kWindowBytes = std::size_t{256} << 10;
 constexpr int kMaxWindow = 64;
 
+// Each call exchanges the next window of blocks of its buffers, wrapping around, so
+// successive calls touch the whole working set as the algorithms do.
 class ExchangeProbe final : public PreparedCollective {
  public:
-  ExchangeProbe(Transport& t, std::byte* send, std::byte* recv, std::size_t bytes, int window)
-      : t_(t), send_(send), recv_(recv), bytes_(bytes), window_(window) {}
+  ExchangeProbe(Transport& t, std::byte* send, std::byte* recv, std::size_t bytes, int window, std::size_t slots)
+      : t_(t), send_(send), recv_(recv), bytes_(bytes), window_(window), slots_(slots) {}
   void run() override {
     const int n = t_.size(), me = t_.rank();
     const int right = (me + 1) % n, left = (me + n - 1) % n;
     tickets_.clear();
     for (int i = 0; i < window_; ++i)
-      tickets_.push_back(t_.start_recv({left, recv_ + static_cast<std::size_t>(i) * bytes_, bytes_}));
+      tickets_.push_back(t_.start_recv({left, recv_ + slot(i) * bytes_, bytes_}));
     for (int i = 0; i < window_; ++i)
-      tickets_.push_back(t_.start_send({right, send_ + static_cast<std::size_t>(i) * bytes_, bytes_}));
+      tickets_.push_back(t_.start_send({right, send_ + slot(i) * bytes_, bytes_}));
     t_.wait_all(tickets_);
+    next_ = (next_ + static_cast<std::size_t>(window_)) % slots_;
   }
 
  private:
@@ -35,21 +38,30 @@ class ExchangeProbe final : public PreparedCollective {
   std::byte *send_, *recv_;
   std::size_t bytes_;
   int window_;
+  std::size_t slots_, next_ = 0;
   std::vector<Ticket> tickets_;
+  std::size_t slot(int i) const { return (next_ + static_cast<std::size_t>(i)) % slots_; }
 };
 
+// Reduces the next block of `a` into the next block of `dst` with a fixed `b` (the block
+// a ring step has just received), wrapping around.
 class ReduceProbe final : public PreparedCollective {
  public:
-  ReduceProbe(DType t, ReduceOp op, std::byte* dst, const std::byte* a, const std::byte* b, std::size_t count)
-      : t_(t), op_(op), dst_(dst), a_(a), b_(b), count_(count) {}
-  void run() override { collbench::reduce(t_, op_, dst_, a_, b_, count_); }
+  ReduceProbe(DType t, ReduceOp op, std::byte* dst, const std::byte* a, const std::byte* b, std::size_t count,
+              std::size_t slots)
+      : t_(t), op_(op), dst_(dst), a_(a), b_(b), count_(count), slots_(slots) {}
+  void run() override {
+    const std::size_t at = next_ * count_ * dtype_size(t_);
+    collbench::reduce(t_, op_, dst_ + at, a_ + at, b_, count_);
+    next_ = (next_ + 1) % slots_;
+  }
 
  private:
   DType t_;
   ReduceOp op_;
   std::byte* dst_;
   const std::byte *a_, *b_;
-  std::size_t count_;
+  std::size_t count_, slots_, next_ = 0;
 };
 
 }  // namespace
@@ -74,14 +86,15 @@ std::size_t bound_block_bytes(Collective c, std::size_t count, int nranks, std::
   return (c == Collective::allreduce ? (count + n - 1) / n : count) * elem;
 }
 
-BoundProbes::BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes)
-    : transport_(transport), dtype_(dtype), op_(op) {
+BoundProbes::BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes, int blocks)
+    : transport_(transport), dtype_(dtype), op_(op), blocks_(std::max(blocks, 1)) {
+  const std::size_t set_bytes = max_block_bytes * static_cast<std::size_t>(blocks_);
   const std::size_t window_bytes = std::max(max_block_bytes, std::min(kWindowBytes, kMaxWindow * max_block_bytes));
   // Zeros: every op keeps them normal numbers in every dtype.
-  send_ = transport.allocate(std::max<std::size_t>(window_bytes, 1));
+  send_ = transport.allocate(std::max<std::size_t>({window_bytes, set_bytes, 1}));
   recv_ = transport.allocate(send_.size());
-  a_.assign(std::max<std::size_t>(max_block_bytes, 1), std::byte{0});
-  b_.assign(a_.size(), std::byte{0});
+  a_.assign(send_.size(), std::byte{0});
+  b_.assign(std::max<std::size_t>(max_block_bytes, 1), std::byte{0});
 }
 
 int BoundProbes::window(std::size_t block_bytes) {
@@ -89,12 +102,17 @@ int BoundProbes::window(std::size_t block_bytes) {
   return static_cast<int>(std::clamp<std::size_t>(kWindowBytes / block_bytes, 1, kMaxWindow));
 }
 
+// Slots of `block_bytes` the walk goes through: the collective's n blocks, or the
+// window's if more.
 std::unique_ptr<PreparedCollective> BoundProbes::exchange(std::size_t block_bytes) {
-  return std::make_unique<ExchangeProbe>(transport_, send_.data(), recv_.data(), block_bytes, window(block_bytes));
+  const int w = window(block_bytes);
+  const std::size_t slots = std::max<std::size_t>(static_cast<std::size_t>(std::max(blocks_, w)), 1);
+  return std::make_unique<ExchangeProbe>(transport_, send_.data(), recv_.data(), block_bytes, w, slots);
 }
 
 std::unique_ptr<PreparedCollective> BoundProbes::reduce(std::size_t block_bytes) {
-  return std::make_unique<ReduceProbe>(dtype_, op_, recv_.data(), a_.data(), b_.data(), block_bytes / dtype_size(dtype_));
+  return std::make_unique<ReduceProbe>(dtype_, op_, recv_.data(), a_.data(), b_.data(), block_bytes / dtype_size(dtype_),
+                                       static_cast<std::size_t>(blocks_));
 }
 
 std::vector<double> combine_bound(Collective c, int nranks, std::vector<double> exchange, std::vector<double> reduce) {

@@ -9,7 +9,10 @@
 // its left, at the transport's streaming rate (small blocks go as a window of messages
 // in flight, as osu_bibw does, so per-message latency is amortised; large ones one at
 // a time, as the ring sends them, which is faster once a window leaves the cache); t_reduce: the kernel on
-// one block, in cache, all ranks at once. The sum (not the max) is a bound where each
+// one block, all ranks at once. Both probes walk, call after call, through buffers of n
+// blocks (the collective's own N bytes of input and of output): any allreduce reads
+// and writes that much per rank, so a probe that reused one block would time a cache
+// level (at 1 MiB over shared memory, L2) the algorithms can never stay in. The sum (not the max) is a bound where each
 // rank's own core moves what it receives and reduces what it owns (shared memory, TCP):
 // transfer and reduction compete for that core. Reduce-scatter: (n-1)(t_exchange +
 // t_reduce); allgather: (n-1) t_exchange.
@@ -34,8 +37,8 @@ std::size_t bound_block_bytes(Collective c, std::size_t count, int nranks, std::
 
 class BoundProbes {
  public:
-  // Buffers for blocks up to `max_block_bytes`.
-  BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes);
+  // Buffers for blocks up to `max_block_bytes`, `blocks` of them (the rank count).
+  BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes, int blocks);
   // Messages per timed exchange call (the window): divide its call times by this.
   static int window(std::size_t block_bytes);
   std::unique_ptr<PreparedCollective> exchange(std::size_t block_bytes);
@@ -47,6 +50,7 @@ class BoundProbes {
   ReduceOp op_;
   HostBuffer send_, recv_;  // from the transport, which may move only its own memory
   PageBytes a_, b_;
+  int blocks_;
 };
 
 // The bound's per-call series from the probes' (exchange already per message):

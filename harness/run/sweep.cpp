@@ -138,7 +138,7 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport
   buf.send = transport.allocate(std::max<std::size_t>(big.send_count * elem, 1));
   buf.recv = transport.allocate(std::max<std::size_t>(big.recv_count * elem, big.send_count * elem) + 1);
   std::optional<BoundProbes> probes;
-  if (o.bound) probes.emplace(transport, o.dtype, o.op, bound_block_bytes(o.collective, max_count, nranks, elem));
+  if (o.bound) probes.emplace(transport, o.dtype, o.op, bound_block_bytes(o.collective, max_count, nranks, elem), nranks);
   Workspace workspace;
   {
     // Size the shared scratch for the largest call now, so it is allocated once.
