@@ -10,6 +10,7 @@
 
 #include "collectives/fnv1a.hpp"
 #include "collectives/mpi/communicator.hpp"
+#include "collectives/mpi/shm_transport.hpp"
 #include "harness/command_line.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/default_registry.hpp"
@@ -120,6 +121,7 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
       // Past argument checking, ranks may be inside a collective: abort all of them.
       std::fprintf(stderr, "collbench: error on rank %d: %s\n", inv.rank, e.what());
+      remove_shm_names();
       MPI_Abort(MPI_COMM_WORLD, kExitInternal);
     }
   }

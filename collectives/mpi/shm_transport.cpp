@@ -7,10 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 
@@ -24,6 +26,24 @@ struct Announced {
   std::uint64_t segment, offset, bytes;
 };
 
+// Names this process created and has not removed yet (every transport's), for
+// remove_shm_names().
+std::mutex names_lock;
+std::vector<std::string>& live_names() {
+  static auto* names = new std::vector<std::string>;  // never destroyed: used at exit
+  return *names;
+}
+void remember(const std::string& name) {
+  const std::lock_guard<std::mutex> hold(names_lock);
+  live_names().push_back(name);
+}
+void unlink_name(const std::string& name) {
+  shm_unlink(name.c_str());
+  const std::lock_guard<std::mutex> hold(names_lock);
+  auto& names = live_names();
+  names.erase(std::remove(names.begin(), names.end(), name), names.end());
+}
+
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error("shm transport: " + what + ": " + std::strerror(errno));
 }
@@ -32,11 +52,12 @@ std::byte* map_segment(const std::string& name, std::size_t bytes, bool create, 
   const int fd = shm_open(name.c_str(), create ? O_CREAT | O_EXCL | O_RDWR : (prot & PROT_WRITE ? O_RDWR : O_RDONLY),
                           0600);
   if (fd < 0) throw system_error("cannot open shared memory " + name);
+  if (create) remember(name);
   struct stat st {};
   if (create ? ftruncate(fd, static_cast<off_t>(bytes)) != 0 : fstat(fd, &st) != 0) {
     const int e = errno;
     close(fd);
-    if (create) shm_unlink(name.c_str());
+    if (create) unlink_name(name);
     errno = e;
     throw system_error("cannot size shared memory " + name);
   }
@@ -44,7 +65,7 @@ std::byte* map_segment(const std::string& name, std::size_t bytes, bool create, 
   void* p = bytes ? mmap(nullptr, bytes, prot, MAP_SHARED | MAP_POPULATE, fd, 0) : nullptr;
   close(fd);
   if (p == MAP_FAILED) {
-    if (create) shm_unlink(name.c_str());
+    if (create) unlink_name(name);
     throw system_error("cannot map shared memory " + name);
   }
   return static_cast<std::byte*>(p);
@@ -57,6 +78,14 @@ void agree(bool ok, const std::string& what, MPI_Comm comm) {
   if (!all) throw std::runtime_error("shm transport: " + what);
 }
 }  // namespace
+
+void remove_shm_names() noexcept {
+  // Exit paths may run while the main thread holds the lock: then leave the names.
+  if (!names_lock.try_lock()) return;
+  for (const std::string& name : live_names()) shm_unlink(name.c_str());
+  live_names().clear();
+  names_lock.unlock();
+}
 
 struct ShmTransport::Channel {
   alignas(64) std::atomic<std::uint64_t> posted{0};    // announced sends; written by the sender
@@ -104,7 +133,7 @@ ShmTransport::ShmTransport(MPI_Comm comm) {
   }
   agree(failure.empty(), failure.empty() ? "another rank could not map the channels" : failure, comm);
   // Every rank holds every control segment: the names can go, so nothing outlives a crash.
-  shm_unlink(segment_name(rank_, 0).c_str());
+  unlink_name(segment_name(rank_, 0));
 
   for (std::size_t r = 0; r < n; ++r) {
     inbound_.push_back(reinterpret_cast<Channel*>(control_maps_[static_cast<std::size_t>(rank_)] + r * sizeof(Channel)));
@@ -120,7 +149,7 @@ ShmTransport::ShmTransport(MPI_Comm comm) {
 ShmTransport::~ShmTransport() {
   for (const Segment& s : own_) {
     munmap(s.base, s.bytes);
-    shm_unlink(segment_name(rank_, s.id).c_str());
+    unlink_name(segment_name(rank_, s.id));
   }
   for (const auto& [key, where] : mapped_) munmap(where.first, where.second);
   for (std::byte* c : control_maps_)
@@ -141,7 +170,7 @@ HostBuffer ShmTransport::allocate(std::size_t bytes) {
             for (std::size_t i = 0; i < own_.size(); ++i)
               if (own_[i].id == id) {
                 munmap(own_[i].base, own_[i].bytes);
-                shm_unlink(segment_name(rank_, id).c_str());
+                unlink_name(segment_name(rank_, id));
                 own_.erase(own_.begin() + static_cast<std::ptrdiff_t>(i));
                 return;
               }

@@ -16,6 +16,11 @@
 
 namespace collbench {
 
+// Removes the names of every shared-memory segment this process still owns (what is
+// mapped stays valid): for exits that skip destructors (_Exit, MPI_Abort), so that an
+// interrupted, stalled or failed run leaves nothing in /dev/shm. Safe to call again.
+void remove_shm_names() noexcept;
+
 class ShmTransport final : public Transport {
  public:
   // Collective over `comm`; throws std::runtime_error unless every rank is on this node.

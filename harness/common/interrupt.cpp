@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "collectives/mpi/shm_transport.hpp"
 #include "harness/common/exit_status.hpp"
 #include "harness/common/result_sink.hpp"
 
@@ -38,6 +39,7 @@ void on_signal(int sig) {
   }
   // Every rank leaves at once: one still running MPI while a peer is gone may print
   // its transport's errors. Rank 0's marking above takes microseconds.
+  remove_shm_names();
   std::_Exit(kExitInterruptedBase + sig);
 }
 

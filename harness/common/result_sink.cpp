@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "collectives/mpi/shm_transport.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/exit_status.hpp"
 #include "harness/common/run_error.hpp"
@@ -171,6 +172,7 @@ namespace {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   // Called on the main thread, between MPI calls: MPI_Abort ends every rank with this
   // status (a plain exit here lets the launcher report the peers' SIGKILL instead).
+  remove_shm_names();
   MPI_Abort(MPI_COMM_WORLD, kExitOutputFailed);
   std::_Exit(kExitOutputFailed);
 }

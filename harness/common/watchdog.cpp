@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "collectives/mpi/shm_transport.hpp"
 #include "collectives/progress.hpp"
 #include "harness/common/numeric_flags.hpp"
 #include "harness/common/result_sink.hpp"
@@ -35,6 +36,7 @@ namespace {
                "status %d (rows finished so far are in the CSV and JSON, marked not completed; --watchdog 0 turns this off)\n",
                rank, seconds, progress::describe(where).c_str(), kExitStalled);
   std::fflush(stderr);
+  remove_shm_names();
   // The other ranks stalled at about the same moment: give their watchdogs time to say
   // where they are before the launcher ends them.
   std::this_thread::sleep_for(std::chrono::seconds(1));
