@@ -192,6 +192,13 @@ bool BoundSchedule::drive(Driver& d) const {
       if (p.complete(q) < plan_.of(q).size()) step = std::min(step, plan_.of(q)[p.complete(q)].step);
 
     f.done.clear();
+    auto step_of = [&](std::size_t i) { return plan_.of(f.items[i].first)[f.items[i].second].step; };
+    // Whether every receive and send of steps up to `k` has started.
+    auto started_through = [&](std::size_t k) {
+      for (FlowQueue q : {kR, kS})
+        if (p.started(q) < plan_.of(q).size() && plan_.of(q)[p.started(q)].step <= k) return false;
+      return true;
+    };
     // When the next operation waits only for transfers already in flight, wait for
     // exactly those (with the sends of its step and before, which the step order would
     // have waited for too) in one call: waiting for any one at a time cost small
@@ -208,22 +215,27 @@ bool BoundSchedule::drive(Driver& d) const {
           if (queue == kR ? at <= need_r : at <= need_s || send_items[index].step <= next.step) f.subset.push_back(i);
         }
     }
+    // Waiting for all of a set X cannot deadlock when every transfer of this rank through
+    // X's latest step has started. Take the blocked rank whose X ends earliest, at step
+    // k: a transfer of X still open is matched by a peer's of the same step (step order
+    // matches them), which the peer has started (it is blocked on a set ending at k or
+    // later, under the same condition, or it runs on), and a transfer started on both
+    // sides completes while both wait in the transport. Otherwise leave it to the rules after.
+    if (!f.subset.empty()) {
+      std::size_t latest = 0;
+      for (std::size_t i : f.subset) latest = std::max(latest, step_of(i));
+      if (!started_through(latest)) f.subset.clear();
+    }
     // Nothing left to start either: everything in flight is all that remains.
     const bool all_started = p.started(kR) == recvs_.size() && p.started(kS) == sends_.size();
     if (f.subset.empty() && all_started && ops_done == ops_.size())
       for (std::size_t i = 0; i < f.items.size(); ++i) f.subset.push_back(i);
-    // Else the earliest step in flight, as the step order would wait for it, when every
-    // transfer of that step and before has started: then the peers' matching transfers
-    // (same step) need nothing from later steps, so waiting for all of them cannot
-    // deadlock, and the wait is known in advance (precompile) where "any" is not.
+    // Else the earliest step in flight, as the step order would wait for it, under the
+    // same condition: a wait known in advance (precompile), where "any" is not.
     if (f.subset.empty()) {
-      auto step_of = [&](std::size_t i) { return plan_.of(f.items[i].first)[f.items[i].second].step; };
       std::size_t lowest = step_of(0);
       for (std::size_t i = 1; i < f.items.size(); ++i) lowest = std::min(lowest, step_of(i));
-      bool started_through = true;
-      for (FlowQueue q : {kR, kS})
-        if (p.started(q) < plan_.of(q).size() && plan_.of(q)[p.started(q)].step <= lowest) started_through = false;
-      if (started_through)
+      if (started_through(lowest))
         for (std::size_t i = 0; i < f.items.size(); ++i)
           if (step_of(i) == lowest) f.subset.push_back(i);
     }
