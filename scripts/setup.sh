@@ -24,7 +24,7 @@ case "$mpis" in
 esac
 
 packages=(g++ make cmake git python3 libcli11-dev libfccp-dev nlohmann-json3-dev
-          libgtest-dev libgmock-dev libbenchmark-dev python3-matplotlib)
+          libgtest-dev libgmock-dev libbenchmark-dev python3-matplotlib iproute2)
 for m in "${mpis[@]}"; do
   case "$m" in
     mpich) packages+=(mpich libmpich-dev) ;;

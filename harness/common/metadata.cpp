@@ -20,7 +20,7 @@ nlohmann::json relevant_environment() {
   // Each library's own knobs: MPICH's CVARs, Open MPI's MCA parameters (mpirun --mca
   // passes them the same way), Intel MPI's and MVAPICH's, and the transports under them.
   static const char* prefixes[] = {"MPIR_CVAR_", "MPICH_", "OMPI_MCA_", "PMIX_MCA_", "OMPI_ALLOW_RUN_AS_ROOT", "I_MPI_",
-                                   "MV2_", "UCX_", "UCC_", "HCOLL_", "FI_", "HYDRA_", "MALLOC_", "GLIBC_TUNABLES",
+                                   "MV2_", "UCX_", "UCC_", "HCOLL_", "FI_", "HYDRA_", "MALLOC_", "GLIBC_TUNABLES", "COLLBENCH_",
                                    "NCCL_", "CUDA_VISIBLE_DEVICES", "OMP_", "SLURM_JOB_ID", "SLURM_NNODES"};
   // What Open MPI's launcher sets for its own runtime (addresses, job ids, paths): not knobs.
   static const char* launcher_internals[] = {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",

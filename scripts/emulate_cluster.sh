@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Emulated hosts on one machine (root): each host a network namespace with its own
+# address and host name, joined by a veth pair to one bridge, its link shaped in both
+# directions with tc tbf (this kernel has no netem: no added delay, latency is what the
+# stack gives). MPI runs across them through Hydra, with a launcher that starts each
+# proxy inside its host, and UCX limited to TCP on the host's link.
+#
+#   emulate_cluster.sh up --hosts H [--profile P | --rate R] [--name N]
+#   emulate_cluster.sh mpiexec [--name N] [--ranks-per-host K] -- PROGRAM [ARGS...]
+#   emulate_cluster.sh down [--name N]
+#   emulate_cluster.sh status [--name N]
+#   emulate_cluster.sh profiles
+#
+# Profiles: loopback (unshaped), 10gbe, 1gbe, 100mbe; --rate takes tc's units (e.g.
+# 2500mbit, 1gbit). Names: N (default cb, at most 6 characters) prefixes every
+# namespace (N-h1..), link, the bridge (N-br) and the /etc/hosts lines it adds. `up`
+# removes what it created if it fails or is interrupted; `down` is safe to repeat and
+# also clears what a killed `up` left.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+state_root=/run/collbench-emulate
+
+die() { echo "emulate_cluster: $*" >&2; exit 2; }
+
+profile_rate() {
+  case "$1" in
+    loopback) echo "" ;;
+    10gbe) echo 10gbit ;;
+    1gbe) echo 1gbit ;;
+    100mbe) echo 100mbit ;;
+    *) return 1 ;;
+  esac
+}
+
+# tc rate -> bits per second ("" for unshaped).
+rate_bits() {
+  local r=$1
+  [ -z "$r" ] && { echo 0; return; }
+  [[ $r =~ ^([0-9]+)(|k|m|g)bit$ ]] || return 1
+  local n=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]}
+  case "$unit" in "") echo "$n" ;; k) echo $((n * 1000)) ;; m) echo $((n * 1000000)) ;; g) echo $((n * 1000000000)) ;; esac
+}
+
+# Hydra's ssh launcher runs "LAUNCHER [-x] HOST COMMAND...": run COMMAND in HOST's
+# namespace, with HOST as its host name (a UTS namespace of its own).
+launch() {
+  while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do shift; done
+  local host=${1:-}
+  [ $# -gt 0 ] && shift
+  ip netns list 2>/dev/null | awk '{print $1}' | grep -qx -- "$host" ||
+    die "unknown command or emulated host '$host'; use up, mpiexec, down, status or profiles"
+  exec ip netns exec "$host" unshare --uts sh -c "hostname $host && exec $*"
+}
+case "${1:-}" in
+  up | down | status | profiles | mpiexec | "") ;;
+  *) launch "$@" ;;
+esac
+
+name=cb hosts= profile= rate= rph=1 cmd=${1:-}
+[ $# -gt 0 ] && shift
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --hosts) hosts=${2:-}; shift 2 ;;
+    --profile) profile=${2:-}; shift 2 ;;
+    --rate) rate=${2:-}; shift 2 ;;
+    --name) name=${2:-}; shift 2 ;;
+    --ranks-per-host) rph=${2:-}; shift 2 ;;
+    --) shift; break ;;
+    *) die "unknown argument '$1'; see the usage at the top of $0" ;;
+  esac
+done
+[[ $name =~ ^[a-z][a-z0-9]{0,5}$ ]] || die "--name must be 1 to 6 lower-case letters or digits, starting with a letter, not '$name'"
+state=$state_root/$name
+bridge=$name-br
+marker="# collbench-emulate $name"
+
+host_ns() { echo "$name-h$1"; }
+
+down() {
+  local ns link
+  # The root side of each veth pair first: deleting a namespace removes its links only
+  # later, from a kernel work queue.
+  for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^$name-h[0-9]+$" || true); do
+    ip link del "$link" 2>/dev/null || true
+  done
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$name-(h[0-9]+|probe)$" || true); do
+    ip netns del "$ns" 2>/dev/null || true
+  done
+  ip link del "$bridge" 2>/dev/null || true
+  if [ -f /etc/hosts ] && grep -qF "$marker" /etc/hosts; then
+    grep -vF "$marker" /etc/hosts >/etc/hosts.collbench-emulate.tmp && cat /etc/hosts.collbench-emulate.tmp >/etc/hosts
+    rm -f /etc/hosts.collbench-emulate.tmp
+  fi
+  rm -rf "$state"
+}
+
+need_root() {
+  [ "$(id -u)" = 0 ] || die "needs root (network namespaces, links and tc)"
+  command -v ip >/dev/null && command -v tc >/dev/null || die "needs ip and tc (Debian package iproute2)"
+}
+
+# Bits per second one TCP stream reaches from host 2 to host 1, unshaped (python3 sockets,
+# about a second): what a profile's rate is checked against.
+tcp_bits() {
+  local sink
+  sink=$(mktemp)
+  ip netns exec "$(host_ns 1)" python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0", 5999)); s.listen(1); s.settimeout(5)
+print("ready", flush=True)
+c, _ = s.accept(); c.settimeout(5)
+while c.recv(1 << 20): pass
+' >"$sink" &
+  local server=$!
+  for _ in $(seq 50); do grep -q ready "$sink" && break; sleep 0.05; done
+  ip netns exec "$(host_ns 2)" python3 -c '
+import socket, time
+c = socket.create_connection(("10.213.0.2", 5999)); b = bytes(1 << 20); n = 0; t0 = time.time()
+while time.time() - t0 < 1.0: c.sendall(b); n += len(b)
+c.close(); print(int(n * 8 / (time.time() - t0)))
+'
+  wait "$server" || true
+  rm -f "$sink"
+}
+
+shape() {  # DEVICE [NETNS]: tbf at $rate on the device's egress
+  local dev=$1 ns=${2:-} burst
+  [ -z "$rate" ] && return 0
+  # A burst of at least 1/250 s of traffic (the timer tick) and 64 KiB, so tbf can keep up.
+  burst=$(($(rate_bits "$rate") / 8 / 250))
+  [ "$burst" -lt 65536 ] && burst=65536
+  ${ns:+ip netns exec "$ns"} tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
+}
+
+up() {
+  need_root
+  [[ $hosts =~ ^[0-9]+$ ]] && [ "$hosts" -ge 1 ] && [ "$hosts" -le 200 ] || die "--hosts must be a whole number from 1 to 200, not '$hosts'"
+  [ -n "$profile" ] && [ -n "$rate" ] && die "give --profile or --rate, not both"
+  if [ -n "$profile" ]; then
+    rate=$(profile_rate "$profile") || die "unknown profile '$profile'; valid: loopback, 10gbe, 1gbe, 100mbe"
+  elif [ -n "$rate" ]; then
+    rate_bits "$rate" >/dev/null || die "--rate must be a number with kbit, mbit, gbit or bit, not '$rate'"
+    [ "$(rate_bits "$rate")" -ge 1000000 ] || die "--rate $rate is below 1mbit: MPI start-up would time out"
+    profile=custom
+  else
+    profile=loopback
+  fi
+  [ -e "$state" ] && die "'$name' is already up ($(cat "$state/summary")); run '$0 down --name $name' first"
+  ip link show "$bridge" >/dev/null 2>&1 && die "a link named $bridge exists but is not ours; choose another --name"
+  ip -o addr show | grep -q ' 10\.213\.0\.1/' && die "another emulated cluster is up (10.213.0.1 is taken); run down for it first"
+  local i
+  for i in $(seq "$hosts"); do
+    getent hosts "$(host_ns "$i")" >/dev/null && die "host name $(host_ns "$i") is already known to this machine; choose another --name"
+  done
+  ip netns add "$name-probe" 2>/dev/null || die "cannot create network namespaces here (not permitted in this container?)"
+  ip netns del "$name-probe"
+
+  trap 'echo "emulate_cluster: up failed or was interrupted; removing what it created" >&2; down; exit 2' ERR INT TERM
+  mkdir -p "$state"
+  ip link add "$bridge" type bridge
+  ip addr add 10.213.0.1/24 dev "$bridge"
+  ip link set "$bridge" up
+  for i in $(seq "$hosts"); do
+    local ns; ns=$(host_ns "$i")
+    ip netns add "$ns"
+    ip link add "$ns" type veth peer name eth0 netns "$ns"
+    ip link set "$ns" master "$bridge" up
+    ip netns exec "$ns" ip addr add "10.213.0.$((i + 1))/24" dev eth0
+    ip netns exec "$ns" ip link set eth0 up
+    ip netns exec "$ns" ip link set lo up
+    echo "$(ip netns exec "$ns" ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1) $ns $marker" >>/etc/hosts
+    echo "$ns" >>"$state/hosts"
+  done
+  local reach="not measured (one host)"
+  if [ "$hosts" -ge 2 ]; then
+    local bits; bits=$(tcp_bits)
+    reach="$((bits / 1000000))mbit"
+    if [ -n "$rate" ] && [ "$bits" -lt "$(rate_bits "$rate")" ]; then
+      echo "emulate_cluster: warning: unshaped TCP between two hosts reaches only $reach here, below $rate:" \
+        "the links run at what the machine gives, not at $rate" >&2
+      reach="$reach (below the rate)"
+    fi
+  fi
+  for i in $(seq "$hosts"); do
+    shape "$(host_ns "$i")"
+    shape eth0 "$(host_ns "$i")"
+  done
+  echo "profile=$profile rate=${rate:-unshaped} unshaped_tcp=$reach hosts=$hosts" >"$state/summary"
+  trap - ERR INT TERM
+  echo "up: $(cat "$state/summary"); hosts $(paste -sd, "$state/hosts"); bridge $bridge 10.213.0.1"
+}
+
+run_mpiexec() {
+  need_root
+  [ -f "$state/hosts" ] || die "'$name' is not up; run '$0 up --name $name --hosts H' first"
+  [[ $rph =~ ^[0-9]+$ ]] && [ "$rph" -ge 1 ] || die "--ranks-per-host must be a whole number of at least 1, not '$rph'"
+  [ $# -gt 0 ] || die "mpiexec needs a program after --"
+  local hostlist n summary
+  hostlist=$(paste -sd, "$state/hosts")
+  n=$(($(wc -l <"$state/hosts") * rph))
+  summary=$(cat "$state/summary")
+  # Recorded by collbench in its metadata (COLLBENCH_INTERCONNECT*).
+  HYDRA_LAUNCHER_AUTOFORK=0 exec /usr/bin/mpiexec.mpich -launcher ssh -launcher-exec "$here/emulate_cluster.sh" \
+    -localhost 10.213.0.1 -hosts "$hostlist" -ppn "$rph" -n "$n" \
+    -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 \
+    -genv COLLBENCH_INTERCONNECT "emulated:$name $summary ranks_per_host=$rph" "$@"
+}
+
+case "$cmd" in
+  up) up ;;
+  down) need_root; down; echo "down: $name" ;;
+  status) [ -f "$state/summary" ] && echo "$name: $(cat "$state/summary"); hosts $(paste -sd, "$state/hosts")" || echo "$name: down" ;;
+  profiles) echo "loopback (unshaped), 10gbe (10gbit), 1gbe (1gbit), 100mbe (100mbit)" ;;
+  mpiexec) run_mpiexec "$@" ;;
+  *) die "unknown command '$cmd'; use up, mpiexec, down, status or profiles" ;;
+esac

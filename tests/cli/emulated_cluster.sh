@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# scripts/emulate_cluster.sh end to end: two emulated hosts on a 1gbe profile, a checked
+# 2-rank allreduce across them (TCP between namespaces, each rank on its own host as
+# MPI_COMM_TYPE_SHARED sees it), bad input refused with nothing created, an interrupted
+# `up` cleaned up, and nothing left behind afterwards. Skips (exit 77) where network
+# namespaces cannot be made (not root, no iproute2, a container without the right).
+# usage: emulated_cluster.sh COLLBENCH
+set -u
+collbench=$1
+emu=$(cd "$(dirname "$0")/../.." && pwd)/scripts/emulate_cluster.sh
+name=cbci
+dir=$(mktemp -d)
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
+command -v ip >/dev/null && command -v tc >/dev/null || skip "needs ip and tc (iproute2)"
+command -v mpiexec.mpich >/dev/null || skip "the emulator launches through MPICH's Hydra (mpiexec.mpich)"
+ip netns add "$name-try" 2>/dev/null || skip "cannot create network namespaces here"
+ip netns del "$name-try"
+"$emu" down --name "$name" >/dev/null  # what a killed earlier run left
+trap '"$emu" down --name "$name" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+trap 'exit 1' INT TERM
+
+left_behind() {
+  { ip netns list | grep -E "^$name-"; ip -o link show | grep -E ": $name-"; grep -F "collbench-emulate $name" /etc/hosts; \
+    ls "/run/collbench-emulate/$name" 2>/dev/null; } | head -3
+}
+
+echo "== bad input: one message, exit 2, nothing created"
+for args in "--hosts 0" "--hosts 2 --profile 40gbe" "--hosts 2 --rate fast" "--hosts 2 --profile 1gbe --rate 1gbit"; do
+  # shellcheck disable=SC2086
+  "$emu" up --name "$name" $args >"$dir/err" 2>&1 && fail "up $args succeeded"
+  [ "$(wc -l <"$dir/err")" = 1 ] || { cat "$dir/err"; fail "up $args: not one message"; }
+  [ -z "$(left_behind)" ] || fail "up $args left $(left_behind)"
+done
+
+echo "== an interrupted up removes what it created"
+"$emu" up --name "$name" --hosts 12 --profile 1gbe >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+if [ ! -e "/run/collbench-emulate/$name" ]; then
+  [ -z "$(left_behind)" ] || fail "an interrupted up left $(left_behind)"
+fi
+"$emu" down --name "$name" >/dev/null
+[ -z "$(left_behind)" ] || fail "down left $(left_behind)"
+
+echo "== two hosts, 1gbe, a checked allreduce across them"
+"$emu" up --name "$name" --hosts 2 --profile 1gbe || fail "up exited $?"
+timeout 120 "$emu" mpiexec --name "$name" --ranks-per-host 1 -- "$collbench" run -a mpi,ring -b 8 -e 64K -f 64 -n 5 -w 2 \
+  --csv "$dir/x.csv" --json "$dir/x.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "the run across hosts exited $?"; }
+python3 - "$dir/x.json" "$name" <<'PY' || exit 1
+import json, sys
+j = json.load(open(sys.argv[1])); name = sys.argv[2]; m = j["metadata"]
+assert sorted(m["hosts"]) == [name + "-h1", name + "-h2"], m["hosts"]
+assert m["topology"]["nodes"] == 2, m["topology"]
+env = m["environment"]
+assert env.get("UCX_TLS") == "tcp,self" and env.get("UCX_NET_DEVICES") == "eth0", env
+assert "emulated:" + name in env.get("COLLBENCH_INTERCONNECT", ""), env
+assert j["rows"] and all(r["errors"] == 0 for r in j["rows"]), j["rows"]
+print("ok:", len(j["rows"]), "rows across", len(m["hosts"]), "emulated hosts:", env["COLLBENCH_INTERCONNECT"])
+PY
+"$emu" down --name "$name" >/dev/null
+[ -z "$(left_behind)" ] || fail "down left $(left_behind)"
+echo "ok: nothing left behind"
