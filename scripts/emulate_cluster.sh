@@ -195,15 +195,18 @@ run_mpiexec() {
   [ -f "$state/hosts" ] || die "'$name' is not up; run '$0 up --name $name --hosts H' first"
   [[ $rph =~ ^[0-9]+$ ]] && [ "$rph" -ge 1 ] || die "--ranks-per-host must be a whole number of at least 1, not '$rph'"
   [ $# -gt 0 ] || die "mpiexec needs a program after --"
-  local hostlist n summary
+  local hostlist n summary profile_name
   hostlist=$(paste -sd, "$state/hosts")
   n=$(($(wc -l <"$state/hosts") * rph))
   summary=$(cat "$state/summary")
-  # Recorded by collbench in its metadata (COLLBENCH_INTERCONNECT*).
+  profile_name=$(sed -n 's/^profile=\([^ ]*\).*/\1/p' "$state/summary")
+  [ "$profile_name" = custom ] && profile_name=$(sed -n 's/.* rate=\([^ ]*\).*/\1/p' "$state/summary")
+  # collbench puts COLLBENCH_INTERCONNECT in every row and both in its metadata.
   HYDRA_LAUNCHER_AUTOFORK=0 exec /usr/bin/mpiexec.mpich -launcher ssh -launcher-exec "$here/emulate_cluster.sh" \
     -localhost 10.213.0.1 -hosts "$hostlist" -ppn "$rph" -n "$n" \
     -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 \
-    -genv COLLBENCH_INTERCONNECT "emulated:$name $summary ranks_per_host=$rph" "$@"
+    -genv COLLBENCH_INTERCONNECT "emulated-$profile_name" \
+    -genv COLLBENCH_INTERCONNECT_DETAILS "cluster=$name $summary ranks_per_host=$rph" "$@"
 }
 
 case "$cmd" in

@@ -106,6 +106,7 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
   }
   m["oversubscription"] = {{"oversubscribed", oversubscribed}, {"hosts", per_host}};
   m["transport"] = session.transport.name();
+  m["interconnect"] = to_json(session.interconnect);
   m["environment"] = relevant_environment();
   const Topology& t = session.topology;
   m["topology"] = {{"nodes", t.nodes},

@@ -32,6 +32,7 @@ struct ResultSink::State {
   OutputOptions paths;
   std::unique_ptr<CsvWriter> csv;
   std::unique_ptr<JsonWriter> json;
+  std::string interconnect;  // the last column of every row, when the metadata names one
 };
 
 namespace {
@@ -98,6 +99,11 @@ ResultSink ResultSink::open(OutputOptions& out, const std::string& name, std::ve
   if (rank_of(comm) == 0) {
     try {
       auto st = std::make_unique<State>();
+      // Every command's rows say which interconnect they were measured on.
+      if (metadata.contains("interconnect")) {
+        st->interconnect = metadata["interconnect"].value("name", "");
+        if (!st->interconnect.empty()) columns.push_back("interconnect");
+      }
       const ExistingFile existing = out.overwrite ? ExistingFile::replace : ExistingFile::refuse;
       std::string csv_label = "--csv", json_label = "--json";
       auto create = [&](const OutputOptions& o) {
@@ -184,10 +190,12 @@ void ResultSink::add(const Row& row) {
   State& st = *state_;
   std::lock_guard lock(st.mutex);
   const std::uint64_t csv_mark = st.csv->file().size();
+  Row with = row;
+  if (!st.interconnect.empty()) with.fields.emplace_back("interconnect", st.interconnect);
   try {
-    st.csv->write(row.fields);
+    st.csv->write(with.fields);
     try {
-      st.json->add(to_json(row));
+      st.json->add(to_json(with));
     } catch (const OutputError&) {
       st.csv->undo_to(csv_mark);  // a no-op on a device
       throw;

@@ -5,6 +5,7 @@
 
 #include "collectives/mpi/transport.hpp"
 #include "collectives/registry.hpp"
+#include "harness/common/interconnect.hpp"
 #include "harness/common/topology.hpp"
 
 namespace collbench {
@@ -12,11 +13,13 @@ namespace collbench {
 struct Session {
   // Collective over comm. `ranks_per_node` > 0 emulates nodes (see discover_topology).
   Session(const Registry& registry, MPI_Comm comm, int ranks_per_node)
-      : registry(registry), comm(comm), transport(comm), topology(discover_topology(comm, ranks_per_node)) {}
+      : registry(registry), comm(comm), transport(comm), topology(discover_topology(comm, ranks_per_node)),
+        interconnect(discover_interconnect(comm)) {}
   const Registry& registry;
   MPI_Comm comm;  // the harness's own traffic (barriers, control messages)
   MpiTransport transport;
   Topology topology;
+  Interconnect interconnect;  // the metadata's, and every row's column (ResultSink)
   int rank() const { return transport.rank(); }
   int size() const { return transport.size(); }
   // The settings schedules are built with on these ranks.

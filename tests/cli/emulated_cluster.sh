@@ -62,6 +62,7 @@ echo "== two hosts, 1gbe, a checked allreduce across them"
 "$emu" up --name "$name" --hosts 2 --profile 1gbe || fail "up exited $?"
 timeout 120 "$emu" mpiexec --name "$name" --ranks-per-host 1 -- "$collbench" run -a mpi,ring -b 8 -e 64K -f 64 -n 5 -w 2 \
   --csv "$dir/x.csv" --json "$dir/x.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "the run across hosts exited $?"; }
+head -1 "$dir/x.csv" | grep -q ',interconnect$' || fail "no interconnect column in the CSV"
 python3 - "$dir/x.json" "$name" <<'PY' || exit 1
 import json, sys
 j = json.load(open(sys.argv[1])); name = sys.argv[2]; m = j["metadata"]
@@ -69,9 +70,10 @@ assert sorted(m["hosts"]) == [name + "-h1", name + "-h2"], m["hosts"]
 assert m["topology"]["nodes"] == 2, m["topology"]
 env = m["environment"]
 assert env.get("UCX_TLS") == "tcp,self" and env.get("UCX_NET_DEVICES") == "eth0", env
-assert "emulated:" + name in env.get("COLLBENCH_INTERCONNECT", ""), env
-assert j["rows"] and all(r["errors"] == 0 for r in j["rows"]), j["rows"]
-print("ok:", len(j["rows"]), "rows across", len(m["hosts"]), "emulated hosts:", env["COLLBENCH_INTERCONNECT"])
+ic = m["interconnect"]
+assert ic["name"] == "emulated-1gbe" and ic["hosts"] == 2 and "cluster=" + name in ic["details"], ic
+assert j["rows"] and all(r["errors"] == 0 and r["interconnect"] == "emulated-1gbe" for r in j["rows"]), j["rows"]
+print("ok:", len(j["rows"]), "rows across", ic["hosts"], "emulated hosts:", ic["details"])
 PY
 "$emu" down --name "$name" >/dev/null
 [ -z "$(left_behind)" ] || fail "down left $(left_behind)"
