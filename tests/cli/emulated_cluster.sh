@@ -30,7 +30,8 @@ probe() {
 why=$(probe | head -1)
 [ -z "$why" ] || skip "$why"
 "$emu" down --name "$name" >/dev/null  # what a killed earlier run left
-trap '"$emu" down --name "$name" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+trap '"$emu" down --name "$name" >/dev/null 2>&1; grep -q collbench-emulate-test-clash /etc/hosts &&
+  { grep -v collbench-emulate-test-clash /etc/hosts >"$dir/h" && cat "$dir/h" >/etc/hosts; }; rm -rf "$dir"' EXIT
 trap 'exit 1' INT TERM
 
 left_behind() {
@@ -45,6 +46,18 @@ for args in "--hosts 0" "--hosts 2 --profile 40gbe" "--hosts 2 --rate fast" "--h
   [ "$(wc -l <"$dir/err")" = 1 ] || { cat "$dir/err"; fail "up $args: not one message"; }
   [ -z "$(left_behind)" ] || fail "up $args left $(left_behind)"
 done
+
+echo "== not root, and a host name this machine already knows: refused, nothing created"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$emu" up --name "$name" --hosts 2 >"$dir/err" 2>&1 &&
+  fail "up as nobody succeeded"
+grep -q "needs root" "$dir/err" || { cat "$dir/err"; fail "up as nobody: no 'needs root' message"; }
+clash="10.99.99.99 $name-h2 # collbench-emulate-test-clash"
+echo "$clash" >>/etc/hosts
+"$emu" up --name "$name" --hosts 2 >"$dir/err" 2>&1 && ok=1 || ok=0
+grep -vF "$clash" /etc/hosts >"$dir/hosts" && cat "$dir/hosts" >/etc/hosts
+[ "$ok" = 0 ] || fail "up with $name-h2 already in /etc/hosts succeeded"
+grep -q "already known" "$dir/err" || { cat "$dir/err"; fail "no message about the host name clash"; }
+[ -z "$(left_behind)" ] || fail "the refused up left $(left_behind)"
 
 echo "== an interrupted up removes what it created"
 "$emu" up --name "$name" --hosts 12 --profile 1gbe >/dev/null 2>&1 &
