@@ -2,6 +2,7 @@
 // alone speaks, and every error ends all ranks with a non-zero exit, never a hang.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -17,6 +18,7 @@
 #include "harness/common/exit_status.hpp"
 #include "harness/common/interrupt.hpp"
 #include "harness/common/run_error.hpp"
+#include "harness/common/topology.hpp"
 #include "harness/common/watchdog.hpp"
 #include "harness/common/writers.hpp"
 #include "harness/ps/ps_command.hpp"
@@ -72,13 +74,11 @@ double watchdog_seconds(const Command& cmd) {
       cmd);
 }
 
+// By host name through control traffic (topology.hpp): MPI_Comm_split_type runs the
+// library's own small collectives, which a forced algorithm may refuse.
 int ranks_on_this_node(MPI_Comm comm) {
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int n = 1;
-  MPI_Comm_size(node, &n);
-  MPI_Comm_free(&node);
-  return n;
+  const auto hosts = rank_hosts(comm);
+  return static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(rank_of(comm))]));
 }
 
 int run_command(const Invocation& inv) {

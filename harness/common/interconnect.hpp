@@ -2,7 +2,7 @@
 // What a run's ranks talk over, for the metadata and every row's `interconnect` column:
 // what the launcher named (COLLBENCH_INTERCONNECT, as scripts/emulate_cluster.sh and
 // the measurement scripts set it, with COLLBENCH_INTERCONNECT_DETAILS), else "one-host"
-// or "multi-host" from how many hosts the ranks share (MPI_COMM_TYPE_SHARED).
+// or "multi-host" from how many host names the ranks have.
 #include <mpi.h>
 
 #include <string>
