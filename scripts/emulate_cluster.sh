@@ -186,6 +186,8 @@ up() {
     shape eth0 "$(host_ns "$i")"
   done
   echo "profile=$profile rate=${rate:-unshaped} unshaped_tcp=$reach hosts=$hosts" >"$state/summary"
+  # What collbench's rows will call it.
+  if [ "$profile" = custom ]; then echo "emulated-$rate"; else echo "emulated-$profile"; fi >"$state/interconnect"
   trap - ERR INT TERM
   echo "up: $(cat "$state/summary"); hosts $(paste -sd, "$state/hosts"); bridge $bridge 10.213.0.1"
 }
@@ -195,17 +197,15 @@ run_mpiexec() {
   [ -f "$state/hosts" ] || die "'$name' is not up; run '$0 up --name $name --hosts H' first"
   [[ $rph =~ ^[0-9]+$ ]] && [ "$rph" -ge 1 ] || die "--ranks-per-host must be a whole number of at least 1, not '$rph'"
   [ $# -gt 0 ] || die "mpiexec needs a program after --"
-  local hostlist n summary profile_name
+  local hostlist n summary
   hostlist=$(paste -sd, "$state/hosts")
   n=$(($(wc -l <"$state/hosts") * rph))
   summary=$(cat "$state/summary")
-  profile_name=$(sed -n 's/^profile=\([^ ]*\).*/\1/p' "$state/summary")
-  [ "$profile_name" = custom ] && profile_name=$(sed -n 's/.* rate=\([^ ]*\).*/\1/p' "$state/summary")
   # collbench puts COLLBENCH_INTERCONNECT in every row and both in its metadata.
   HYDRA_LAUNCHER_AUTOFORK=0 exec /usr/bin/mpiexec.mpich -launcher ssh -launcher-exec "$here/emulate_cluster.sh" \
     -localhost 10.213.0.1 -hosts "$hostlist" -ppn "$rph" -n "$n" \
     -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 \
-    -genv COLLBENCH_INTERCONNECT "emulated-$profile_name" \
+    -genv COLLBENCH_INTERCONNECT "$(cat "$state/interconnect")" \
     -genv COLLBENCH_INTERCONNECT_DETAILS "cluster=$name $summary ranks_per_host=$rph" "$@"
 }
 

@@ -48,7 +48,13 @@ std::runtime_error system_error(const std::string& what) {
   return std::runtime_error("shm transport: " + what + ": " + std::strerror(errno));
 }
 
-std::byte* map_segment(const std::string& name, std::size_t bytes, bool create, int prot) {
+struct Mapping {
+  std::byte* base;
+  std::size_t bytes;
+};
+
+// Creates (or opens an existing) segment and maps it; an existing one at its own size.
+Mapping map_segment(const std::string& name, std::size_t bytes, bool create, int prot) {
   const int fd = shm_open(name.c_str(), create ? O_CREAT | O_EXCL | O_RDWR : (prot & PROT_WRITE ? O_RDWR : O_RDONLY),
                           0600);
   if (fd < 0) throw system_error("cannot open shared memory " + name);
@@ -68,7 +74,7 @@ std::byte* map_segment(const std::string& name, std::size_t bytes, bool create, 
     if (create) unlink_name(name);
     throw system_error("cannot map shared memory " + name);
   }
-  return static_cast<std::byte*>(p);
+  return {static_cast<std::byte*>(p), bytes};
 }
 
 // Every rank calls this with its own outcome; all throw if any failed.
@@ -117,7 +123,7 @@ ShmTransport::ShmTransport(MPI_Comm comm) {
   control_maps_.assign(n, nullptr);
   std::string failure;
   try {
-    std::byte* mine = map_segment(segment_name(rank_, 0), control_bytes_, true, PROT_READ | PROT_WRITE);
+    std::byte* mine = map_segment(segment_name(rank_, 0), control_bytes_, true, PROT_READ | PROT_WRITE).base;
     control_maps_[static_cast<std::size_t>(rank_)] = mine;
     for (std::size_t s = 0; s < n; ++s) new (mine + s * sizeof(Channel)) Channel();
   } catch (const std::exception& e) {
@@ -127,7 +133,7 @@ ShmTransport::ShmTransport(MPI_Comm comm) {
   try {
     for (int r = 0; r < size_; ++r)
       if (r != rank_)
-        control_maps_[static_cast<std::size_t>(r)] = map_segment(segment_name(r, 0), 0, false, PROT_READ | PROT_WRITE);
+        control_maps_[static_cast<std::size_t>(r)] = map_segment(segment_name(r, 0), 0, false, PROT_READ | PROT_WRITE).base;
   } catch (const std::exception& e) {
     failure = e.what();
   }
@@ -164,7 +170,7 @@ HostBuffer ShmTransport::allocate(std::size_t bytes) {
   const std::uint64_t id = next_segment_++;
   // mmap gives zeroed, page-aligned memory; a zero-length segment cannot be mapped.
   const std::size_t mapped = std::max<std::size_t>(bytes, 1);
-  std::byte* base = map_segment(segment_name(rank_, id), mapped, true, PROT_READ | PROT_WRITE);
+  std::byte* base = map_segment(segment_name(rank_, id), mapped, true, PROT_READ | PROT_WRITE).base;
   own_.push_back({id, base, mapped});
   return {base, bytes, [this, id](std::byte*, std::size_t) {
             for (std::size_t i = 0; i < own_.size(); ++i)
@@ -180,17 +186,9 @@ HostBuffer ShmTransport::allocate(std::size_t bytes) {
 const std::byte* ShmTransport::peer_segment(int peer, std::uint64_t id) {
   auto it = mapped_.find({peer, id});
   if (it != mapped_.end()) return it->second.first;
-  const std::string name = segment_name(peer, id);
-  const int fd = shm_open(name.c_str(), O_RDONLY, 0);
-  if (fd < 0) throw system_error("rank " + std::to_string(peer) + "'s buffer " + name + " is gone");
-  struct stat st {};
-  fstat(fd, &st);
-  const auto bytes = static_cast<std::size_t>(st.st_size);
-  void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED) throw system_error("cannot map rank " + std::to_string(peer) + "'s buffer " + name);
-  mapped_[{peer, id}] = {static_cast<std::byte*>(p), bytes};
-  return static_cast<std::byte*>(p);
+  const Mapping m = map_segment(segment_name(peer, id), 0, false, PROT_READ);
+  mapped_[{peer, id}] = {m.base, m.bytes};
+  return m.base;
 }
 
 Ticket ShmTransport::keep(const Record& r) {
@@ -299,40 +297,41 @@ void ShmTransport::pause(int idle_rounds) const {
   else sched_yield();
 }
 
-void ShmTransport::wait_all(std::span<const Ticket> tickets) {
+template <class Finished>
+void ShmTransport::spin_until(Finished finished) {
   for (int idle = 0;; ++idle) {
     if (progress()) idle = 0;
-    bool all = true;
-    for (Ticket t : tickets) all = all && complete(t);
-    if (all) break;
+    if (finished()) return;
     pause(idle);
   }
+}
+
+void ShmTransport::wait_all(std::span<const Ticket> tickets) {
+  spin_until([&] { return std::all_of(tickets.begin(), tickets.end(), [&](Ticket t) { return complete(t); }); });
   for (Ticket t : tickets) release(t);
 }
 
 void ShmTransport::wait_some(std::span<const Ticket> tickets, std::vector<std::size_t>& done) {
   const std::size_t before = done.size();
-  for (int idle = 0; done.size() == before; ++idle) {
-    if (progress()) idle = 0;
+  spin_until([&] {
     for (std::size_t i = 0; i < tickets.size(); ++i)
       if (complete(tickets[i])) done.push_back(i);
-    if (done.size() == before) pause(idle);
-  }
+    return done.size() > before;
+  });
   for (std::size_t i = before; i < done.size(); ++i) release(tickets[done[i]]);
 }
 
 Completion ShmTransport::wait_any(std::span<const Ticket> tickets) {
-  for (int idle = 0;; ++idle) {
-    if (progress()) idle = 0;
-    for (std::size_t i = 0; i < tickets.size(); ++i)
-      if (complete(tickets[i])) {
-        const Record& r = records_[static_cast<std::size_t>(tickets[i])];
-        const Completion c{i, r.is_send ? 0 : r.bytes};
-        release(tickets[i]);
-        return c;
-      }
-    pause(idle);
-  }
+  std::size_t i = 0;
+  spin_until([&] {
+    for (i = 0; i < tickets.size(); ++i)
+      if (complete(tickets[i])) return true;
+    return false;
+  });
+  const Record& r = records_[static_cast<std::size_t>(tickets[i])];
+  const Completion c{i, r.is_send ? 0 : r.bytes};
+  release(tickets[i]);
+  return c;
 }
 
 Ticket ShmTransport::post_send(int, int, const std::byte*, std::size_t) {

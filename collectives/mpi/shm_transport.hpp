@@ -90,6 +90,9 @@ class ShmTransport final : public Transport {
   // arrived; returns whether anything moved.
   bool progress();
   void pause(int idle_rounds) const;
+  // Runs progress() until `finished()` holds, pausing between fruitless rounds.
+  template <class Finished>
+  void spin_until(Finished finished);
 };
 
 }  // namespace collbench
