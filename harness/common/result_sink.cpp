@@ -33,6 +33,7 @@ struct ResultSink::State {
   std::unique_ptr<CsvWriter> csv;
   std::unique_ptr<JsonWriter> json;
   std::string interconnect;  // the last column of every row, when the metadata names one
+  bool stopped = false;      // the JSON is closed (stop_results): no row may follow in either file
 };
 
 namespace {
@@ -189,6 +190,7 @@ void ResultSink::add(const Row& row) {
   if (!state_) return;
   State& st = *state_;
   std::lock_guard lock(st.mutex);
+  if (st.stopped) return;
   const std::uint64_t csv_mark = st.csv->file().size();
   Row with = row;
   if (!st.interconnect.empty()) with.fields.emplace_back("interconnect", st.interconnect);
@@ -249,6 +251,7 @@ std::string stop_results(const std::string& why) {
   // A row being written takes microseconds; a thread stuck in a write is not waited for.
   std::unique_lock lock(g_open->mutex, std::chrono::seconds(2));
   if (lock.owns_lock()) {
+    g_open->stopped = true;  // the process ends in a moment: a row the main thread adds now would reach the CSV only
     try {
       g_open->json->finish(why);
     } catch (const OutputError&) {
