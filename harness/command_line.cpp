@@ -31,6 +31,9 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   CLI::App* workloads = add_workloads_command(app, workloads_flags);
   ScheduleFlags schedule_flags;
   CLI::App* schedule = add_schedule_command(app, schedule_flags);
+  P2pFlags p2p_flags;
+  CLI::App* p2p = add_p2p_command(app, p2p_flags);
+  p2p->footer(exit_status_text());
 
   try {
     app.parse(argc, argv);
@@ -38,12 +41,13 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
     if (workloads->parsed()) return resolve_workloads(workloads_flags);
     if (replay->parsed()) return resolve_replay(replay_flags, registry, nranks, machine);
     if (schedule->parsed()) return resolve_schedule(schedule_flags, registry);
+    if (p2p->parsed()) return resolve_p2p(p2p_flags, nranks, machine);
     RunOptions o = resolve_run(run_flags, registry, nranks, machine);
     if (is_parameter_server(run_flags)) return resolve_ps(o, ps_flags, registry, nranks, machine);
     return o;
   } catch (const CLI::CallForHelp&) {
     std::string text = app.help();
-    for (CLI::App* sub : {run, replay, workloads, workloads_flags.show, schedule})
+    for (CLI::App* sub : {run, replay, workloads, workloads_flags.show, schedule, p2p})
       if (sub->parsed()) text = sub->help();
     return HelpText{text};
   } catch (const CLI::CallForAllHelp&) {

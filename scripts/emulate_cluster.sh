@@ -10,6 +10,8 @@
 #   emulate_cluster.sh down [--name N]
 #   emulate_cluster.sh status [--name N]
 #   emulate_cluster.sh profiles
+#   emulate_cluster.sh shaping [--profile P | --rate R]   (what up would set; no root)
+#   emulate_cluster.sh tcp [--name N] [--seconds S]       (one raw TCP stream, host 2 to 1)
 #
 # Profiles: loopback (unshaped), 10gbe, 1gbe, 100mbe; --rate takes tc's units (e.g.
 # 2500mbit, 1gbit). Names: N (default cb, at most 6 characters) prefixes every
@@ -48,15 +50,15 @@ launch() {
   local host=${1:-}
   [ $# -gt 0 ] && shift
   ip netns list 2>/dev/null | awk '{print $1}' | grep -qx -- "$host" ||
-    die "unknown command or emulated host '$host'; use up, mpiexec, down, status or profiles"
+    die "unknown command or emulated host '$host'; use up, mpiexec, down, status, profiles, shaping or tcp"
   exec ip netns exec "$host" unshare --uts sh -c "hostname $host && exec $*"
 }
 case "${1:-}" in
-  up | down | status | profiles | mpiexec | "") ;;
+  up | down | status | profiles | mpiexec | shaping | tcp | "") ;;
   *) launch "$@" ;;
 esac
 
-name=cb hosts= profile= rate= rph=1 cmd=${1:-}
+name=cb hosts= profile= rate= rph=1 seconds=3 cmd=${1:-}
 [ $# -gt 0 ] && shift
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -65,6 +67,7 @@ while [ $# -gt 0 ]; do
     --rate) rate=${2:-}; shift 2 ;;
     --name) name=${2:-}; shift 2 ;;
     --ranks-per-host) rph=${2:-}; shift 2 ;;
+    --seconds) seconds=${2:-}; shift 2 ;;
     --) shift; break ;;
     *) die "unknown argument '$1'; see the usage at the top of $0" ;;
   esac
@@ -94,14 +97,38 @@ down() {
   rm -rf "$state"
 }
 
+# --profile or --rate into $profile and $rate ("" for unshaped); dies on bad input.
+resolve_rate() {
+  [ -n "$profile" ] && [ -n "$rate" ] && die "give --profile or --rate, not both"
+  if [ -n "$profile" ]; then
+    rate=$(profile_rate "$profile") || die "unknown profile '$profile'; valid: loopback, 10gbe, 1gbe, 100mbe"
+  elif [ -n "$rate" ]; then
+    rate_bits "$rate" >/dev/null || die "--rate must be a number with kbit, mbit, gbit or bit, not '$rate'"
+    [ "$(rate_bits "$rate")" -ge 1000000 ] || die "--rate $rate is below 1mbit: MPI start-up would time out"
+    profile=custom
+  else
+    profile=loopback
+  fi
+}
+
+# What `up` shapes with (after resolve_rate): "profile=P rate=R burst=B gso_max_size=G".
+shaping() {
+  if [ -z "$rate" ]; then echo "profile=$profile rate=unshaped"; return; fi
+  local burst gso
+  read -r burst gso < <(shaping_sizes "$(rate_bits "$rate")")
+  echo "profile=$profile rate=$rate burst=$burst gso_max_size=$gso"
+}
+
 need_root() {
   [ "$(id -u)" = 0 ] || die "needs root (network namespaces, links and tc)"
   command -v ip >/dev/null && command -v tc >/dev/null || die "needs ip and tc (Debian package iproute2)"
 }
 
-# Bits per second one TCP stream reaches from host 2 to host 1, unshaped (python3 sockets,
-# about a second): what a profile's rate is checked against.
+# Bits per second one TCP stream reaches from host 2 to host 1 (python3 sockets, for
+# SECONDS, default 1): unshaped, what a profile's rate is checked against; shaped (the
+# tcp command), what MPI and collbench over the links are compared with.
 tcp_bits() {
+  local seconds=${1:-1}
   local sink
   sink=$(mktemp)
   ip netns exec "$(host_ns 1)" python3 -c '
@@ -114,37 +141,42 @@ while c.recv(1 << 20): pass
   local server=$!
   for _ in $(seq 50); do grep -q ready "$sink" && break; sleep 0.05; done
   ip netns exec "$(host_ns 2)" python3 -c '
-import socket, time
+import socket, sys, time
 c = socket.create_connection(("10.213.0.2", 5999)); b = bytes(1 << 20); n = 0; t0 = time.time()
-while time.time() - t0 < 1.0: c.sendall(b); n += len(b)
+while time.time() - t0 < float(sys.argv[1]): c.sendall(b); n += len(b)
 c.close(); print(int(n * 8 / (time.time() - t0)))
-'
+' "$seconds"
   wait "$server" || true
   rm -f "$sink"
 }
 
-shape() {  # DEVICE [NETNS]: tbf at $rate on the device's egress
-  local dev=$1 ns=${2:-} burst
+# tbf lets a bucket of `burst` bytes through at full speed after an idle gap, and
+# passes a GSO packet (up to 64 KiB on veth) whole: both let a message that fits go
+# faster than the line. So the bucket holds 200 us of traffic (at least 3 frames, as
+# tbf needs to keep the rate), and packets are capped at 2/3 of it. Prints
+# "BURST GSO_MAX_SIZE" for a rate in bits per second.
+shaping_sizes() {
+  local bits=$1 burst gso
+  burst=$((bits / 8 / 5000))
+  [ "$burst" -lt 4500 ] && burst=4500
+  gso=$((burst * 2 / 3))
+  [ "$gso" -lt 1500 ] && gso=1500
+  [ "$gso" -gt 65536 ] && gso=65536
+  echo "$burst $gso"
+}
+
+shape() {  # DEVICE [NETNS]: tbf at $rate on the device's egress, packets capped to fit its bucket
+  local dev=$1 ns=${2:-} burst gso
   [ -z "$rate" ] && return 0
-  # A burst of at least 1/250 s of traffic (the timer tick) and 64 KiB, so tbf can keep up.
-  burst=$(($(rate_bits "$rate") / 8 / 250))
-  [ "$burst" -lt 65536 ] && burst=65536
+  read -r burst gso < <(shaping_sizes "$(rate_bits "$rate")")
+  ${ns:+ip netns exec "$ns"} ip link set dev "$dev" gso_max_size "$gso"
   ${ns:+ip netns exec "$ns"} tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
 }
 
 up() {
   need_root
   [[ $hosts =~ ^[0-9]+$ ]] && [ "$hosts" -ge 1 ] && [ "$hosts" -le 200 ] || die "--hosts must be a whole number from 1 to 200, not '$hosts'"
-  [ -n "$profile" ] && [ -n "$rate" ] && die "give --profile or --rate, not both"
-  if [ -n "$profile" ]; then
-    rate=$(profile_rate "$profile") || die "unknown profile '$profile'; valid: loopback, 10gbe, 1gbe, 100mbe"
-  elif [ -n "$rate" ]; then
-    rate_bits "$rate" >/dev/null || die "--rate must be a number with kbit, mbit, gbit or bit, not '$rate'"
-    [ "$(rate_bits "$rate")" -ge 1000000 ] || die "--rate $rate is below 1mbit: MPI start-up would time out"
-    profile=custom
-  else
-    profile=loopback
-  fi
+  resolve_rate
   [ -e "$state" ] && die "'$name' is already up ($(cat "$state/summary")); run '$0 down --name $name' first"
   ip link show "$bridge" >/dev/null 2>&1 && die "a link named $bridge exists but is not ours; choose another --name"
   ip -o addr show | grep -q ' 10\.213\.0\.1/' && die "another emulated cluster is up (10.213.0.1 is taken); run down for it first"
@@ -185,7 +217,7 @@ up() {
     shape "$(host_ns "$i")"
     shape eth0 "$(host_ns "$i")"
   done
-  echo "profile=$profile rate=${rate:-unshaped} unshaped_tcp=$reach hosts=$hosts" >"$state/summary"
+  echo "$(shaping) unshaped_tcp=$reach hosts=$hosts" >"$state/summary"
   # What collbench's rows will call it.
   if [ "$profile" = custom ]; then echo "emulated-$rate"; else echo "emulated-$profile"; fi >"$state/interconnect"
   trap - ERR INT TERM
@@ -211,9 +243,15 @@ run_mpiexec() {
 
 case "$cmd" in
   up) up ;;
+  shaping) resolve_rate; shaping ;;
+  tcp)
+    need_root
+    [ "$(cat "$state/hosts" 2>/dev/null | wc -l)" -ge 2 ] || die "'$name' is not up with 2 or more hosts"
+    [[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] && [ "$seconds" != 0 ] || die "--seconds must be a positive number, not '$seconds'"
+    echo "tcp_bits_per_s=$(tcp_bits "$seconds") from $(host_ns 2) to $(host_ns 1), one stream, ${seconds}s" ;;
   down) need_root; down; echo "down: $name" ;;
   status) [ -f "$state/summary" ] && echo "$name: $(cat "$state/summary"); hosts $(paste -sd, "$state/hosts")" || echo "$name: down" ;;
   profiles) echo "loopback (unshaped), 10gbe (10gbit), 1gbe (1gbit), 100mbe (100mbit)" ;;
   mpiexec) run_mpiexec "$@" ;;
-  *) die "unknown command '$cmd'; use up, mpiexec, down, status or profiles" ;;
+  *) die "unknown command '$cmd'; use up, mpiexec, down, status, profiles, shaping or tcp" ;;
 esac

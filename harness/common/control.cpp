@@ -1,6 +1,8 @@
 #include "harness/common/control.hpp"
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "harness/common/run_error.hpp"
 
@@ -65,6 +67,28 @@ std::int64_t control_sum(std::int64_t mine, MPI_Comm comm) {
   std::vector<long long> v{mine};
   control_allreduce(v, [](long long a, long long b) { return a + b; }, comm);
   return v[0];
+}
+
+std::int64_t control_sum_sleeping(std::int64_t mine, MPI_Comm comm) {
+  const int rank = rank_of(comm), n = size_of(comm);
+  long long value = mine;
+  if (rank == 0) {
+    for (int r = 1; r < n; ++r) {
+      long long other = 0;
+      MPI_Recv(&other, 1, MPI_LONG_LONG, r, kTag, comm, MPI_STATUS_IGNORE);
+      value += other;
+    }
+    for (int r = 1; r < n; ++r) MPI_Send(&value, 1, MPI_LONG_LONG, r, kTag, comm);
+    return value;
+  }
+  MPI_Request requests[2];
+  MPI_Isend(&mine, 1, MPI_LONG_LONG, 0, kTag, comm, &requests[0]);
+  MPI_Irecv(&value, 1, MPI_LONG_LONG, 0, kTag, comm, &requests[1]);
+  for (int done = 0;;) {
+    MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);
+    if (done) return value;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
 }
 
 void throw_if_any_rank_failed(const std::string& error, MPI_Comm comm) {

@@ -24,6 +24,10 @@ void control_allreduce(std::vector<long long>& values, const std::function<long 
                        MPI_Comm comm);
 // The sum of every rank's `mine`, on every rank.
 std::int64_t control_sum(std::int64_t mine, MPI_Comm comm);
+// control_sum for ranks that may wait long while others measure: they sleep between
+// polls instead of spinning, so on a host with more ranks than cores they leave the
+// measuring ranks their cores.
+std::int64_t control_sum_sleeping(std::int64_t mine, MPI_Comm comm);
 // Rank `root`'s bytes, on every rank (resized to match).
 void control_broadcast(std::string& bytes, int root, MPI_Comm comm);
 // Every rank's string, in rank order, on every rank.

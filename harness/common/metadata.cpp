@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <ctime>
+#include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 
@@ -41,6 +43,13 @@ nlohmann::json relevant_environment() {
   return env;
 }
 
+std::string kernel_boot_id() {
+  std::ifstream f("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(f, id);
+  return id;
+}
+
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -57,6 +66,15 @@ std::string oversubscription_warning(const nlohmann::json& metadata) {
     if (!exceeds_cores(ranks, cores)) continue;
     if (!out.empty()) out += "; ";
     out += "host " + host + " runs " + std::to_string(ranks) + " ranks on " + std::to_string(cores) + " cores";
+  }
+  // Emulated hosts (network namespaces) share one kernel, and so its cores.
+  for (const auto& [boot, h] : metadata["oversubscription"]["machines"].items()) {
+    const long ranks = h["ranks"].get<long>(), cores = h["cores"].get<long>();
+    if (h["hosts"].size() < 2 || !exceeds_cores(ranks, cores)) continue;
+    if (!out.empty()) out += "; ";
+    out += "hosts " + join(h["hosts"].get<std::vector<std::string>>(), std::identity{}, ",") +
+           " share one machine (one kernel boot id) and run " + std::to_string(ranks) + " ranks on its " +
+           std::to_string(cores) + " cores";
   }
   if (!out.empty()) out += " (oversubscribed: ranks that busy-poll take turns on the cores, so times include waiting for one)";
   return out;
@@ -104,7 +122,22 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
     per_host[host] = {{"ranks", ranks.size()}, {"cores", host_cores}};
     oversubscribed |= exceeds_cores(static_cast<long>(ranks.size()), host_cores);
   }
-  m["oversubscription"] = {{"oversubscribed", oversubscribed}, {"hosts", per_host}};
+  // Hosts with one kernel boot id are one machine (emulated hosts are namespaces of it).
+  const auto boots = control_allgather(kernel_boot_id(), inv.comm);
+  std::map<std::string, std::pair<std::vector<std::string>, long>> machines;  // boot id -> hosts, ranks
+  for (const auto& [host, ranks] : ranks_by_host) {
+    const std::string& boot = boots[static_cast<std::size_t>(ranks.front())];
+    auto& mc = machines[boot.empty() ? "unknown boot id, host " + host : boot];
+    mc.first.push_back(host);
+    mc.second += static_cast<long>(ranks.size());
+  }
+  nlohmann::json per_machine = nlohmann::json::object();
+  for (const auto& [boot, mc] : machines) {
+    const long machine_cores = per_host[mc.first.front()]["cores"].get<long>();
+    per_machine[boot] = {{"hosts", mc.first}, {"ranks", mc.second}, {"cores", machine_cores}};
+    oversubscribed |= exceeds_cores(mc.second, machine_cores);
+  }
+  m["oversubscription"] = {{"oversubscribed", oversubscribed}, {"hosts", per_host}, {"machines", per_machine}};
   m["transport"] = session.transport.name();
   m["interconnect"] = to_json(session.interconnect);
   m["environment"] = relevant_environment();

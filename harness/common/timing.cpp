@@ -103,21 +103,26 @@ std::string repetitions_text(const Repetitions& r) {
          " round(s) interleaving the algorithms";
 }
 
+double warm_up(int calls, const std::function<void()>& call) {
+  // The second half estimates a call, once the first calls' setup is past.
+  const int half = calls / 2;
+  double half_start = MPI_Wtime();
+  for (int i = 0; i < calls; ++i) {
+    progress::set_call("warm-up call", i, calls);
+    if (i == half) half_start = MPI_Wtime();
+    call();
+  }
+  return calls > half ? (MPI_Wtime() - half_start) / (calls - half) : 0;
+}
+
 TimedCalls time_calls(PreparedCollective& call, std::size_t bytes, const Repetitions& reps, TimingPolicy policy,
                       RankAggregate aggregate, const CallCheck* check, MPI_Comm comm) {
   TimedCalls out;
   out.warmup = reps.warmup_at(bytes);
-  // The second half of the warm-up estimates a call, once the first calls' setup is past.
-  const int half = out.warmup / 2;
-  double half_start = MPI_Wtime();
-  for (int i = 0; i < out.warmup; ++i) {
-    progress::set_call("warm-up call", i, out.warmup);
-    if (i == half) half_start = MPI_Wtime();
-    call.run();
-  }
+  const double warm_s = warm_up(out.warmup, [&] { call.run(); });
   double call_s = 0;
-  if (reps.iters == Repetitions::kAuto && out.warmup > half) {
-    std::vector<double> estimate{(MPI_Wtime() - half_start) / (out.warmup - half)};
+  if (reps.iters == Repetitions::kAuto && out.warmup > 0) {
+    std::vector<double> estimate{warm_s};
     control_allreduce(estimate, [](double a, double b) { return std::max(a, b); }, comm);
     call_s = estimate[0];
   }

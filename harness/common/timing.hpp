@@ -63,6 +63,9 @@ struct TimedCalls {
   std::int64_t wrong = 0;  // wrong elements this rank found in them
 };
 
+// Runs `calls` untimed calls; returns the mean seconds of the second half's (0 for none).
+double warm_up(int calls, const std::function<void()>& call);
+
 // Runs the warm-up calls, then the timed calls under `policy`, combined over ranks by
 // `aggregate`. `check` may be null (no checks). Collective over `comm`.
 TimedCalls time_calls(PreparedCollective& call, std::size_t bytes, const Repetitions& reps, TimingPolicy policy,

@@ -110,6 +110,11 @@ int run_run(RunOptions o, const Invocation& inv) {
   Transport& references = shm ? static_cast<Transport&>(*shm) : session.transport;
   nlohmann::json metadata = collect_metadata(inv, session);
   metadata["transport"] = references.name();
+  // Ranks that spin beyond the machine's cores starve the ranks they wait for (ps and
+  // replay do the same); MPI's own collectives still spin as the library does.
+  const bool yield = metadata["oversubscription"]["oversubscribed"].get<bool>();
+  session.transport.set_yield_while_waiting(yield);
+  metadata["reference_waits_yield"] = yield;
   add_sweep_metadata(metadata, s, o.ranks_per_node, std::string(collective_name(s.collective)));
   ResultRow columns;
   if (s.bound) columns.extra.push_back({"of_bound", 0.0});

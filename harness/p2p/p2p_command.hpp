@@ -1,0 +1,9 @@
+#pragma once
+#include "harness/common/invocation.hpp"
+#include "harness/p2p/p2p_options.hpp"
+
+namespace collbench {
+
+int run_p2p(const P2pOptions& o, const Invocation& inv);
+
+}  // namespace collbench

@@ -1,0 +1,117 @@
+#include "harness/p2p/p2p_measure.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "collectives/progress.hpp"
+
+namespace collbench {
+namespace {
+
+constexpr std::size_t kAckBytes = 4;  // as osu_bw's
+
+std::byte pattern_byte(std::size_t i, int seed) { return static_cast<std::byte>((i * 131 + static_cast<std::size_t>(seed)) & 0xff); }
+
+class PairLink {
+ public:
+  PairLink(Transport& t, P2pBuffers& b, const LinkPair& pair)
+      : t_(t), b_(b), peer_(t.rank() == pair.first ? pair.second : pair.first), leads_(t.rank() == pair.first) {}
+  bool leads() const { return leads_; }
+  void send(std::size_t bytes) { t_.wait(t_.start_send({peer_, b_.send.data(), bytes})); }
+  void recv(std::size_t bytes) { t_.wait(t_.start_recv({peer_, b_.recv.data(), bytes})); }
+
+  // One iteration; returns its seconds per message on the leading rank.
+  double iterate(P2pTest test, std::size_t bytes, int window) {
+    const double t0 = MPI_Wtime();
+    if (test == P2pTest::latency) {
+      if (leads_) send(bytes), recv(bytes);
+      else recv(bytes), send(bytes);
+      return (MPI_Wtime() - t0) / 2;
+    }
+    tickets_.clear();
+    for (int i = 0; i < window; ++i)
+      tickets_.push_back(leads_ ? t_.start_send({peer_, b_.send.data(), bytes}) : t_.start_recv({peer_, b_.recv.data(), bytes}));
+    t_.wait_all(tickets_);
+    if (leads_) recv(kAckBytes);
+    else send(kAckBytes);
+    return (MPI_Wtime() - t0) / window;
+  }
+
+  // The leading rank's iteration count reaches the other through the transport.
+  int agree(int iters) {
+    std::int64_t n = iters;
+    if (leads_) {
+      std::memcpy(b_.control.data(), &n, sizeof n);
+      t_.wait(t_.start_send({peer_, b_.control.data(), sizeof n}));
+    } else {
+      t_.wait(t_.start_recv({peer_, b_.control.data(), sizeof n}));
+      std::memcpy(&n, b_.control.data(), sizeof n);
+    }
+    return static_cast<int>(n);
+  }
+
+  // One message each way with known bytes; returns the wrong bytes this rank received.
+  std::int64_t checked_exchange(std::size_t bytes, int seed) {
+    std::byte* out = b_.send.data();
+    std::byte* in = b_.recv.data();
+    const int mine = seed * 2 + (leads_ ? 0 : 1), theirs = seed * 2 + (leads_ ? 1 : 0);
+    for (std::size_t i = 0; i < bytes; ++i) out[i] = pattern_byte(i, mine);
+    std::memset(in, 0xA5, bytes);
+    if (leads_) send(bytes), recv(bytes);
+    else recv(bytes), send(bytes);
+    std::int64_t wrong = 0;
+    for (std::size_t i = 0; i < bytes; ++i) wrong += in[i] != pattern_byte(i, theirs);
+    return wrong;
+  }
+
+ private:
+  Transport& t_;
+  P2pBuffers& b_;
+  int peer_;
+  bool leads_;
+  std::vector<Ticket> tickets_;
+};
+
+}  // namespace
+
+std::vector<LinkPair> choose_pairs(const std::vector<int>& node_of_rank) {
+  std::vector<LinkPair> out;
+  const auto n = static_cast<int>(node_of_rank.size());
+  for (int r = 1; r < n; ++r)
+    if (node_of_rank[static_cast<std::size_t>(r)] == node_of_rank[0]) {
+      out.push_back({"intra-host", 0, r});
+      break;
+    }
+  for (int r = 1; r < n; ++r)
+    if (node_of_rank[static_cast<std::size_t>(r)] != node_of_rank[0]) {
+      out.push_back({"inter-host", 0, r});
+      break;
+    }
+  return out;
+}
+
+P2pBuffers::P2pBuffers(Transport& t, std::size_t max_bytes)
+    : send(t.allocate(std::max(max_bytes, kAckBytes))), recv(t.allocate(std::max(max_bytes, kAckBytes))),
+      control(t.allocate(64)) {}
+
+PairRound run_pair_round(Transport& t, P2pBuffers& b, const LinkPair& pair, P2pTest test, std::size_t bytes,
+                         int window, const Repetitions& reps, int round, bool check) {
+  PairLink link(t, b, pair);
+  PairRound out;
+  out.warmup = reps.warmup_at(bytes);
+  const double estimate = warm_up(out.warmup, [&] { link.iterate(test, bytes, window); });
+  const int iters = link.agree(reps.iters_at(bytes, estimate));
+  out.us.reserve(static_cast<std::size_t>(iters));
+  for (int i = 0; i < iters; ++i) {
+    progress::set_call("timed iteration", i, iters);
+    out.us.push_back(link.iterate(test, bytes, window) * 1e6);
+  }
+  if (check) out.wrong = link.checked_exchange(bytes, round);
+  progress::beat();
+  if (!link.leads()) out.us.clear();
+  return out;
+}
+
+}  // namespace collbench

@@ -1,0 +1,52 @@
+#pragma once
+// `collbench p2p`: what a user runs first on a new cluster. Ping-pong latency and
+// streaming bandwidth (osu_latency and osu_bw style) between one pair of ranks per link
+// class (two ranks on one host, two on different hosts), a size sweep like `run`'s,
+// and Hockney's alpha and beta fitted per size range (alpha_beta.hpp).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "harness/common/request_limits.hpp"
+#include "harness/common/result_sink.hpp"
+#include "harness/common/timing.hpp"
+#include "harness/common/watchdog.hpp"
+#include "harness/p2p/alpha_beta.hpp"
+#include "harness/run/run_options.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace collbench {
+
+enum class P2pTest { latency, bandwidth };
+inline constexpr NameTable<P2pTest, 2> kP2pTestNames{{{{P2pTest::latency, "latency"}, {P2pTest::bandwidth, "bandwidth"}}}};
+
+struct P2pOptions {
+  std::vector<P2pTest> tests{P2pTest::latency, P2pTest::bandwidth};
+  SizeRange sizes{1, std::size_t{4} << 20, 2};  // OSU's point-to-point default
+  Repetitions reps;
+  int window = 0;  // bandwidth: messages in flight per iteration; 0: auto (window_at)
+  TransportKind transport = TransportKind::mpi;
+  bool check = true;
+  FitSettings fit;
+  OutputOptions out;
+  double watchdog_s = kDefaultWatchdogSeconds;
+  bool force = false;
+};
+
+// Auto window: 64 messages in flight as osu_bw, fewer for large messages so one
+// iteration stays near 16 MiB (a second is then enough for a slow link's sweep).
+int window_at(const P2pOptions& o, std::size_t bytes);
+
+struct P2pFlags {
+  std::string tests = "latency,bandwidth", min_bytes = "1", max_bytes = "4M", transport = "mpi", warmup = "auto",
+              iters = "auto", window = "auto";
+  P2pOptions parsed;
+};
+CLI::App* add_p2p_command(CLI::App& app, P2pFlags& f);
+// Throws std::invalid_argument on bad input, and on an absurd request (unless --force).
+P2pOptions resolve_p2p(const P2pFlags& f, int nranks, const Machine& machine);
+
+}  // namespace collbench
