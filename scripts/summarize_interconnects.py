@@ -182,9 +182,10 @@ def collective_section(raw, coll):
     out = [f"## {coll}: fastest algorithm per size", "",
            "Each cell: the fastest by p50 over all timed calls, × its margin over the runner-up, and the range of that "
            "margin over the rounds' means (algorithms ran interleaved round by round). *Italic*: not settled, some "
-           f"round had the runner-up within {100 * (SETTLED - 1):.0f}% or faster. With 2 ranks several algorithms "
-           "send the same messages (ring and ring_pipelined below a segment, recursive_doubling, rabenseifner and "
-           "the hierarchical ones), so near-ties there are expected.", "",
+           f"round had the runner-up within {100 * (SETTLED - 1):.0f}% or faster. With 2 ranks every broadcast "
+           "and reduce algorithm is one message and several allreduce algorithms send the same messages, so "
+           "near-ties there are expected. On the oversubscribed 2×2 the rounds' means include scheduler stalls of "
+           "whole ticks, so its spreads are wide and can sit far from the p50 margin.", "",
            "| bytes | " + " | ".join(table) + " |", "|---:|" + "---|" * len(table)]
     for b in sizes:
         cells = []

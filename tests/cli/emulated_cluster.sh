@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/emulate_cluster.sh end to end: two emulated hosts on a 1gbe profile, a checked
-# 2-rank allreduce across them (TCP between namespaces, each rank on its own host as
+# 2-rank allreduce and a p2p run across them (shaped as `shaping` says, never faster
+# than the line) (TCP between namespaces, each rank on its own host as
 # MPI_COMM_TYPE_SHARED sees it), bad input refused with nothing created, an interrupted
 # `up` cleaned up, and nothing left behind afterwards. Skips (exit 77) where network
 # namespaces cannot be made (not root, no iproute2, a container without the right).
@@ -87,6 +88,27 @@ ic = m["interconnect"]
 assert ic["name"] == "emulated-1gbe" and ic["hosts"] == 2 and "cluster=" + name in ic["details"], ic
 assert j["rows"] and all(r["errors"] == 0 and r["interconnect"] == "emulated-1gbe" for r in j["rows"]), j["rows"]
 print("ok:", len(j["rows"]), "rows across", ic["hosts"], "emulated hosts:", ic["details"])
+PY
+echo "== the links are shaped as 'shaping' says, and p2p across them stays at the line rate"
+want=$("$emu" shaping --profile 1gbe)
+gso=$(ip netns exec "$name-h1" ip -d link show eth0 | grep -o 'gso_max_size [0-9]*' | cut -d' ' -f2)
+[ "gso_max_size=$gso" = "$(echo "$want" | grep -o 'gso_max_size=[0-9]*')" ] || fail "eth0 has gso_max_size $gso; shaping says $want"
+ip netns exec "$name-h1" tc qdisc show dev eth0 | grep -q "tbf .*rate 1Gbit" || fail "eth0 of $name-h1 is not shaped to 1Gbit"
+tc qdisc show dev "$name-h1" | grep -q "tbf .*rate 1Gbit" || fail "the root side of $name-h1 is not shaped to 1Gbit"
+"$emu" tcp --name "$name" --seconds 1 | grep -Eq '^tcp_bits_per_s=[1-9][0-9]{7,}' || fail "no raw TCP rate"
+# Ping-pong and a window at 256 KiB, 10x the bucket: neither may beat the line (0.125
+# GB/s, 0.1196 of TCP payload); a bucket of 4 ms (the old one) gave 0.24 for ping-pong.
+timeout 120 "$emu" mpiexec --name "$name" --ranks-per-host 1 -- "$collbench" p2p -b 1K -e 256K -f 16 -n 10 -w 2 \
+  --csv "$dir/p.csv" --json "$dir/p.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "p2p across hosts exited $?"; }
+python3 - "$dir/p.json" <<'PY' || exit 1
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["metadata"]["p2p"]["pairs"][0]["link"] == "inter-host", j["metadata"]["p2p"]
+rows = [r for r in j["rows"] if r["kind"] == "measured"]
+assert rows and all(r["errors"] == 0 and r["link"] == "inter-host" for r in rows), rows
+big = [r for r in rows if r["bytes"] == 256 * 1024]
+assert len(big) == 2 and all(0.05 < r["gbps"] < 0.135 for r in big), [(r["test"], r["gbps"]) for r in big]
+print("ok: inter-host p2p at 256 KiB:", ", ".join(f'{r["test"]} {r["gbps"]:.4f} GB/s' for r in big))
 PY
 "$emu" down --name "$name" >/dev/null
 [ -z "$(left_behind)" ] || fail "down left $(left_behind)"
