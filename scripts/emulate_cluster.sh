@@ -5,7 +5,7 @@
 # stack gives). MPI runs across them through Hydra, with a launcher that starts each
 # proxy inside its host, and UCX limited to TCP on the host's link.
 #
-#   emulate_cluster.sh up --hosts H [--profile P | --rate R] [--name N]
+#   emulate_cluster.sh up --hosts H [--profile P | --rate R] [--name N] [--force]
 #   emulate_cluster.sh mpiexec [--name N] [--ranks-per-host K] -- PROGRAM [ARGS...]
 #   emulate_cluster.sh down [--name N]
 #   emulate_cluster.sh status [--name N]
@@ -14,10 +14,12 @@
 #   emulate_cluster.sh tcp [--name N] [--seconds S]       (one raw TCP stream, host 2 to 1)
 #
 # Profiles: loopback (unshaped), 10gbe, 1gbe, 100mbe; --rate takes tc's units (e.g.
-# 2500mbit, 1gbit). Names: N (default cb, at most 6 characters) prefixes every
-# namespace (N-h1..), link, the bridge (N-br) and the /etc/hosts lines it adds. `up`
-# removes what it created if it fails or is interrupted; `down` is safe to repeat and
-# also clears what a killed `up` left.
+# 2500mbit, 1gbit); a rate above what unshaped TCP between two hosts reaches here is
+# refused (--force: run anyway, at what the machine gives, and say so). Names: N
+# (default cb, at most 6 characters) prefixes every namespace (N-h1..), link, the
+# bridge (N-br) and the /etc/hosts lines it adds. `up` removes what it created if it
+# fails or is interrupted; `down` is safe to repeat and also clears what a killed `up`
+# left.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 state_root=/run/collbench-emulate
@@ -58,7 +60,7 @@ case "${1:-}" in
   *) launch "$@" ;;
 esac
 
-name=cb hosts= profile= rate= rph=1 seconds=3 cmd=${1:-}
+name=cb hosts= profile= rate= rph=1 seconds=3 force=0 cmd=${1:-}
 [ $# -gt 0 ] && shift
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -68,6 +70,7 @@ while [ $# -gt 0 ]; do
     --name) name=${2:-}; shift 2 ;;
     --ranks-per-host) rph=${2:-}; shift 2 ;;
     --seconds) seconds=${2:-}; shift 2 ;;
+    --force) force=1; shift ;;
     --) shift; break ;;
     *) die "unknown argument '$1'; see the usage at the top of $0" ;;
   esac
@@ -208,6 +211,11 @@ up() {
     local bits; bits=$(tcp_bits)
     reach="$((bits / 1000000))mbit"
     if [ -n "$rate" ] && [ "$bits" -lt "$(rate_bits "$rate")" ]; then
+      if [ "$force" != 1 ]; then
+        trap - ERR INT TERM
+        down
+        die "unshaped TCP between two hosts reaches only $reach here, below $rate: the links would run at what the machine gives; ask for less, or give --force to run anyway"
+      fi
       echo "emulate_cluster: warning: unshaped TCP between two hosts reaches only $reach here, below $rate:" \
         "the links run at what the machine gives, not at $rate" >&2
       reach="$reach (below the rate)"

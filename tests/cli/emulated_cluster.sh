@@ -41,7 +41,9 @@ left_behind() {
 }
 
 echo "== bad input: one message, exit 2, nothing created"
-for args in "--hosts 0" "--hosts 2 --profile 40gbe" "--hosts 2 --rate fast" "--hosts 2 --profile 1gbe --rate 1gbit"; do
+# 1000gbit: more than unshaped TCP between namespaces reaches on any machine today.
+for args in "--hosts 0" "--hosts 2 --profile 40gbe" "--hosts 2 --rate fast" "--hosts 2 --profile 1gbe --rate 1gbit" \
+  "--hosts 2 --rate 1000gbit"; do
   # shellcheck disable=SC2086
   "$emu" up --name "$name" $args >"$dir/err" 2>&1 && fail "up $args succeeded"
   [ "$(wc -l <"$dir/err")" = 1 ] || { cat "$dir/err"; fail "up $args: not one message"; }
