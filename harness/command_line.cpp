@@ -34,6 +34,8 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   P2pFlags p2p_flags;
   CLI::App* p2p = add_p2p_command(app, p2p_flags);
   p2p->footer(exit_status_text());
+  CostModelFlags model_flags;
+  CLI::App* model = add_model_command(app, model_flags);
 
   try {
     app.parse(argc, argv);
@@ -42,12 +44,13 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
     if (replay->parsed()) return resolve_replay(replay_flags, registry, nranks, machine);
     if (schedule->parsed()) return resolve_schedule(schedule_flags, registry);
     if (p2p->parsed()) return resolve_p2p(p2p_flags, nranks, machine);
+    if (model->parsed()) return resolve_model(model_flags, registry);
     RunOptions o = resolve_run(run_flags, registry, nranks, machine);
     if (is_parameter_server(run_flags)) return resolve_ps(o, ps_flags, registry, nranks, machine);
     return o;
   } catch (const CLI::CallForHelp&) {
     std::string text = app.help();
-    for (CLI::App* sub : {run, replay, workloads, workloads_flags.show, schedule, p2p})
+    for (CLI::App* sub : {run, replay, workloads, workloads_flags.show, schedule, p2p, model, model_flags.predict, model_flags.best})
       if (sub->parsed()) text = sub->help();
     return HelpText{text};
   } catch (const CLI::CallForAllHelp&) {

@@ -7,6 +7,7 @@
 #include "collectives/registry.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/list/list_command.hpp"
+#include "harness/model/model_command.hpp"
 #include "harness/p2p/p2p_options.hpp"
 #include "harness/ps/ps_options.hpp"
 #include "harness/replay/replay_options.hpp"
@@ -24,7 +25,7 @@ struct CommandError {
 };
 
 using Command = std::variant<CommandError, HelpText, ListOptions, RunOptions, PsOptions, ReplayOptions,
-                             WorkloadsOptions, ScheduleOptions, P2pOptions>;
+                             WorkloadsOptions, ScheduleOptions, P2pOptions, CostModelOptions>;
 
 // `nranks` lets rank-dependent checks (a root, a server count) happen here too, and
 // `machine` the request limits (memory).

@@ -26,6 +26,7 @@
 #include "harness/common/topology.hpp"
 #include "harness/common/watchdog.hpp"
 #include "harness/common/writers.hpp"
+#include "harness/model/model_command.hpp"
 #include "harness/p2p/p2p_command.hpp"
 #include "harness/ps/ps_command.hpp"
 #include "harness/replay/replay_command.hpp"
@@ -105,6 +106,7 @@ int run_command(const Invocation& inv) {
                         [&](const WorkloadsOptions& o) { return run_workloads(o, inv); },
                         [&](const ScheduleOptions& o) { return run_schedule(o, inv); },
                         [&](const P2pOptions& o) { return run_p2p(o, inv); },
+                        [&](const CostModelOptions& o) { return run_model(o, inv); },
                     },
                     cmd);
 }

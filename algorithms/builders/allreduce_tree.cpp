@@ -1,5 +1,7 @@
 // Tree allreduce: binomial reduce then broadcast, and NCCL-style double binary tree.
 #include <algorithm>
+#include <map>
+#include <vector>
 
 #include "algorithms/phases/binomial.hpp"
 #include "algorithms/catalog.hpp"
@@ -21,14 +23,6 @@ Schedule build_tree_allreduce(const ScheduleRequest& q) {
 
 namespace {
 
-// A binary tree over all ranks, as parent links, with each node's height (leaves 0)
-// and depth (root 0).
-struct Tree {
-  std::vector<int> parent, height, depth;
-  std::vector<std::vector<int>> children;
-  int root = 0;
-};
-
 // The in-order binary tree NCCL uses: a rank's lowest set bit gives its level, its
 // parent is the nearest rank one level up. Every rank at an odd position is a leaf.
 int btree_parent(int n, int r) {
@@ -38,64 +32,90 @@ int btree_parent(int n, int r) {
   return up < n ? up : (r ^ bit);
 }
 
-Tree make_tree(int n, bool second) {
-  Tree t;
-  t.parent.resize(n);
+// One rank's view of a binary tree over n ranks, computed as needed rather than for all
+// n ranks (the cost model builds every rank's schedule): parents by formula, children
+// among the ranks a power of two away (a child c of r is always r +- lowbit(c)),
+// heights over the subtree, the tree's height once per (n, tree).
+class TreeView {
+ public:
+  TreeView(int n, bool second) : n_(n), second_(second) {}
   // The second tree mirrors the first (n even) or shifts it by one (n odd), so that
   // the leaves of one are the inner nodes of the other.
-  for (int r = 0; r < n; ++r) {
-    if (!second) t.parent[r] = btree_parent(n, r);
-    else if (n % 2 == 0) {
-      const int p = btree_parent(n, n - 1 - r);
-      t.parent[r] = p < 0 ? -1 : n - 1 - p;
-    } else {
-      const int p = btree_parent(n, (r - 1 + n) % n);
-      t.parent[r] = p < 0 ? -1 : (p + 1) % n;
-    }
+  int to_first(int r) const { return !second_ ? r : n_ % 2 == 0 ? n_ - 1 - r : (r - 1 + n_) % n_; }
+  int from_first(int a) const { return !second_ ? a : n_ % 2 == 0 ? n_ - 1 - a : (a + 1) % n_; }
+  int parent(int r) const {
+    const int p = btree_parent(n_, to_first(r));
+    return p < 0 ? -1 : from_first(p);
   }
-  t.children.assign(n, {});
-  for (int r = 0; r < n; ++r)
-    if (t.parent[r] >= 0) t.children[t.parent[r]].push_back(r);
-    else t.root = r;
-  t.height.assign(n, 0);
-  t.depth.assign(n, 0);
-  std::vector<int> order{t.root};  // breadth first: parents before children
-  for (std::size_t i = 0; i < order.size(); ++i)
-    for (int ch : t.children[order[i]]) {
-      t.depth[ch] = t.depth[order[i]] + 1;
-      order.push_back(ch);
+  std::vector<int> children(int r) const {  // ascending
+    std::vector<int> out;
+    const int a = to_first(r);
+    for (long d = 1; d < n_; d *= 2)
+      for (long c : {a - d, a + d})
+        if (c > 0 && c < n_ && btree_parent(n_, static_cast<int>(c)) == a) out.push_back(from_first(static_cast<int>(c)));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  int depth(int r) const {
+    int d = 0;
+    for (int a = to_first(r); a != 0; a = btree_parent(n_, a)) ++d;
+    return d;
+  }
+  int height(int r) {
+    if (auto it = heights_.find(r); it != heights_.end()) return it->second;
+    int h = 0;
+    for (int c : children(r)) h = std::max(h, height(c) + 1);
+    return heights_[r] = h;
+  }
+  // The tree's height is its deepest rank's depth (the same for both trees), found once
+  // per n and thread: every rank's schedule needs it.
+  int tree_height() const {
+    thread_local std::map<int, int> known;
+    if (auto it = known.find(n_); it != known.end()) return it->second;
+    int h = 0;
+    for (int a = 1; a < n_; ++a) {
+      int d = 0;
+      for (int x = a; x != 0; x = btree_parent(n_, x)) ++d;
+      h = std::max(h, d);
     }
-  for (auto it = order.rbegin(); it != order.rend(); ++it)
-    if (t.parent[*it] >= 0) t.height[t.parent[*it]] = std::max(t.height[t.parent[*it]], t.height[*it] + 1);
-  return t;
-}
+    return known[n_] = h;
+  }
+
+ private:
+  int n_;
+  bool second_;
+  std::map<int, int> heights_;
+};
 
 // One tree's share: segments go up (reduced on the way) and come back down.
 // Segment i leaves a node of height h in step i+h, so its children's arrived
 // earlier; the root sends it down in step i+H and a node of depth d passes it on
 // in step i+H+d.
-void tree_pipeline(ScheduleWriter& w, const Tree& t, int r, Span data, std::size_t seg, std::size_t segments,
+void tree_pipeline(ScheduleWriter& w, TreeView t, int r, Span data, std::size_t seg, std::size_t segments,
                    std::size_t tmp_at) {
-  const auto H = static_cast<std::size_t>(t.height[t.root]);
-  const auto h = static_cast<std::size_t>(t.height[r]), d = static_cast<std::size_t>(t.depth[r]);
-  std::vector<int> kids = t.children[r];
-  std::stable_sort(kids.begin(), kids.end(), [&](int a, int b) { return t.height[a] < t.height[b]; });
+  const auto H = static_cast<std::size_t>(t.tree_height());
+  const auto h = static_cast<std::size_t>(t.height(r)), d = static_cast<std::size_t>(t.depth(r));
+  const std::vector<int> children = t.children(r);
+  const int parent = t.parent(r);
+  std::vector<int> kids = children;
+  std::stable_sort(kids.begin(), kids.end(), [&](int a, int b) { return t.height(a) < t.height(b); });
   for (std::size_t i = 0; i < segments; ++i) {
     const std::size_t from = std::min(data.count, i * seg), len = std::min(seg, data.count - from);
     const Region input{BufferId::send, data.offset + from, len}, out{BufferId::recv, data.offset + from, len};
     for (std::size_t k = 0; k < kids.size(); ++k) {
-      const std::size_t step = i + static_cast<std::size_t>(t.height[kids[k]]);
+      const std::size_t step = i + static_cast<std::size_t>(t.height(kids[k]));
       const Region tmp{BufferId::scratch, tmp_at + k * seg, len};
       w.recv(step, kids[k], tmp);
       w.reduce(step, out, k == 0 ? input : out, tmp);
     }
-    if (t.parent[r] >= 0) {
-      w.send(i + h, t.parent[r], kids.empty() ? input : out);
-      w.recv(i + H + d - 1, t.parent[r], out);
+    if (parent >= 0) {
+      w.send(i + h, parent, kids.empty() ? input : out);
+      w.recv(i + H + d - 1, parent, out);
     } else if (kids.empty()) {
       w.copy(i, out, input);
     }
-    for (int ch : t.children[r]) w.send(i + H + d, ch, out);
+    for (int ch : children) w.send(i + H + d, ch, out);
   }
 }
 
@@ -110,8 +130,8 @@ Schedule build_double_binary_tree_allreduce(const ScheduleRequest& q) {
   w.need_scratch(4 * seg);
   // Tree A carries the first half and tree B the second; A's transfers come first in
   // every step, so two messages between the same pair in one step match in order.
-  tree_pipeline(w, make_tree(q.nranks, false), q.rank, {0, halves.size(0)}, seg, segments, 0);
-  tree_pipeline(w, make_tree(q.nranks, true), q.rank, {halves.size(0), halves.size(1)}, seg, segments, 2 * seg);
+  tree_pipeline(w, TreeView(q.nranks, false), q.rank, {0, halves.size(0)}, seg, segments, 0);
+  tree_pipeline(w, TreeView(q.nranks, true), q.rank, {halves.size(0), halves.size(1)}, seg, segments, 2 * seg);
   return s;
 }
 

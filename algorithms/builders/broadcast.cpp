@@ -37,7 +37,7 @@ Schedule build_scatter_allgather_broadcast(const ScheduleRequest& q) {
   const std::vector<Span> blocks = even_spans(q.count, q.nranks);
   const InBuffer recv{BufferId::recv};
   const std::size_t steps = binomial_scatter(w, 0, g, blocks, recv);
-  ring_allgather(w, steps, Ring{g.members, g.me, blocks, 0}, recv);
+  ring_allgather(w, steps, Ring{g.all_members(), g.me, blocks, 0}, recv);
   return s;
 }
 

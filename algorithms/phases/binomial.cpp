@@ -10,9 +10,16 @@ Span blocks_span(const std::vector<Span>& blocks, int a, int b) {
 
 Group rooted_group(int nranks, int rank, int root) {
   Group g;
-  for (int v = 0; v < nranks; ++v) g.members.push_back(absolute_rank(v, root, nranks));
+  g.rotation_size = nranks;
+  g.rotation_root = root;
   g.me = relative_rank(rank, root, nranks);
   return g;
+}
+
+std::vector<int> Group::all_members() const {
+  std::vector<int> out;
+  for (int j = 0; j < size(); ++j) out.push_back(member(j));
+  return out;
 }
 
 std::size_t binomial_broadcast(ScheduleWriter& w, std::size_t first_step, const Group& g, Region where) {
@@ -20,8 +27,8 @@ std::size_t binomial_broadcast(ScheduleWriter& w, std::size_t first_step, const 
   // Round k doubles the members that have the data: 0..2^k-1 send to 2^k..2^(k+1)-1.
   for (int k = 0; k < rounds; ++k) {
     const int mask = 1 << k;
-    if (v < mask && v + mask < m) w.send(first_step + k, g.members[v + mask], where);
-    else if (v >= mask && v < 2 * mask) w.recv(first_step + k, g.members[v - mask], where);
+    if (v < mask && v + mask < m) w.send(first_step + k, g.member(v + mask), where);
+    else if (v >= mask && v < 2 * mask) w.recv(first_step + k, g.member(v - mask), where);
   }
   return static_cast<std::size_t>(rounds);
 }
@@ -35,11 +42,11 @@ std::size_t binomial_reduce(ScheduleWriter& w, std::size_t first_step, const Gro
   for (int k = 0; k < rounds; ++k) {
     const int mask = 1 << k;
     if (v & mask) {
-      w.send(first_step + k, g.members[v - mask], have_partial ? acc : input);
+      w.send(first_step + k, g.member(v - mask), have_partial ? acc : input);
       break;
     }
     if (v + mask < m) {
-      w.recv(first_step + k, g.members[v + mask], tmp);
+      w.recv(first_step + k, g.member(v + mask), tmp);
       w.reduce(first_step + k, acc, have_partial ? acc : input, tmp);
       have_partial = true;
     }
@@ -58,12 +65,12 @@ std::size_t binomial_gather(ScheduleWriter& w, std::size_t first_step, const Gro
   for (int k = 0; k < rounds; ++k) {
     const int mask = 1 << k;
     if (v & mask) {
-      w.send(first_step + k, g.members[v - mask], blocks_span(blocks, v, std::min(v + mask, m)), mine,
+      w.send(first_step + k, g.member(v - mask), blocks_span(blocks, v, std::min(v + mask, m)), mine,
              placement(v - mask));
       break;
     }
     if (v + mask < m)
-      w.recv(first_step + k, g.members[v + mask], blocks_span(blocks, v + mask, std::min(v + 2 * mask, m)),
+      w.recv(first_step + k, g.member(v + mask), blocks_span(blocks, v + mask, std::min(v + 2 * mask, m)),
              mine, placement(v + mask));
   }
   return static_cast<std::size_t>(rounds);
@@ -76,9 +83,9 @@ std::size_t binomial_scatter(ScheduleWriter& w, std::size_t first_step, const Gr
   for (int k = 0; k < rounds; ++k) {
     const int mask = 1 << (rounds - 1 - k);
     if (v % (2 * mask) == 0 && v + mask < m)
-      w.send(first_step + k, g.members[v + mask], where(blocks_span(blocks, v + mask, std::min(v + 2 * mask, m))));
+      w.send(first_step + k, g.member(v + mask), where(blocks_span(blocks, v + mask, std::min(v + 2 * mask, m))));
     else if (v % (2 * mask) == mask)
-      w.recv(first_step + k, g.members[v - mask], where(blocks_span(blocks, v, std::min(v + mask, m))));
+      w.recv(first_step + k, g.member(v - mask), where(blocks_span(blocks, v, std::min(v + mask, m))));
   }
   return static_cast<std::size_t>(rounds);
 }

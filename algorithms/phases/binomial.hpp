@@ -10,9 +10,16 @@
 namespace collbench {
 
 struct Group {
-  std::vector<int> members;  // absolute ranks; members[0] is the root
+  std::vector<int> members;  // absolute ranks; members[0] is the root. Empty: the rotation below
   int me = 0;
-  int size() const { return static_cast<int>(members.size()); }
+  // All n ranks numbered from `root` (rooted_group): kept as arithmetic, so building one
+  // rank's schedule takes O(log n), not O(n) (the cost model builds every rank's).
+  int rotation_size = 0, rotation_root = 0;
+  int size() const { return members.empty() ? rotation_size : static_cast<int>(members.size()); }
+  int member(int j) const {
+    return members.empty() ? (rotation_root + j) % rotation_size : members[static_cast<std::size_t>(j)];
+  }
+  std::vector<int> all_members() const;
 };
 
 // All ranks, numbered relative to `root`.

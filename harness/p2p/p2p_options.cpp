@@ -63,12 +63,7 @@ P2pOptions resolve_p2p(const P2pFlags& f, int nranks, const Machine& machine) {
   o.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
   o.window = f.window == "auto" ? 0 : parse_count_or_auto(f.window, "--window", 1);
   if (o.window > 4096) throw std::invalid_argument("--window must be auto or a whole number from 1 to 4096, not '" + f.window + "'");
-  o.sizes.min_bytes = parse_size(f.min_bytes);
-  o.sizes.max_bytes = parse_size(f.max_bytes);
-  if (o.sizes.min_bytes > o.sizes.max_bytes)
-    throw std::invalid_argument("--minbytes (" + f.min_bytes + ") is larger than --maxbytes (" + f.max_bytes + ")");
-  if (!(o.sizes.step_factor > 1) && o.sizes.min_bytes != o.sizes.max_bytes)
-    throw std::invalid_argument("--stepfactor must be greater than 1 when --minbytes and --maxbytes differ");
+  parse_size_range(o.sizes, f.min_bytes, f.max_bytes);
   if (nranks < 2) throw std::invalid_argument("p2p needs at least 2 ranks (one pair per link class)");
   const std::vector<std::size_t> sizes = checked_sweep_sizes(o.sizes, 1, o.force);
   // Lower bound: every iteration of both tests, for the two link classes there may be.

@@ -89,6 +89,15 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   add_force_flag(run, f.parsed.force);
 }
 
+void parse_size_range(SizeRange& r, const std::string& min_text, const std::string& max_text) {
+  r.min_bytes = parse_size(min_text);
+  r.max_bytes = parse_size(max_text);
+  if (r.min_bytes > r.max_bytes)
+    throw std::invalid_argument("--minbytes (" + min_text + ") is larger than --maxbytes (" + max_text + ")");
+  if (!(r.step_factor > 1) && r.min_bytes != r.max_bytes)
+    throw std::invalid_argument("--stepfactor must be greater than 1 when --minbytes and --maxbytes differ");
+}
+
 std::vector<std::size_t> checked_sweep_sizes(const SizeRange& r, std::size_t unit, bool force) {
   const std::vector<std::size_t> sizes =
       sweep_sizes(r.min_bytes, r.max_bytes, r.step_factor, unit, force ? kHardMaxSizes : kMaxSizes);
@@ -152,18 +161,13 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
         "--algorithms names no algorithm");
   }
 
-  s.sizes.min_bytes = parse_size(f.min_bytes);
-  s.sizes.max_bytes = parse_size(f.max_bytes);
-  if (s.sizes.min_bytes > s.sizes.max_bytes)
-    throw std::invalid_argument("--minbytes (" + f.min_bytes + ") is larger than --maxbytes (" + f.max_bytes + ")");
+  parse_size_range(s.sizes, f.min_bytes, f.max_bytes);
   const std::size_t elem = dtype_size(s.dtype);
   for (auto [flag, text, value] : {std::tuple{"--minbytes", f.min_bytes, s.sizes.min_bytes},
                                    std::tuple{"--maxbytes", f.max_bytes, s.sizes.max_bytes}})
     if (value % elem)
       throw std::invalid_argument(std::string(flag) + " " + text + " is not a multiple of the " + f.dtype +
                                   " element size (" + std::to_string(elem) + " bytes)");
-  if (!(s.sizes.step_factor > 1) && s.sizes.min_bytes != s.sizes.max_bytes)
-    throw std::invalid_argument("--stepfactor must be greater than 1 when --minbytes and --maxbytes differ");
   if (!f.segment.empty()) {
     s.segment_bytes = parse_size(f.segment);
     if (s.segment_bytes < elem)

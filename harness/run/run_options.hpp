@@ -69,6 +69,9 @@ void add_run_flags(CLI::App& app, RunFlags& f);
 // For -c ps the sweep is of allreduce (what the parameter server is checked with).
 // Refuses (unless --force) a sweep whose estimate is absurd (request_limits.hpp).
 RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, const Machine& machine);
+// -b/-e into `r` (its step factor already parsed); throws std::invalid_argument on a
+// malformed size, a minimum above the maximum, or a step factor of 1 for a range.
+void parse_size_range(SizeRange& r, const std::string& min_text, const std::string& max_text);
 // The sweep's sizes in steps of `unit`; refuses too many (kMaxSizes, or kHardMaxSizes with force).
 std::vector<std::size_t> checked_sweep_sizes(const SizeRange& r, std::size_t unit, bool force);
 // What a sweep costs at least: time, calls, memory per rank.

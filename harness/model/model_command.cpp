@@ -1,0 +1,173 @@
+#include "harness/model/model_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <ctime>
+#include <stdexcept>
+
+#include "generated/build_info.hpp"
+#include "harness/common/lists.hpp"
+#include "harness/common/numeric_flags.hpp"
+#include "harness/common/sizes.hpp"
+#include "harness/common/stats.hpp"
+
+namespace collbench {
+
+CLI::App* add_model_command(CLI::App& app, CostModelFlags& f) {
+  CLI::App* model = app.add_subcommand("model", "Predict algorithms' times from their schedules and a cost model "
+                                                "file, at any rank count (no MPI traffic)");
+  model->require_subcommand(1);
+  CostModelOptions& o = f.parsed;
+  for (auto [name, help, slot] :
+       {std::tuple{"predict", "Predicted time of each algorithm at each size", &f.predict},
+        std::tuple{"best", "The predicted fastest algorithm per size, its margin, and where that changes", &f.best}}) {
+    CLI::App* s = model->add_subcommand(name, help);
+    *slot = s;
+    s->add_option("--model,-m", f.model, "Cost model file (JSON; see the README's Cost model)")->required();
+    s->add_option("--collective,-c", f.collective, kCollectiveNames.valid())->capture_default_str();
+    s->add_option("--algorithms,-a", f.algorithms, "Comma-separated reference algorithms (default: all)");
+    s->add_option("--ranks,-n", o.ranks, "Ranks to predict for")->check(whole_in(2, 1 << 20))->required();
+    s->add_option("-b,--minbytes", f.min_bytes, "Smallest size, as run counts it (K/M/G)")->capture_default_str();
+    s->add_option("-e,--maxbytes", f.max_bytes, "Largest size (K/M/G)")->capture_default_str();
+    s->add_option("-f,--stepfactor", o.sizes.step_factor, "Multiply the size by this between steps")
+        ->check(number_in(1, 1e6))->capture_default_str();
+    s->add_option("-d,--dtype", f.dtype, kDTypeNames.valid())->capture_default_str();
+    s->add_option("-o,--op", f.op, kReduceOpNames.valid())->capture_default_str();
+    s->add_option("-r,--root", o.root, "Root rank of broadcast, reduce and gather")->check(whole_in(0, INT_MAX));
+    s->add_option("--segment-size", f.segment, "Pipeline segment of pipelined algorithms (default: each one's own)");
+    s->add_option("--method", f.method, "auto (the symmetric path where it holds, else every rank simulated), "
+                                        "full, or symmetric")->capture_default_str();
+    add_output_flags(*s, o.out, "model");
+  }
+  return model;
+}
+
+CostModelOptions resolve_model(const CostModelFlags& f, const Registry& registry) {
+  CostModelOptions o = f.parsed;
+  o.best = f.best->parsed();
+  o.model = load_model(f.model);
+  o.collective = kCollectiveNames.parse_or_throw(f.collective, "collective");
+  o.dtype = kDTypeNames.parse_or_throw(f.dtype, "dtype");
+  o.op = kReduceOpNames.parse_or_throw(f.op, "op");
+  o.method = kPredictMethodNames.parse_or_throw(f.method, "--method");
+  std::vector<const AlgorithmEntry*> schedules;
+  for (const AlgorithmEntry* e : registry.for_collective(o.collective))
+    if (!e->is_baseline()) schedules.push_back(e);
+  if (f.algorithms.empty()) {
+    o.algorithms = schedules;
+  } else {
+    o.algorithms = resolve_list<const AlgorithmEntry*>(
+        f.algorithms,
+        [&](const std::string& n) {
+          const AlgorithmEntry* e = registry.find(o.collective, n);
+          return e && !e->is_baseline() ? std::optional{e} : std::nullopt;
+        },
+        [&](const std::string& n) {
+          return "no schedule to predict for " + f.collective + " algorithm '" + n + "' (the mpi baseline is the "
+                 "library's own); valid: " + join(names_of(schedules), std::identity{});
+        },
+        "--algorithms names no algorithm");
+  }
+  if (o.model.ranks_per_node < o.ranks && o.ranks % o.model.ranks_per_node)
+    throw std::invalid_argument("model file '" + o.model.path + "': ranks_per_node " +
+                                std::to_string(o.model.ranks_per_node) + " does not divide --ranks " +
+                                std::to_string(o.ranks));
+  if (o.root >= o.ranks)
+    throw std::invalid_argument("--root " + std::to_string(o.root) + " is out of range for " + std::to_string(o.ranks) +
+                                " rank(s)");
+  parse_size_range(o.sizes, f.min_bytes, f.max_bytes);
+  if (!f.segment.empty()) o.segment_bytes = parse_size(f.segment);
+  return o;
+}
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+struct Predicted {
+  const AlgorithmEntry* algorithm;
+  Prediction p;
+};
+
+Row model_row(const CostModelOptions& o, std::size_t bytes, std::size_t count, const Predicted& x, int place,
+              double vs_best) {
+  const double algbw = algbw_gbps(static_cast<double>(bytes), x.p.time_us * 1e-6);
+  const int rpn = std::min(o.model.ranks_per_node, o.ranks);
+  Fields f{{"collective", collective_name(o.collective)}, {"algorithm", x.algorithm->name}, {"transport", "model"},
+           {"ranks", o.ranks}, {"bytes", bytes}, {"count", count}, {"dtype", dtype_name(o.dtype)},
+           {"op", uses_reduce_op(o.collective) ? reduce_op_name(o.op) : std::string_view("none")}, {"root", o.root},
+           {"predicted_us", x.p.time_us}, {"algbw_gbps", algbw},
+           {"busbw_gbps", algbw * busbw_factor(o.collective, o.ranks)}, {"nodes", o.ranks / rpn},
+           {"ranks_per_node", rpn}, {"segment_bytes", x.algorithm->segment_bytes({o.segment_bytes, {}, {}})},
+           {"method", kPredictMethodNames.name(x.p.method)}, {"messages", x.p.messages},
+           {"predict_seconds", x.p.seconds}, {"place", place}, {"vs_best", vs_best}};
+  char line[256];
+  std::snprintf(line, sizeof line, "  %11zu %-20s %14.3f %10.4f %10.4f %3d %7.3f %-9s %8.3f\n", bytes,
+                x.algorithm->name.c_str(), x.p.time_us, algbw, algbw * busbw_factor(o.collective, o.ranks), place,
+                vs_best, std::string(kPredictMethodNames.name(x.p.method)).c_str(), x.p.seconds);
+  return {f, nlohmann::json::object(), o.best ? "" : line};
+}
+
+}  // namespace
+
+int run_model(const CostModelOptions& o_in, const Invocation& inv) {
+  CostModelOptions o = o_in;
+  const nlohmann::json metadata = {
+      {"tool", "collbench"}, {"git_revision", build_info::git_revision}, {"started_utc", utc_now()},
+      {"command_line", std::vector<std::string>(inv.argv, inv.argv + inv.argc)},
+      {"model", {{"path", o.model.path}, {"name", o.model.name}, {"file", o.model.source}}},
+      {"definitions",
+       {{"predicted_us", "the last rank's finish, simulated from every step of the schedules (step order; messages "
+                         "alpha + bytes/beta per link class, rank ports and host links queued, reductions and copies "
+                         "per byte)"},
+        {"method", "symmetric: one rank simulated, its peers mirroring it; full: every rank"},
+        {"place", "1 for the fastest predicted algorithm at this size"},
+        {"vs_best", "predicted_us / the fastest's"}}}};
+  const std::vector<std::size_t> sizes = checked_sweep_sizes(o.sizes, 1, true);
+  const std::size_t elem = dtype_size(o.dtype);
+  ResultSink sink = ResultSink::open(o.out, o.best ? "model-best" : "model", field_names(model_row(o, 0, 0, {o.algorithms[0], {}}, 0, 0).fields),
+                                     metadata, inv.comm);
+  if (inv.rank == 0) {
+    std::printf("# collbench model %s: %s, %d ranks (%d per host), model '%s'\n", o.best ? "best" : "predict",
+                std::string(collective_name(o.collective)).c_str(), o.ranks, std::min(o.model.ranks_per_node, o.ranks),
+                o.model.name.c_str());
+    if (!o.best)
+      std::printf("# %11s %-20s %14s %10s %10s %3s %7s %-9s %8s\n", "bytes", "algorithm", "predicted_us", "algbw",
+                  "busbw", "#", "vs_best", "method", "seconds");
+    const CostParams params = cost_params(o.model, o.dtype, o.op);
+    std::string previous;
+    for (std::size_t bytes : sizes) {
+      const std::size_t per = elem * (size_counts_all_blocks(o.collective) ? static_cast<std::size_t>(o.ranks) : 1);
+      const std::size_t count = bytes / per;
+      if (count == 0) continue;
+      std::vector<Predicted> at;
+      for (const AlgorithmEntry* a : o.algorithms) {
+        PredictRequest q{a, o.collective, o.ranks, count, elem, o.root, o.model.ranks_per_node, o.segment_bytes};
+        at.push_back({a, predict(q, params, o.method)});
+      }
+      std::vector<Predicted> ranked = at;
+      std::stable_sort(ranked.begin(), ranked.end(), [](const Predicted& a, const Predicted& b) { return a.p.time_us < b.p.time_us; });
+      for (const Predicted& x : at) {
+        const int place = 1 + static_cast<int>(std::find_if(ranked.begin(), ranked.end(), [&](const Predicted& y) { return y.algorithm == x.algorithm; }) - ranked.begin());
+        sink.add(model_row(o, count * per, count, x, place, x.p.time_us / ranked[0].p.time_us));
+      }
+      if (o.best) {
+        const double margin = ranked.size() > 1 ? ranked[1].p.time_us / ranked[0].p.time_us : 1;
+        std::printf("  %11zu %-20s %14.3f us  x%.3f over %s%s\n", count * per, ranked[0].algorithm->name.c_str(),
+                    ranked[0].p.time_us, margin, ranked.size() > 1 ? ranked[1].algorithm->name.c_str() : "-",
+                    !previous.empty() && previous != ranked[0].algorithm->name ? "  <- crossover" : "");
+        previous = ranked[0].algorithm->name;
+      }
+    }
+  }
+  return finish_run(inv, sink, 0);
+}
+
+}  // namespace collbench

@@ -1,0 +1,44 @@
+#pragma once
+// One prediction: an algorithm's time on `ranks` ranks at one size, from its schedules
+// (collectives/cost_simulator.hpp). The symmetric path simulates one rank; it is taken
+// when sampled ranks (0, 1, the middle, the last, and every peer they talk to) have
+// schedules of the same shape whose transfers meet their peers' in the same step, and
+// no host link is shared (one host, or one rank per host). Otherwise every rank's
+// schedule is built and simulated, up to kMostSimulatedTransfers.
+#include <cstddef>
+#include <string>
+
+#include "collectives/cost_simulator.hpp"
+#include "collectives/registry.hpp"
+
+namespace collbench {
+
+enum class PredictMethod { automatic, full, symmetric };
+inline constexpr NameTable<PredictMethod, 3> kPredictMethodNames{
+    {{{PredictMethod::automatic, "auto"}, {PredictMethod::full, "full"}, {PredictMethod::symmetric, "symmetric"}}}};
+
+inline constexpr double kMostSimulatedTransfers = 5e7;
+
+struct PredictRequest {
+  const AlgorithmEntry* algorithm = nullptr;  // a schedule builder
+  Collective collective = Collective::allreduce;
+  int ranks = 2;
+  std::size_t count = 0;  // elements per rank, as builders take it
+  std::size_t element_size = 4;
+  int root = 0;
+  int ranks_per_node = 1;  // consecutive ranks per host
+  std::size_t segment_bytes = 0;
+};
+
+struct Prediction {
+  double time_us = 0;
+  PredictMethod method = PredictMethod::full;
+  std::size_t messages = 0;  // simulated (the symmetric path: one rank's sends)
+  double seconds = 0;        // what predicting took
+};
+
+// Throws std::invalid_argument when the symmetric path is asked for but does not hold,
+// or the full simulation would be too large.
+Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod method = PredictMethod::automatic);
+
+}  // namespace collbench

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `collbench model`: a hand-written flat model predicts ring allreduce exactly as the
+# Thakur-Rabenseifner-Gropp formula says, `best` ranks every algorithm at every size, and
+# bad model files (a missing field, a bandwidth that is zero or negative, a layout that
+# does not divide the ranks, not JSON) get one message and exit 2.
+# usage: model.sh MPIEXEC COLLBENCH
+set -u
+mpiexec=$1 collbench=$2
+here=$(cd "$(dirname "$0")" && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+model() { printf '%s' "$2" >"$dir/$1.json"; }
+model flat '{"name": "flat", "ranks_per_node": 1, "intra_host": {"alpha_us": 5, "beta_gbps": 1},
+ "inter_host": {"alpha_us": 5, "beta_gbps": 1}, "reduce_gbps": {"default": 10, "f64:max": 2}}'
+"$mpiexec" -n 1 "$collbench" model predict -m "$dir/flat.json" -n 8 -a ring -b 1M -e 1M --csv "$dir/p.csv" >"$dir/out" 2>&1 ||
+  { cat "$dir/out"; fail "predict exited $?"; }
+"$mpiexec" -n 1 "$collbench" model best -m "$dir/flat.json" -n 16 -b 1K -e 16M -f 16 --csv "$dir/b.csv" >"$dir/best" 2>&1 ||
+  { cat "$dir/best"; fail "best exited $?"; }
+python3 - "$dir" <<'PY' || exit 1
+import csv, sys
+d = sys.argv[1]
+(row,) = list(csv.DictReader(open(f"{d}/p.csv")))
+n, m = 8, 1 << 20
+want = 2 * (n - 1) * 5 + 2 * (n - 1) / n * m * 1e-3 + (n - 1) / n * m * 1e-4  # alpha, 1 GB/s, 10 GB/s
+assert abs(float(row["predicted_us"]) - want) < want * 1e-9, (row["predicted_us"], want)
+assert row["transport"] == "model" and row["method"] == "symmetric" and row["ranks"] == "8", row
+best = list(csv.DictReader(open(f"{d}/b.csv")))
+sizes = sorted({int(r["bytes"]) for r in best})
+assert sizes == [1024, 16384, 262144, 4194304], sizes
+for b in sizes:
+    at = [r for r in best if int(r["bytes"]) == b]
+    assert sorted(int(r["place"]) for r in at) == list(range(1, len(at) + 1)), at
+    first = next(r for r in at if r["place"] == "1")
+    assert float(first["vs_best"]) == 1 and all(float(r["vs_best"]) >= 1 for r in at), at
+print("ok: ring predicted as the formula; best ranks", len(best) // len(sizes), "algorithms at", len(sizes), "sizes")
+PY
+grep -q "<- crossover" "$dir/best" || fail "best printed no crossover (recursive doubling should give way to rabenseifner)"
+refuse() {  # PATTERN FILE-CONTENT [ARGS...]
+  local pattern=$1 content=$2
+  shift 2
+  model bad "$content"
+  "$here/expect_error.sh" "$pattern" "$mpiexec" -n 1 "$collbench" model predict -m "$dir/bad.json" -n 8 "$@" >/dev/null ||
+    { "$here/expect_error.sh" "$pattern" "$mpiexec" -n 1 "$collbench" model predict -m "$dir/bad.json" -n 8 "$@"; exit 1; }
+}
+refuse 'missing "inter_host"' '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": 1}}'
+refuse 'missing "intra_host.beta_gbps"' '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}}'
+refuse '"inter_host.beta_gbps" must be positive, not 0' '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 0}}'
+refuse '"intra_host.beta_gbps" must be positive, not -3' '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": -3}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}}'
+refuse 'ranks_per_node 3 does not divide --ranks 8' '{"ranks_per_node": 3, "intra_host": {"alpha_us": 1, "beta_gbps": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}}'
+refuse '"reduce_gbps" key .f32:avg. is not' '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}, "reduce_gbps": {"f32:avg": 1}}'
+refuse 'is not JSON' '{"ranks_per_node": '
+refuse "no schedule to predict for allreduce algorithm 'mpi'" '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}}' -a mpi
+"$here/expect_error.sh" "cannot read model file" "$mpiexec" -n 1 "$collbench" model predict -m "$dir/none.json" -n 8 >/dev/null ||
+  fail "a missing model file was not refused"
+echo "ok: bad model files refused"
