@@ -44,13 +44,14 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
     if (replay->parsed()) return resolve_replay(replay_flags, registry, nranks, machine);
     if (schedule->parsed()) return resolve_schedule(schedule_flags, registry);
     if (p2p->parsed()) return resolve_p2p(p2p_flags, nranks, machine);
+    if (model_flags.fit_app->parsed()) return model_flags.fit;
     if (model->parsed()) return resolve_model(model_flags, registry);
     RunOptions o = resolve_run(run_flags, registry, nranks, machine);
     if (is_parameter_server(run_flags)) return resolve_ps(o, ps_flags, registry, nranks, machine);
     return o;
   } catch (const CLI::CallForHelp&) {
     std::string text = app.help();
-    for (CLI::App* sub : {run, replay, workloads, workloads_flags.show, schedule, p2p, model, model_flags.predict, model_flags.best})
+    for (CLI::App* sub : {run, replay, workloads, workloads_flags.show, schedule, p2p, model, model_flags.predict, model_flags.best, model_flags.fit_app})
       if (sub->parsed()) text = sub->help();
     return HelpText{text};
   } catch (const CLI::CallForAllHelp&) {

@@ -25,7 +25,7 @@ struct CommandError {
 };
 
 using Command = std::variant<CommandError, HelpText, ListOptions, RunOptions, PsOptions, ReplayOptions,
-                             WorkloadsOptions, ScheduleOptions, P2pOptions, CostModelOptions>;
+                             WorkloadsOptions, ScheduleOptions, P2pOptions, CostModelOptions, ModelFitOptions>;
 
 // `nranks` lets rank-dependent checks (a root, a server count) happen here too, and
 // `machine` the request limits (memory).

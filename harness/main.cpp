@@ -107,6 +107,7 @@ int run_command(const Invocation& inv) {
                         [&](const ScheduleOptions& o) { return run_schedule(o, inv); },
                         [&](const P2pOptions& o) { return run_p2p(o, inv); },
                         [&](const CostModelOptions& o) { return run_model(o, inv); },
+                        [&](const ModelFitOptions& o) { return run_model_fit(o, inv); },
                     },
                     cmd);
 }

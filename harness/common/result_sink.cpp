@@ -143,6 +143,12 @@ ResultSink ResultSink::open(OutputOptions& out, const std::string& name, std::ve
           } catch (const OutputNameTaken&) {
             if (n < 1000) continue;
             throw;
+          } catch (const OutputError&) {
+            // Another run took one of these names between the check above and here
+            // (vetting then finds it holding data): try the next name.
+            if (n < 1000 && (fs::exists(fs::symlink_status(o.csv_path)) || fs::exists(fs::symlink_status(o.json_path))))
+              continue;
+            throw;
           }
           out = o;
           break;

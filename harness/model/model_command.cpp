@@ -41,6 +41,13 @@ CLI::App* add_model_command(CLI::App& app, CostModelFlags& f) {
                                         "full, or symmetric")->capture_default_str();
     add_output_flags(*s, o.out, "model");
   }
+  f.fit_app = model->add_subcommand("fit", "Write a cost model file from a collbench p2p result (alpha and beta "
+                                           "per link class) and reduction and copy rates timed here");
+  f.fit_app->add_option("--p2p", f.fit.p2p_path, "A collbench p2p JSON result")->required();
+  f.fit_app->add_option("--out", f.fit.out_path, "The model file to write")->required();
+  f.fit_app->add_option("--ranks-per-node", f.fit.ranks_per_node, "Ranks per host (default: the p2p run's)")
+      ->check(whole_in(1, 1 << 20));
+  f.fit_app->add_flag("--overwrite", f.fit.overwrite, "Replace --out if it exists");
   return model;
 }
 

@@ -10,6 +10,7 @@
 #include "harness/common/invocation.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/model/model_file.hpp"
+#include "harness/model/model_fit.hpp"
 #include "harness/model/predict.hpp"
 #include "harness/run/run_options.hpp"
 
@@ -38,7 +39,8 @@ struct CostModelFlags {
   std::string model, collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "1K",
               max_bytes = "64M", segment, method = "auto";
   CostModelOptions parsed;
-  CLI::App *predict = nullptr, *best = nullptr;
+  ModelFitOptions fit;
+  CLI::App *predict = nullptr, *best = nullptr, *fit_app = nullptr;
 };
 CLI::App* add_model_command(CLI::App& app, CostModelFlags& f);
 // Throws std::invalid_argument on bad input (including the model file's).

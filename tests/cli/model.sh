@@ -2,7 +2,8 @@
 # `collbench model`: a hand-written flat model predicts ring allreduce exactly as the
 # Thakur-Rabenseifner-Gropp formula says, `best` ranks every algorithm at every size, and
 # bad model files (a missing field, a bandwidth that is zero or negative, a layout that
-# does not divide the ranks, not JSON) get one message and exit 2.
+# does not divide the ranks, not JSON) get one message and exit 2; `model fit` turns a p2p
+# run into a model file that predicts, and keeps an existing one.
 # usage: model.sh MPIEXEC COLLBENCH
 set -u
 mpiexec=$1 collbench=$2
@@ -35,6 +36,16 @@ for b in sizes:
     assert float(first["vs_best"]) == 1 and all(float(r["vs_best"]) >= 1 for r in at), at
 print("ok: ring predicted as the formula; best ranks", len(best) // len(sizes), "algorithms at", len(sizes), "sizes")
 PY
+# model fit: from a p2p run here to a model file that predicts; an existing --out is kept.
+"$mpiexec" -n 2 "$collbench" p2p -b 1 -e 256K -f 4 -n 10 -w 2 --json "$dir/p2p.json" >/dev/null 2>&1 || fail "p2p exited $?"
+"$mpiexec" -n 1 "$collbench" model fit --p2p "$dir/p2p.json" --out "$dir/fitted.json" >"$dir/fit" 2>&1 ||
+  { cat "$dir/fit"; fail "model fit exited $?"; }
+"$mpiexec" -n 1 "$collbench" model predict -m "$dir/fitted.json" -n 4 -a ring -b 64K -e 64K --csv "$dir/f.csv" >/dev/null 2>&1 ||
+  fail "a fitted model does not predict"
+cp "$dir/fitted.json" "$dir/before.json"
+"$here/expect_error.sh" "exists; give --overwrite" "$mpiexec" -n 1 "$collbench" model fit --p2p "$dir/p2p.json" --out "$dir/fitted.json" >/dev/null ||
+  fail "model fit replaced an existing --out"
+cmp -s "$dir/fitted.json" "$dir/before.json" || fail "the refused model fit changed --out"
 grep -q "<- crossover" "$dir/best" || fail "best printed no crossover (recursive doubling should give way to rabenseifner)"
 refuse() {  # PATTERN FILE-CONTENT [ARGS...]
   local pattern=$1 content=$2
