@@ -1,12 +1,12 @@
 #include "collectives/cost_simulator.hpp"
 
 #include <algorithm>
-#include <deque>
-#include <map>
+#include <cstdint>
 #include <queue>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 namespace collbench {
 namespace {
@@ -19,31 +19,36 @@ double ops_us(const Step& step, const CostParams& p, std::size_t elem) {
   return t;
 }
 
-bool same_node(const CostLayout& l, int a, int b) {
-  return l.node_of_rank.empty() || l.node_of_rank[static_cast<std::size_t>(a)] == l.node_of_rank[static_cast<std::size_t>(b)];
-}
-
 struct Posted {
   double at = 0;
   std::size_t bytes = 0;
 };
 
+// Sends and receives of one (sender, receiver) pair not yet matched, in posting order.
+struct Channel {
+  std::vector<Posted> sends, recvs;
+  std::size_t next_send = 0, next_recv = 0;
+};
+
 struct Message {
   double ready = 0;
   std::size_t seq = 0;
-  int from = 0, to = 0;
+  int from = 0, to = 0;  // simulated ranks
   std::size_t bytes = 0;
+  bool local = true;
   bool operator>(const Message& o) const { return std::tie(ready, seq) > std::tie(o.ready, o.seq); }
 };
 
 class Simulation {
  public:
-  Simulation(const std::vector<Schedule>& s, const CostParams& p, const CostLayout& l)
-      : s_(s), p_(p), l_(l), n_(static_cast<int>(s.size())), ranks_(s.size()),
-        egress_(s.size(), 0), ingress_(s.size(), 0) {}
+  Simulation(const std::vector<Schedule>& s, int n, const Symmetry& sym, const CostParams& p, const CostLayout& l)
+      : s_(s), sym_(sym), p_(p), l_(l), n_(n), simulated_(static_cast<int>(s.size())), ranks_(s.size()),
+        egress_(s.size(), 0), ingress_(s.size(), 0), host_egress_(hosts(), 0), host_ingress_(hosts(), 0) {
+    channels_.reserve(s.size() * 4);
+  }
 
   CostResult run() {
-    for (int r = 0; r < n_; ++r) enter(r, 0, 0.0);
+    for (int r = 0; r < simulated_; ++r) enter(r, 0, 0.0);
     while (!heap_.empty()) {
       const Message m = heap_.top();
       heap_.pop();
@@ -51,7 +56,7 @@ class Simulation {
     }
     CostResult out;
     out.messages = delivered_;
-    for (int r = 0; r < n_; ++r) {
+    for (int r = 0; r < simulated_; ++r) {
       const RankState& st = ranks_[static_cast<std::size_t>(r)];
       if (st.step < s_[static_cast<std::size_t>(r)].steps.size())
         throw std::runtime_error("cost simulation: rank " + std::to_string(r) + " cannot finish step " +
@@ -70,6 +75,29 @@ class Simulation {
     double step_end = 0;
   };
 
+  std::size_t hosts() const {
+    int h = 0;
+    for (int r = 0; r < simulated_ && !l_.node_of_rank.empty(); ++r) h = std::max(h, l_.node_of_rank[static_cast<std::size_t>(r)] + 1);
+    return static_cast<std::size_t>(h);
+  }
+
+  bool same_node(int a, int b) const {
+    return l_.node_of_rank.empty() || l_.node_of_rank[static_cast<std::size_t>(a)] == l_.node_of_rank[static_cast<std::size_t>(b)];
+  }
+
+  // The channel a transfer between simulated rank `me` and real rank `peer` belongs to:
+  // (sender class, receiver class, the receiver's block seen from the sender's).
+  std::uint64_t channel_key(int me, int peer, bool send) const {
+    int cls = peer, h = 0;
+    if (sym_.kind != Symmetry::Kind::none) {
+      cls = peer % sym_.block;
+      h = peer / sym_.block;
+      if (!send && sym_.kind == Symmetry::Kind::shift) h = (n_ / sym_.block - h) % (n_ / sym_.block);
+    }
+    const auto from = static_cast<std::uint64_t>(send ? me : cls), to = static_cast<std::uint64_t>(send ? cls : me);
+    return from << 42 | to << 21 | static_cast<std::uint64_t>(h);
+  }
+
   // Starts rank r's step `step` at `t`, running through steps without transfers.
   void enter(int r, std::size_t step, double t) {
     RankState& st = ranks_[static_cast<std::size_t>(r)];
@@ -81,7 +109,7 @@ class Simulation {
       st.pending = x.sends.size() + x.recvs.size();
       st.step_end = t;
       if (st.pending > 0) {
-        for (const Transfer& tr : x.recvs) post(tr.peer, r, t, tr.region.count * l_.element_size, false);
+        for (const Transfer& tr : x.recvs) post(r, tr.peer, t, tr.region.count * l_.element_size, false);
         for (const Transfer& tr : x.sends) post(r, tr.peer, t, tr.region.count * l_.element_size, true);
         return;
       }
@@ -91,31 +119,39 @@ class Simulation {
     st.time = t;
   }
 
-  void post(int from, int to, double at, std::size_t bytes, bool send) {
-    auto& ch = channels_[{from, to}];
-    (send ? ch.first : ch.second).push_back({at, bytes});
-    while (!ch.first.empty() && !ch.second.empty()) {
-      const Posted a = ch.first.front(), b = ch.second.front();
-      ch.first.pop_front();
-      ch.second.pop_front();
+  void post(int me, int peer, double at, std::size_t bytes, bool send) {
+    const std::uint64_t key = channel_key(me, peer, send);
+    Channel& ch = channels_[key];
+    (send ? ch.sends : ch.recvs).push_back({at, bytes});
+    while (ch.next_send < ch.sends.size() && ch.next_recv < ch.recvs.size()) {
+      const Posted a = ch.sends[ch.next_send++], b = ch.recvs[ch.next_recv++];
+      const int from = static_cast<int>(key >> 42), to = static_cast<int>(key >> 21 & ((1u << 21) - 1));
       if (a.bytes != b.bytes)
         throw std::runtime_error("cost simulation: rank " + std::to_string(from) + " sends " + std::to_string(a.bytes) +
                                  " bytes where rank " + std::to_string(to) + " receives " + std::to_string(b.bytes));
-      heap_.push({std::max(a.at, b.at), seq_++, from, to, a.bytes});
+      heap_.push({std::max(a.at, b.at), seq_++, from, to, a.bytes, same_node(me, peer)});
+    }
+    if (ch.next_send == ch.sends.size() && ch.next_recv == ch.recvs.size()) {
+      ch.sends.clear(), ch.recvs.clear();
+      ch.next_send = ch.next_recv = 0;
     }
   }
 
   void deliver(const Message& m) {
-    const bool local = same_node(l_, m.from, m.to);
-    const LinkCost& link = local ? p_.intra : p_.inter;
+    const LinkCost& link = m.local ? p_.intra : p_.inter;
     const double wire = static_cast<double>(m.bytes) * link.us_per_byte, port = p_.overhead_us + wire;
-    double start = std::max({m.ready, egress_[static_cast<std::size_t>(m.from)], ingress_[static_cast<std::size_t>(m.to)]});
-    if (!local) {
-      const int hf = l_.node_of_rank[static_cast<std::size_t>(m.from)], ht = l_.node_of_rank[static_cast<std::size_t>(m.to)];
-      start = std::max({start, host_egress_[hf], host_ingress_[ht]});
-      host_egress_[hf] = host_ingress_[ht] = start + port;
+    double& out = egress_[static_cast<std::size_t>(m.from)];
+    double& in = ingress_[static_cast<std::size_t>(m.to)];
+    double start = std::max({m.ready, out, in});
+    if (!m.local) {
+      // Every block's hosts mirror block 0's: the receiver's host link behaves as its
+      // representative's.
+      double& hout = host_egress_[static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.from)])];
+      double& hin = host_ingress_[static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.to)])];
+      start = std::max({start, hout, hin});
+      hout = hin = start + port;
     }
-    egress_[static_cast<std::size_t>(m.from)] = ingress_[static_cast<std::size_t>(m.to)] = start + port;
+    out = in = start + port;
     const double done = start + link.alpha_us + port;
     ++delivered_;
     complete(m.from, done);
@@ -131,44 +167,50 @@ class Simulation {
   }
 
   const std::vector<Schedule>& s_;
+  const Symmetry& sym_;
   const CostParams& p_;
   const CostLayout& l_;
-  int n_;
+  int n_, simulated_;
   std::vector<RankState> ranks_;
-  std::vector<double> egress_, ingress_;
-  std::map<int, double> host_egress_, host_ingress_;
-  std::map<std::pair<int, int>, std::pair<std::deque<Posted>, std::deque<Posted>>> channels_;  // sends, receives
+  std::vector<double> egress_, ingress_, host_egress_, host_ingress_;
+  std::unordered_map<std::uint64_t, Channel> channels_;
   std::priority_queue<Message, std::vector<Message>, std::greater<>> heap_;
   std::size_t seq_ = 0, delivered_ = 0;
 };
 
-}  // namespace
-
-CostResult simulate_schedules(const std::vector<Schedule>& schedules, const CostParams& p, const CostLayout& layout) {
-  if (!layout.node_of_rank.empty() && layout.node_of_rank.size() != schedules.size())
-    throw std::invalid_argument("cost simulation: node_of_rank has " + std::to_string(layout.node_of_rank.size()) +
-                                " entries for " + std::to_string(schedules.size()) + " ranks");
-  return Simulation(schedules, p, layout).run();
+void check(const std::vector<Schedule>& schedules, int n, const Symmetry& sym, const CostLayout& l) {
+  auto refuse = [](const std::string& why) { throw std::invalid_argument("cost simulation: " + why); };
+  if (n < 1 || n > (1 << 20)) refuse("ranks must be 1 to 2^20, not " + std::to_string(n));
+  if (!l.node_of_rank.empty() && l.node_of_rank.size() != static_cast<std::size_t>(n))
+    refuse("node_of_rank has " + std::to_string(l.node_of_rank.size()) + " entries for " + std::to_string(n) + " ranks");
+  const int simulated = sym.kind == Symmetry::Kind::none ? n : sym.block;
+  if (sym.kind != Symmetry::Kind::none && (sym.block < 1 || n % sym.block))
+    refuse("a block of " + std::to_string(sym.block) + " ranks does not divide " + std::to_string(n));
+  if (sym.kind == Symmetry::Kind::xor_blocks && ((n & (n - 1)) || (sym.block & (sym.block - 1))))
+    refuse("XOR blocks need powers of two");
+  if (schedules.size() != static_cast<std::size_t>(simulated))
+    refuse(std::to_string(schedules.size()) + " schedules for " + std::to_string(simulated) + " simulated ranks");
+  if (sym.kind != Symmetry::Kind::none && !l.node_of_rank.empty())
+    for (int r = sym.block; r < n; r += sym.block)
+      if (l.node_of_rank[static_cast<std::size_t>(r)] == l.node_of_rank[static_cast<std::size_t>(r - 1)])
+        refuse("a host straddles ranks " + std::to_string(r - 1) + " and " + std::to_string(r) + ", two blocks");
 }
 
-CostResult simulate_symmetric(const Schedule& s, int rank, const CostParams& p, const CostLayout& l) {
-  double t = 0;
-  std::size_t messages = 0;
-  for (const Step& x : s.steps) {
-    double end = t, egress = t, ingress = t;
-    // Each peer posts its side of every transfer when this rank does, and its ports are
-    // as busy as this rank's.
-    auto transfer = [&](const Transfer& tr, double& port) {
-      const LinkCost& link = same_node(l, rank, tr.peer) ? p.intra : p.inter;
-      const double start = port;
-      port = start + p.overhead_us + static_cast<double>(tr.region.count * l.element_size) * link.us_per_byte;
-      end = std::max(end, port + link.alpha_us);
-    };
-    for (const Transfer& tr : x.recvs) transfer(tr, ingress);
-    for (const Transfer& tr : x.sends) transfer(tr, egress), ++messages;
-    t = end + ops_us(x, p, l.element_size);
+}  // namespace
+
+int mirror_rank(const Symmetry& s, int ranks, int r, int h) {
+  switch (s.kind) {
+    case Symmetry::Kind::shift: return static_cast<int>((static_cast<long long>(r) + static_cast<long long>(h) * s.block) % ranks);
+    case Symmetry::Kind::xor_blocks: return r ^ (h * s.block);
+    case Symmetry::Kind::none: break;
   }
-  return {{t}, t, messages};
+  return r;
+}
+
+CostResult simulate_schedules(const std::vector<Schedule>& schedules, int ranks, const Symmetry& symmetry,
+                              const CostParams& p, const CostLayout& layout) {
+  check(schedules, ranks, symmetry, layout);
+  return Simulation(schedules, ranks, symmetry, p, layout).run();
 }
 
 }  // namespace collbench

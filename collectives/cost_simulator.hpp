@@ -7,6 +7,11 @@
 // its receives arrive one at a time; messages between hosts also queue for their hosts'
 // links, so ranks of one host share its bandwidth. Reductions and copies cost their
 // bytes at a per-byte rate. No MPI, no memory of the data: only sizes and times.
+//
+// Symmetric schedules need not be simulated rank by rank. Where rank r + h*block (or
+// r XOR h*block) does exactly what rank r does with every peer moved the same way, all
+// blocks run in lockstep: simulating one block, with each message to another block
+// standing for the one its mirror image receives, gives the same times exactly.
 #include <cstddef>
 #include <vector>
 
@@ -28,22 +33,35 @@ struct CostParams {
 
 struct CostLayout {
   std::size_t element_size = 4;
-  std::vector<int> node_of_rank;  // empty: every rank on one host
+  std::vector<int> node_of_rank;  // empty: every rank on one host; else one entry per rank
+};
+
+// How the ranks' schedules repeat: none (every rank's schedule given), or blocks of
+// `block` consecutive ranks that are images of block 0 under a shift by whole blocks
+// (rank r -> r + h*block mod n) or under XOR with h*block (block and n powers of two).
+struct Symmetry {
+  enum class Kind { none, shift, xor_blocks } kind = Kind::none;
+  int block = 0;
 };
 
 struct CostResult {
-  std::vector<double> finish_us;  // per rank (the symmetric path: one entry)
+  std::vector<double> finish_us;  // per simulated rank
   double time_us = 0;             // the last rank's finish
-  std::size_t messages = 0;
+  std::size_t messages = 0;       // simulated (with a symmetry: block 0's sends)
 };
 
-// Every rank's schedule (schedules[r] is rank r's). Throws std::runtime_error when the
+// schedules[r] is rank r's, for every rank (Kind::none) or for block 0's ranks; `ranks`
+// is the whole job's. Hosts must not straddle blocks. Throws std::runtime_error when the
 // schedules cannot complete (a message with no match, or mismatched sizes).
-CostResult simulate_schedules(const std::vector<Schedule>& schedules, const CostParams& p, const CostLayout& layout);
+CostResult simulate_schedules(const std::vector<Schedule>& schedules, int ranks, const Symmetry& symmetry,
+                              const CostParams& p, const CostLayout& layout);
 
-// The fast path for rank-symmetric schedules (every rank does what `schedule`'s rank
-// does, relabelled, at the same times, and no two ranks' messages share a host link):
-// one rank's steps, each peer assumed to mirror it. Exact where that holds.
-CostResult simulate_symmetric(const Schedule& schedule, int rank, const CostParams& p, const CostLayout& layout);
+inline CostResult simulate_schedules(const std::vector<Schedule>& schedules, const CostParams& p, const CostLayout& layout) {
+  return simulate_schedules(schedules, static_cast<int>(schedules.size()), {}, p, layout);
+}
+
+// Where symmetry claims rank r's image under block move h is: the rank that plays r's
+// part in block h.
+int mirror_rank(const Symmetry& s, int ranks, int r, int h);
 
 }  // namespace collbench

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "generated/build_info.hpp"
+#include "harness/common/exit_status.hpp"
 #include "harness/common/lists.hpp"
 #include "harness/common/numeric_flags.hpp"
 #include "harness/common/sizes.hpp"
@@ -113,7 +114,7 @@ Row model_row(const CostModelOptions& o, std::size_t bytes, std::size_t count, c
            {"predicted_us", x.p.time_us}, {"algbw_gbps", algbw},
            {"busbw_gbps", algbw * busbw_factor(o.collective, o.ranks)}, {"nodes", o.ranks / rpn},
            {"ranks_per_node", rpn}, {"segment_bytes", x.algorithm->segment_bytes({o.segment_bytes, {}, {}})},
-           {"method", kPredictMethodNames.name(x.p.method)}, {"messages", x.p.messages},
+           {"method", kPredictMethodNames.name(x.p.method)}, {"symmetry", x.p.symmetry}, {"messages", x.p.messages},
            {"predict_seconds", x.p.seconds}, {"place", place}, {"vs_best", vs_best}};
   char line[256];
   std::snprintf(line, sizeof line, "  %11zu %-20s %14.3f %10.4f %10.4f %3d %7.3f %-9s %8.3f\n", bytes,
@@ -134,13 +135,14 @@ int run_model(const CostModelOptions& o_in, const Invocation& inv) {
        {{"predicted_us", "the last rank's finish, simulated from every step of the schedules (step order; messages "
                          "alpha + bytes/beta per link class, rank ports and host links queued, reductions and copies "
                          "per byte)"},
-        {"method", "symmetric: one rank simulated, its peers mirroring it; full: every rank"},
+        {"method", "symmetric: one block of ranks simulated (symmetry: how the others mirror it); full: every rank"},
         {"place", "1 for the fastest predicted algorithm at this size"},
         {"vs_best", "predicted_us / the fastest's"}}}};
   const std::vector<std::size_t> sizes = checked_sweep_sizes(o.sizes, 1, true);
   const std::size_t elem = dtype_size(o.dtype);
   ResultSink sink = ResultSink::open(o.out, o.best ? "model-best" : "model", field_names(model_row(o, 0, 0, {o.algorithms[0], {}}, 0, 0).fields),
                                      metadata, inv.comm);
+  bool unpredicted = false;  // an algorithm that could not be predicted: its rows are missing
   if (inv.rank == 0) {
     std::printf("# collbench model %s: %s, %d ranks (%d per host), model '%s'\n", o.best ? "best" : "predict",
                 std::string(collective_name(o.collective)).c_str(), o.ranks, std::min(o.model.ranks_per_node, o.ranks),
@@ -157,8 +159,14 @@ int run_model(const CostModelOptions& o_in, const Invocation& inv) {
       std::vector<Predicted> at;
       for (const AlgorithmEntry* a : o.algorithms) {
         PredictRequest q{a, o.collective, o.ranks, count, elem, o.root, o.model.ranks_per_node, o.segment_bytes};
-        at.push_back({a, predict(q, params, o.method)});
+        try {
+          at.push_back({a, predict(q, params, o.method)});
+        } catch (const std::invalid_argument& e) {  // too large to simulate, or --method symmetric refused
+          std::fprintf(stderr, "collbench: cannot predict %s at %zu bytes: %s\n", a->name.c_str(), count * per, e.what());
+          unpredicted = true;
+        }
       }
+      if (at.empty()) continue;
       std::vector<Predicted> ranked = at;
       std::stable_sort(ranked.begin(), ranked.end(), [](const Predicted& a, const Predicted& b) { return a.p.time_us < b.p.time_us; });
       for (const Predicted& x : at) {
@@ -174,7 +182,9 @@ int run_model(const CostModelOptions& o_in, const Invocation& inv) {
       }
     }
   }
-  return finish_run(inv, sink, 0);
+  const int rc = finish_run(inv, sink, 0);
+  if (unpredicted && rc == 0) std::fprintf(stderr, "collbench: error: some predictions are missing (see above); the others are written\n");
+  return unpredicted && rc == 0 ? kExitRefused : rc;
 }
 
 }  // namespace collbench

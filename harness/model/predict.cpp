@@ -14,62 +14,55 @@ struct Built {
   std::map<int, Schedule> by_rank;
 };
 
+Schedule build(const PredictRequest& q, const Built& b, int r) {
+  return q.algorithm->build({q.collective, q.ranks, r, q.count, q.root, q.element_size, &b.params});
+}
+
 const Schedule& schedule_of(const PredictRequest& q, Built& b, int r) {
   auto it = b.by_rank.find(r);
-  if (it == b.by_rank.end()) {
-    const ScheduleRequest sq{q.collective, q.ranks, r, q.count, q.root, q.element_size, &b.params};
-    it = b.by_rank.emplace(r, q.algorithm->build(sq)).first;
-  }
+  if (it == b.by_rank.end()) it = b.by_rank.emplace(r, build(q, b, r)).first;
   return it->second;
 }
 
-// A step's shape: message sizes and operations, not peers.
-bool same_shape(const Schedule& a, const Schedule& b) {
-  if (a.steps.size() != b.steps.size()) return false;
-  auto counts = [](const std::vector<Transfer>& t) {
-    std::vector<std::size_t> c;
-    for (const Transfer& x : t) c.push_back(x.region.count);
-    return c;
-  };
-  for (std::size_t s = 0; s < a.steps.size(); ++s) {
-    const Step &x = a.steps[s], &y = b.steps[s];
-    if (counts(x.sends) != counts(y.sends) || counts(x.recvs) != counts(y.recvs) || x.ops.size() != y.ops.size()) return false;
-    for (std::size_t i = 0; i < x.ops.size(); ++i)
-      if (x.ops[i].kind != y.ops[i].kind || x.ops[i].dst.count != y.ops[i].dst.count) return false;
+bool same_transfers(const std::vector<Transfer>& a, const std::vector<Transfer>& b, const Symmetry& s, int n, int h) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].region.count != b[i].region.count || mirror_rank(s, n, a[i].peer, h) != b[i].peer) return false;
+  return true;
+}
+
+// Whether `image` is `base` with every peer moved by block move h: same steps, sizes
+// and operations.
+bool is_image(const Schedule& base, const Schedule& image, const Symmetry& s, int n, int h) {
+  if (base.steps.size() != image.steps.size()) return false;
+  for (std::size_t i = 0; i < base.steps.size(); ++i) {
+    const Step &x = base.steps[i], &y = image.steps[i];
+    if (!same_transfers(x.sends, y.sends, s, n, h) || !same_transfers(x.recvs, y.recvs, s, n, h) ||
+        x.ops.size() != y.ops.size())
+      return false;
+    for (std::size_t j = 0; j < x.ops.size(); ++j)
+      if (x.ops[j].kind != y.ops[j].kind || x.ops[j].dst.count != y.ops[j].dst.count) return false;
   }
   return true;
 }
 
-bool has_reverse(const std::vector<Transfer>& in, int peer, std::size_t count) {
-  return std::any_of(in.begin(), in.end(), [&](const Transfer& t) { return t.peer == peer && t.region.count == count; });
+// The block a symmetry would repeat: one host's ranks where hosts hold several, else one
+// rank.
+int block_of(const PredictRequest& q) {
+  return q.ranks_per_node > 1 && q.ranks_per_node < q.ranks ? q.ranks_per_node : 1;
 }
 
-// Whether the sampled ranks and their peers all look alike, each transfer met in the
-// same step; a link shared between ranks of one host rules the path out.
-std::string why_not_symmetric(const PredictRequest& q, Built& b) {
-  if (q.ranks_per_node > 1 && q.ranks_per_node < q.ranks) return "ranks of one host share its link";
-  std::set<int> sample{0, std::min(1, q.ranks - 1), q.ranks / 2, q.ranks - 1};
-  std::set<int> peers;
-  for (int r : sample)
-    for (const Step& s : schedule_of(q, b, r).steps) {
-      for (const Transfer& t : s.sends) peers.insert(t.peer);
-      for (const Transfer& t : s.recvs) peers.insert(t.peer);
-      if (peers.size() > 64) return "its sampled ranks talk to more than 64 peers";
-    }
-  sample.insert(peers.begin(), peers.end());
-  const Schedule& first = schedule_of(q, b, 0);
-  for (int r : sample)
-    if (!same_shape(first, schedule_of(q, b, r))) return "rank " + std::to_string(r) + " does something else than rank 0";
-  for (int r : std::set<int>{0, std::min(1, q.ranks - 1), q.ranks / 2, q.ranks - 1}) {
-    const Schedule& mine = schedule_of(q, b, r);
-    for (std::size_t s = 0; s < mine.steps.size(); ++s) {
-      for (const Transfer& t : mine.steps[s].sends)
-        if (!has_reverse(schedule_of(q, b, t.peer).steps[s].recvs, r, t.region.count)) return "transfers meet in different steps";
-      for (const Transfer& t : mine.steps[s].recvs)
-        if (!has_reverse(schedule_of(q, b, t.peer).steps[s].sends, r, t.region.count)) return "transfers meet in different steps";
-    }
+// Whether sampled blocks (the second, the middle, the last) are images of block 0 at
+// sampled positions (first, second, middle and last rank of the block).
+bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
+  const int blocks = q.ranks / s.block;
+  if (s.kind == Symmetry::Kind::xor_blocks && ((q.ranks & (q.ranks - 1)) || (s.block & (s.block - 1)))) return false;
+  for (int h : std::set<int>{1, blocks / 2, blocks - 1}) {
+    if (h <= 0) continue;
+    for (int i : std::set<int>{0, std::min(1, s.block - 1), s.block / 2, s.block - 1})
+      if (!is_image(schedule_of(q, b, i), schedule_of(q, b, mirror_rank(s, q.ranks, i, h)), s, q.ranks, h)) return false;
   }
-  return "";
+  return true;
 }
 
 CostLayout layout_of(const PredictRequest& q) {
@@ -78,6 +71,24 @@ CostLayout layout_of(const PredictRequest& q) {
   if (q.ranks_per_node < q.ranks)
     for (int r = 0; r < q.ranks; ++r) l.node_of_rank.push_back(r / q.ranks_per_node);
   return l;
+}
+
+std::vector<Schedule> every_rank(const PredictRequest& q, Built& b, const std::string& why) {
+  std::vector<Schedule> all;
+  all.reserve(static_cast<std::size_t>(q.ranks));
+  double transfers = 0;
+  for (int r = 0; r < q.ranks; ++r) {
+    auto it = b.by_rank.find(r);
+    all.push_back(it != b.by_rank.end() ? std::move(it->second) : build(q, b, r));
+    for (const Step& s : all.back().steps) transfers += static_cast<double>(s.sends.size() + s.recvs.size()) + 1;
+    if (transfers > kMostSimulatedTransfers)
+      throw std::invalid_argument(q.algorithm->name + " on " + std::to_string(q.ranks) + " ranks needs a full " +
+                                  "simulation (" + why + ") of more than " +
+                                  std::to_string(static_cast<long long>(kMostSimulatedTransfers)) +
+                                  " transfers and steps, more than collbench simulates (its first " +
+                                  std::to_string(r + 1) + " ranks already have that many)");
+  }
+  return all;
 }
 
 }  // namespace
@@ -90,30 +101,30 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
   if (q.ranks_per_node < q.ranks)
     for (int r = 0; r < q.ranks; ++r) b.params.node_of_rank.push_back(r / q.ranks_per_node);
   const CostLayout layout = layout_of(q);
-  Prediction out;
-  const std::string why = method == PredictMethod::full ? "full simulation asked for" : why_not_symmetric(q, b);
-  if (why.empty()) {
-    const CostResult r = simulate_symmetric(schedule_of(q, b, 0), 0, p, layout);
-    out = {r.time_us, PredictMethod::symmetric, r.messages, 0};
+  Symmetry sym;
+  if (method != PredictMethod::full)
+    for (auto kind : {Symmetry::Kind::shift, Symmetry::Kind::xor_blocks})
+      if (const Symmetry s{kind, block_of(q)}; holds(q, b, s)) {
+        sym = s;
+        break;
+      }
+  std::vector<Schedule> schedules;
+  if (sym.kind != Symmetry::Kind::none) {
+    for (int r = 0; r < sym.block; ++r) schedules.push_back(schedule_of(q, b, r));
   } else {
     if (method == PredictMethod::symmetric)
-      throw std::invalid_argument("--method symmetric does not hold for " + q.algorithm->name + " here: " + why);
-    std::size_t per_rank = 0;
-    for (const Step& s : schedule_of(q, b, 0).steps) per_rank += s.sends.size() + s.recvs.size() + 1;
-    if (static_cast<double>(per_rank) * q.ranks > kMostSimulatedTransfers)
-      throw std::invalid_argument(q.algorithm->name + " on " + std::to_string(q.ranks) + " ranks needs a full simulation (" +
-                                  why + ") of about " + std::to_string(per_rank * static_cast<std::size_t>(q.ranks)) +
-                                  " transfers and steps, more than collbench simulates");
-    std::vector<Schedule> all;
-    all.reserve(static_cast<std::size_t>(q.ranks));
-    for (int r = 0; r < q.ranks; ++r) {
-      auto it = b.by_rank.find(r);
-      if (it != b.by_rank.end()) all.push_back(std::move(it->second));
-      else all.push_back(q.algorithm->build({q.collective, q.ranks, r, q.count, q.root, q.element_size, &b.params}));
-    }
-    const CostResult r = simulate_schedules(all, p, layout);
-    out = {r.time_us, PredictMethod::full, r.messages, 0};
+      throw std::invalid_argument("--method symmetric does not hold for " + q.algorithm->name +
+                                  " here: its ranks are not images of each other under a shift or XOR by " +
+                                  std::to_string(block_of(q)) + " rank(s)");
+    schedules = every_rank(q, b, method == PredictMethod::full ? "asked for" : "no symmetry found");
   }
+  const CostResult r = simulate_schedules(schedules, q.ranks, sym, p, layout);
+  Prediction out{.time_us = r.time_us,
+                 .method = sym.kind == Symmetry::Kind::none ? PredictMethod::full : PredictMethod::symmetric,
+                 .messages = r.messages};
+  if (sym.kind != Symmetry::Kind::none)
+    out.symmetry = std::string(sym.kind == Symmetry::Kind::shift ? "shift" : "xor") + " by " + std::to_string(sym.block) +
+                   (sym.block == 1 ? " rank" : " ranks");
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -1,10 +1,11 @@
 #pragma once
 // One prediction: an algorithm's time on `ranks` ranks at one size, from its schedules
-// (collectives/cost_simulator.hpp). The symmetric path simulates one rank; it is taken
-// when sampled ranks (0, 1, the middle, the last, and every peer they talk to) have
-// schedules of the same shape whose transfers meet their peers' in the same step, and
-// no host link is shared (one host, or one rank per host). Otherwise every rank's
-// schedule is built and simulated, up to kMostSimulatedTransfers.
+// (collectives/cost_simulator.hpp). The symmetric path simulates one block (one host's
+// ranks, or one rank where hosts hold one or all): it is taken when sampled blocks (the
+// second, the middle, the last) are images of block 0 under a shift or an XOR by whole
+// blocks at sampled ranks (each block's first, second, middle and last), step by step:
+// same sizes, operations, and peers moved alike. Otherwise every rank's schedule is
+// built and simulated, up to kMostSimulatedTransfers.
 #include <cstddef>
 #include <string>
 
@@ -33,7 +34,8 @@ struct PredictRequest {
 struct Prediction {
   double time_us = 0;
   PredictMethod method = PredictMethod::full;
-  std::size_t messages = 0;  // simulated (the symmetric path: one rank's sends)
+  std::size_t messages = 0;  // simulated (the symmetric path: one block's sends)
+  std::string symmetry;      // e.g. "shift by 8 ranks"; empty for the full simulation
   double seconds = 0;        // what predicting took
 };
 

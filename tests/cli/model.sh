@@ -65,3 +65,25 @@ refuse "no schedule to predict for allreduce algorithm 'mpi'" '{"ranks_per_node"
 "$here/expect_error.sh" "cannot read model file" "$mpiexec" -n 1 "$collbench" model predict -m "$dir/none.json" -n 8 >/dev/null ||
   fail "a missing model file was not refused"
 echo "ok: bad model files refused"
+# Scale: 65,536 ranks, 8 per host, through the symmetric path (one host simulated); an
+# algorithm too large to simulate in full is named, the others' rows are still written.
+model hosts '{"name": "hosts", "ranks_per_node": 8, "intra_host": {"alpha_us": 1.5, "beta_gbps": 400},
+ "inter_host": {"alpha_us": 5, "beta_gbps": 50}}'
+"$mpiexec" -n 1 "$collbench" model predict -m "$dir/hosts.json" -n 65536 -a ring,recursive_doubling -b 1M -e 1M \
+  --csv "$dir/big.csv" >/dev/null 2>&1 || fail "65,536-rank prediction exited $?"
+out=$("$mpiexec" -n 1 "$collbench" model predict -m "$dir/hosts.json" -c broadcast -n 65536 -a scatter_allgather,binomial \
+  -b 64M -e 64M --csv "$dir/part.csv" 2>&1)
+[ $? -eq 2 ] || fail "a prediction too large to simulate did not exit 2: $out"
+grep -q "cannot predict scatter_allgather at 67108864 bytes: .*more than collbench simulates" <<<"$out" &&
+  grep -q "collbench: error: some predictions are missing" <<<"$out" || fail "the refused algorithm is not named: $out"
+python3 - "$dir" <<'PY' || exit 1
+import csv, sys
+d = sys.argv[1]
+rows = {r["algorithm"]: r for r in csv.DictReader(open(f"{d}/big.csv"))}
+assert rows["ring"]["method"] == "symmetric" and rows["ring"]["symmetry"] == "shift by 8 ranks", rows["ring"]
+assert rows["recursive_doubling"]["symmetry"] == "xor by 8 ranks", rows["recursive_doubling"]
+assert all(r["ranks_per_node"] == "8" and r["nodes"] == "8192" for r in rows.values()), rows
+(part,) = list(csv.DictReader(open(f"{d}/part.csv")))
+assert part["algorithm"] == "binomial" and float(part["predicted_us"]) > 0, part
+print("ok: 65,536 ranks predicted by symmetry; a refused algorithm leaves the others' rows")
+PY

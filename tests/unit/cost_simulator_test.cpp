@@ -90,27 +90,75 @@ TEST(CostClosedForms, ScatterAllgatherBroadcast) {
     }
 }
 
+// Block 0 of ranks [0, block) simulated alone, the other blocks mirroring it.
+CostResult quotient(const std::vector<Schedule>& all, const Symmetry& sym, const CostParams& p, const CostLayout& l) {
+  return simulate_schedules(std::vector<Schedule>(all.begin(), all.begin() + sym.block), static_cast<int>(all.size()),
+                            sym, p, l);
+}
+
+CostLayout hosts_of(int n, int per_host) {
+  CostLayout l;
+  for (int r = 0; r < n && per_host < n; ++r) l.node_of_rank.push_back(r / per_host);
+  return l;
+}
+
 TEST(CostFastPath, AgreesExactlyWithTheFullSimulationForSymmetricSchedules) {
   CostParams p = flat();
+  p.inter = {9, 4e-3};  // slower between hosts, so sharing a host link shows
   p.copy_us_per_byte = 1e-4;
   p.overhead_us = 0.7;
+  using K = Symmetry::Kind;
   struct Case {
     ScheduleBuilder build;
+    K kind;
     std::vector<int> sizes;
   };
-  for (const Case& c : {Case{build_ring_allreduce, {2, 3, 5, 8}}, Case{build_ring_pipelined_allreduce, {2, 3, 4}},
-                        Case{build_recursive_doubling_allreduce, {2, 4, 8}}, Case{build_rabenseifner_allreduce, {2, 4, 8}}})
+  int compared = 0;
+  for (const Case& c : {Case{build_ring_allreduce, K::shift, {2, 3, 5, 8, 12}},
+                        Case{build_ring_pipelined_allreduce, K::shift, {2, 3, 4, 8}},
+                        Case{build_recursive_doubling_allreduce, K::xor_blocks, {2, 4, 8, 16}},
+                        Case{build_rabenseifner_allreduce, K::xor_blocks, {2, 4, 8, 16}}})
     for (int n : c.sizes)
-      // Blocks of equal size: with uneven ones ranks differ by an element, and so do their times.
-      for (std::size_t count : {static_cast<std::size_t>(n), static_cast<std::size_t>(n) << 16}) {
-        const auto schedules = all_ranks(c.build, Collective::allreduce, n, count);
-        const CostResult full = simulate_schedules(schedules, p, {});
-        for (int r = 0; r < n; ++r) {
-          EXPECT_DOUBLE_EQ(full.finish_us[static_cast<std::size_t>(r)], full.time_us) << n << " rank " << r;
-          EXPECT_DOUBLE_EQ(simulate_symmetric(schedules[static_cast<std::size_t>(r)], r, p, {}).time_us, full.time_us)
-              << n << " rank " << r << " count " << count;
+      for (int per_host : {1, 2, 4, n})
+        // Blocks of equal size: with uneven ones ranks differ by an element, and so do their times.
+        for (std::size_t count : {static_cast<std::size_t>(n), static_cast<std::size_t>(n) << 16}) {
+          if (n % per_host) continue;
+          const auto schedules = all_ranks(c.build, Collective::allreduce, n, count);
+          const CostLayout layout = hosts_of(n, per_host);
+          const CostResult full = simulate_schedules(schedules, p, layout);
+          const Symmetry sym{c.kind, per_host < n ? per_host : 1};
+          const CostResult fast = quotient(schedules, sym, p, layout);
+          EXPECT_DOUBLE_EQ(fast.time_us, full.time_us) << n << " ranks, " << per_host << " per host, count " << count;
+          for (int r = 0; r < n; ++r)
+            EXPECT_DOUBLE_EQ(full.finish_us[static_cast<std::size_t>(r)],
+                             fast.finish_us[static_cast<std::size_t>(r % sym.block)]) << n << " rank " << r;
+          ++compared;
         }
-      }
+  EXPECT_GT(compared, 80);
+}
+
+TEST(CostFastPath, SeesHostLinkSharingAsTheFullSimulationDoes) {
+  // Recursive doubling on 8 ranks, 2 per host: the first exchange stays on the host, the
+  // other two cross it with both ranks of a host sending at once through its link.
+  CostParams p = flat();
+  p.inter = {9, 4e-3};
+  const int n = 8;
+  const std::size_t count = 8 << 14;
+  const auto rd = all_ranks(build_recursive_doubling_allreduce, Collective::allreduce, n, count);
+  const CostLayout two = hosts_of(n, 2);
+  const double shared = quotient(rd, {Symmetry::Kind::xor_blocks, 2}, p, two).time_us;
+  const double m = static_cast<double>(count) * 4;
+  const double unshared = (kAlpha + m * kBeta + m * kGamma) + 2 * (9 + m * 4e-3 + m * kGamma);
+  EXPECT_DOUBLE_EQ(shared, simulate_schedules(rd, p, two).time_us);
+  EXPECT_GT(shared, unshared + 0.5 * m * 4e-3);  // the later rank of each host waits for the link
+  EXPECT_LE(shared, unshared + 2 * m * 4e-3);
+}
+
+TEST(CostFastPath, RefusesBlocksThatDoNotFit) {
+  const auto ring = all_ranks(build_ring_allreduce, Collective::allreduce, 6, 6);
+  EXPECT_THROW(quotient(ring, {Symmetry::Kind::shift, 4}, flat(), {}), std::invalid_argument);       // 4 does not divide 6
+  EXPECT_THROW(quotient(ring, {Symmetry::Kind::xor_blocks, 2}, flat(), {}), std::invalid_argument);  // 6 not a power of two
+  EXPECT_THROW(quotient(ring, {Symmetry::Kind::shift, 2}, flat(), hosts_of(6, 3)), std::invalid_argument);  // straddles
 }
 
 TEST(CostLinkSharing, RanksOfOneHostShareItsLink) {
