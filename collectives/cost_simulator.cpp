@@ -1,5 +1,7 @@
 #include "collectives/cost_simulator.hpp"
 
+#include "collectives/dataflow.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <queue>
@@ -11,17 +13,18 @@
 namespace collbench {
 namespace {
 
-double ops_us(const Step& step, const CostParams& p, std::size_t elem) {
-  double t = 0;
-  for (const LocalOp& op : step.ops)
-    t += static_cast<double>(op.dst.count * elem) *
-         (op.kind == LocalOp::Kind::reduce ? p.reduce_us_per_byte : p.copy_us_per_byte);
-  return t;
+// alpha at the size itself, the per-byte rate where the measurement touched as much
+// memory as this call does.
+double charged_us(const Piecewise& cost, double bytes, double footprint_equivalent) {
+  if (bytes <= 0) return 0;
+  return cost.at(bytes).alpha_us + bytes * cost.at(std::max(bytes, footprint_equivalent)).us_per_byte;
 }
 
 struct Posted {
   double at = 0;
   std::size_t bytes = 0;
+  bool both_ways = false;  // the poster's step sends and receives
+  std::size_t item = 0;    // its position in the poster's receive or send queue
 };
 
 // Sends and receives of one (sender, receiver) pair not yet matched, in posting order.
@@ -30,37 +33,63 @@ struct Channel {
   std::size_t next_send = 0, next_recv = 0;
 };
 
-struct Message {
-  double ready = 0;
+// A matched message ready to go (kind start), or a transfer completing at one rank.
+struct Event {
+  enum class Kind : std::uint8_t { start, done } kind = Kind::start;
+  double time = 0;
   std::size_t seq = 0;
-  int from = 0, to = 0;  // simulated ranks
+  int from = 0, to = 0;  // start: simulated sender and receiver; done: `from` is the rank
+  std::size_t bytes = 0, send_item = 0, recv_item = 0;
+  std::size_t item = 0;  // done: the completed transfer's position in `queue`
+  bool local = true, both_ways = false;
+  FlowQueue queue = FlowQueue::recvs;  // done: which of the rank's queues
+  bool operator>(const Event& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
+};
+
+struct TransferItem {
+  int peer = 0;
   std::size_t bytes = 0;
-  bool local = true;
-  bool operator>(const Message& o) const { return std::tie(ready, seq) > std::tie(o.ready, o.seq); }
+  bool both_ways = false;
+};
+
+// One rank as the executor runs it: every transfer and operation of the schedule in its
+// plan's order (dataflow, or step by step), operations one at a time on its core.
+struct RankState {
+  DataflowPlan plan;
+  FlowProgress progress;
+  std::vector<TransferItem> recvs, sends;
+  std::vector<double> op_us;
+  double time = 0;  // when the rank's core is next free; its finish once done
 };
 
 class Simulation {
  public:
   Simulation(const std::vector<Schedule>& s, int n, const Symmetry& sym, const CostParams& p, const CostLayout& l)
-      : s_(s), sym_(sym), p_(p), l_(l), n_(n), simulated_(static_cast<int>(s.size())), ranks_(s.size()),
+      : sym_(sym), p_(p), l_(l), n_(n), simulated_(static_cast<int>(s.size())), ranks_(s.size()),
         egress_(s.size(), 0), ingress_(s.size(), 0), host_egress_(hosts(), 0), host_ingress_(hosts(), 0) {
     channels_.reserve(s.size() * 4);
+    for (std::size_t r = 0; r < s.size(); ++r) prepare(ranks_[r], s[r]);
   }
 
   CostResult run() {
-    for (int r = 0; r < simulated_; ++r) enter(r, 0, 0.0);
+    for (int r = 0; r < simulated_; ++r) advance(r, 0.0);
     while (!heap_.empty()) {
-      const Message m = heap_.top();
+      const Event e = heap_.top();
       heap_.pop();
-      deliver(m);
+      if (e.kind == Event::Kind::start) {
+        deliver(e);
+      } else {
+        RankState& st = ranks_[static_cast<std::size_t>(e.from)];
+        st.progress.complete_transfer(e.queue, e.item);
+        advance(e.from, std::max(e.time, st.time));
+      }
     }
     CostResult out;
     out.messages = delivered_;
     for (int r = 0; r < simulated_; ++r) {
       const RankState& st = ranks_[static_cast<std::size_t>(r)];
-      if (st.step < s_[static_cast<std::size_t>(r)].steps.size())
-        throw std::runtime_error("cost simulation: rank " + std::to_string(r) + " cannot finish step " +
-                                 std::to_string(st.step) + " (a transfer has no match)");
+      if (!st.progress.finished())
+        throw std::runtime_error("cost simulation: rank " + std::to_string(r) + " cannot finish (a transfer has no match)");
       out.finish_us.push_back(st.time);
       out.time_us = std::max(out.time_us, st.time);
     }
@@ -68,12 +97,18 @@ class Simulation {
   }
 
  private:
-  struct RankState {
-    std::size_t step = 0;
-    double time = 0;  // start of the current step, or the finish once done
-    std::size_t pending = 0;
-    double step_end = 0;
-  };
+  void prepare(RankState& st, const Schedule& s) {
+    st.plan = plan_execution(s, BufferLayout{}, l_.order);
+    st.progress = FlowProgress(st.plan);
+    for (const Step& x : s.steps) {
+      const bool both = !x.sends.empty() && !x.recvs.empty();
+      for (const Transfer& t : x.recvs) st.recvs.push_back({t.peer, t.region.count * l_.element_size, both});
+      for (const Transfer& t : x.sends) st.sends.push_back({t.peer, t.region.count * l_.element_size, both});
+      for (const LocalOp& op : x.ops)
+        st.op_us.push_back(charged_us(op.kind == LocalOp::Kind::reduce ? p_.reduce : p_.copy,
+                                      static_cast<double>(op.dst.count * l_.element_size), l_.host_footprint_bytes / 3));
+    }
+  }
 
   std::size_t hosts() const {
     int h = 0;
@@ -98,38 +133,42 @@ class Simulation {
     return from << 42 | to << 21 | static_cast<std::uint64_t>(h);
   }
 
-  // Starts rank r's step `step` at `t`, running through steps without transfers.
-  void enter(int r, std::size_t step, double t) {
+  // What the executor does from time t until it has to wait for a transfer: start every
+  // transfer its plan allows, run the next operation allowed, and again.
+  void advance(int r, double t) {
     RankState& st = ranks_[static_cast<std::size_t>(r)];
-    const auto& steps = s_[static_cast<std::size_t>(r)].steps;
-    for (; step < steps.size(); ++step) {
-      const Step& x = steps[step];
-      st.step = step;
-      st.time = t;
-      st.pending = x.sends.size() + x.recvs.size();
-      st.step_end = t;
-      if (st.pending > 0) {
-        for (const Transfer& tr : x.recvs) post(r, tr.peer, t, tr.region.count * l_.element_size, false);
-        for (const Transfer& tr : x.sends) post(r, tr.peer, t, tr.region.count * l_.element_size, true);
-        return;
+    for (bool again = true; again;) {
+      again = false;
+      for (FlowQueue q : {FlowQueue::recvs, FlowQueue::sends})
+        while (st.progress.next_ready(st.plan, q)) {
+          const std::size_t i = st.progress.started(q);
+          const TransferItem& x = (q == FlowQueue::sends ? st.sends : st.recvs)[i];
+          st.progress.start(q);
+          post(r, x.peer, {t, x.bytes, x.both_ways, i}, q == FlowQueue::sends);
+        }
+      if (st.progress.next_ready(st.plan, FlowQueue::ops)) {
+        t += st.op_us[st.progress.started(FlowQueue::ops)];
+        st.progress.start(FlowQueue::ops);
+        again = true;
       }
-      t += ops_us(x, p_, l_.element_size);
     }
-    st.step = steps.size();
     st.time = t;
   }
 
-  void post(int me, int peer, double at, std::size_t bytes, bool send) {
+  void post(int me, int peer, const Posted& posted, bool send) {
     const std::uint64_t key = channel_key(me, peer, send);
     Channel& ch = channels_[key];
-    (send ? ch.sends : ch.recvs).push_back({at, bytes});
+    (send ? ch.sends : ch.recvs).push_back(posted);
     while (ch.next_send < ch.sends.size() && ch.next_recv < ch.recvs.size()) {
       const Posted a = ch.sends[ch.next_send++], b = ch.recvs[ch.next_recv++];
       const int from = static_cast<int>(key >> 42), to = static_cast<int>(key >> 21 & ((1u << 21) - 1));
       if (a.bytes != b.bytes)
         throw std::runtime_error("cost simulation: rank " + std::to_string(from) + " sends " + std::to_string(a.bytes) +
                                  " bytes where rank " + std::to_string(to) + " receives " + std::to_string(b.bytes));
-      heap_.push({std::max(a.at, b.at), seq_++, from, to, a.bytes, same_node(me, peer)});
+      Event e;
+      e.time = std::max(a.at, b.at), e.seq = seq_++, e.from = from, e.to = to, e.bytes = a.bytes;
+      e.send_item = a.item, e.recv_item = b.item, e.local = same_node(me, peer), e.both_ways = a.both_ways || b.both_ways;
+      heap_.push(e);
     }
     if (ch.next_send == ch.sends.size() && ch.next_recv == ch.recvs.size()) {
       ch.sends.clear(), ch.recvs.clear();
@@ -137,36 +176,37 @@ class Simulation {
     }
   }
 
-  void deliver(const Message& m) {
+  // A message holds the sender's way out and the receiver's way in; between hosts,
+  // their links too. Both ends learn of its completion then.
+  void deliver(const Event& m) {
     const LinkCost& link = m.local ? p_.intra : p_.inter;
-    const double wire = static_cast<double>(m.bytes) * link.us_per_byte, port = p_.overhead_us + wire;
-    double& out = egress_[static_cast<std::size_t>(m.from)];
-    double& in = ingress_[static_cast<std::size_t>(m.to)];
-    double start = std::max({m.ready, out, in});
+    const Piecewise& cost = link.cost(m.both_ways);
+    const auto bytes = static_cast<double>(m.bytes);
+    const double alpha = cost.at(bytes).alpha_us;
+    const double port = p_.overhead_us + bytes * cost.at(std::max(bytes, l_.host_footprint_bytes / (m.local ? 4 : 2))).us_per_byte;
+    const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
+    double& out = egress_[from];
+    double& in = ingress_[to];
+    double start = std::max({m.time, out, in});
     if (!m.local) {
       // Every block's hosts mirror block 0's: the receiver's host link behaves as its
       // representative's.
-      double& hout = host_egress_[static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.from)])];
-      double& hin = host_ingress_[static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.to)])];
+      double& hout = host_egress_[static_cast<std::size_t>(l_.node_of_rank[from])];
+      double& hin = host_ingress_[static_cast<std::size_t>(l_.node_of_rank[to])];
       start = std::max({start, hout, hin});
       hout = hin = start + port;
     }
     out = in = start + port;
-    const double done = start + link.alpha_us + port;
+    const double done = start + alpha + port;
     ++delivered_;
-    complete(m.from, done);
-    complete(m.to, done);
+    Event e;
+    e.kind = Event::Kind::done, e.time = done;
+    e.seq = seq_++, e.from = m.from, e.queue = FlowQueue::sends, e.item = m.send_item;
+    heap_.push(e);
+    e.seq = seq_++, e.from = m.to, e.queue = FlowQueue::recvs, e.item = m.recv_item;
+    heap_.push(e);
   }
 
-  void complete(int r, double at) {
-    RankState& st = ranks_[static_cast<std::size_t>(r)];
-    st.step_end = std::max(st.step_end, at);
-    if (--st.pending > 0) return;
-    const Step& x = s_[static_cast<std::size_t>(r)].steps[st.step];
-    enter(r, st.step + 1, st.step_end + ops_us(x, p_, l_.element_size));
-  }
-
-  const std::vector<Schedule>& s_;
   const Symmetry& sym_;
   const CostParams& p_;
   const CostLayout& l_;
@@ -174,7 +214,7 @@ class Simulation {
   std::vector<RankState> ranks_;
   std::vector<double> egress_, ingress_, host_egress_, host_ingress_;
   std::unordered_map<std::uint64_t, Channel> channels_;
-  std::priority_queue<Message, std::vector<Message>, std::greater<>> heap_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> heap_;
   std::size_t seq_ = 0, delivered_ = 0;
 };
 
@@ -197,6 +237,27 @@ void check(const std::vector<Schedule>& schedules, int n, const Symmetry& sym, c
 }
 
 }  // namespace
+
+std::size_t touched_elements(const Schedule& s) {
+  std::size_t end[3] = {0, 0, 0};
+  auto touch = [&](const Region& r) {
+    std::size_t& e = end[static_cast<int>(r.buffer)];
+    e = std::max(e, r.offset + r.count);
+  };
+  for (const Step& x : s.steps) {
+    for (const Transfer& t : x.sends) touch(t.region);
+    for (const Transfer& t : x.recvs) touch(t.region);
+    for (const LocalOp& op : x.ops) touch(op.dst), touch(op.a), touch(op.b);
+  }
+  return end[0] + end[1] + std::max(end[2], s.scratch_count);
+}
+
+const CostPiece& Piecewise::at(double bytes) const {
+  static const CostPiece free_piece{};
+  if (pieces.empty()) return free_piece;
+  auto it = std::upper_bound(pieces.begin(), pieces.end(), bytes, [](double b, const CostPiece& c) { return b < c.from_bytes; });
+  return it == pieces.begin() ? *it : *std::prev(it);
+}
 
 int mirror_rank(const Symmetry& s, int ranks, int r, int h) {
   switch (s.kind) {

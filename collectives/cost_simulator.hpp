@@ -1,7 +1,8 @@
 #pragma once
 // Predicts a collective's time from its schedules, without running them: every rank's
-// steps in step order (a step's transfers are posted together, its operations run when
-// they have all completed), each message costing the link's latency plus its bytes at
+// transfers and operations in the executor's order (its dataflow plan, or step by step:
+// a step's transfers posted together, its operations run when they have all completed;
+// operations one at a time on the rank's core), each message costing the link's latency plus its bytes at
 // the link's inverse bandwidth (Hockney), matched in posting order per pair of ranks as
 // the executor matches them. A rank's sends leave one at a time through its port and
 // its receives arrive one at a time; messages between hosts also queue for their hosts'
@@ -19,22 +20,55 @@
 
 namespace collbench {
 
-struct LinkCost {
-  double alpha_us = 0;      // latency per message
-  double us_per_byte = 0;   // 1 / bandwidth
+// alpha + bytes * us_per_byte, with alpha and the rate of the size range the bytes fall
+// in: protocols change with size (eager, rendezvous), and so do caches.
+struct CostPiece {
+  double from_bytes = 0;
+  double alpha_us = 0;     // per message or operation
+  double us_per_byte = 0;  // 1 / bandwidth
+};
+
+struct Piecewise {
+  std::vector<CostPiece> pieces;  // from_bytes ascending; the first applies below its start too
+  Piecewise() = default;
+  Piecewise(double alpha_us, double us_per_byte) : pieces{{0, alpha_us, us_per_byte}} {}
+  const CostPiece& at(double bytes) const;
+  double us(double bytes) const { return bytes > 0 ? at(bytes).alpha_us + bytes * at(bytes).us_per_byte : 0; }
+};
+
+struct LinkCost : Piecewise {
+  using Piecewise::Piecewise;
+  // A message whose sender also receives, or whose receiver also sends, in that step
+  // costs this instead where given: both ways at once is not free on every transport
+  // (TCP over loopback copies both ways on the same cores; rendezvous handshakes cross).
+  Piecewise exchange;
+  const Piecewise& cost(bool both_ways) const { return both_ways && !exchange.pieces.empty() ? exchange : *this; }
 };
 
 struct CostParams {
-  LinkCost intra, inter;          // between ranks of one host, and of different hosts
-  double reduce_us_per_byte = 0;  // gamma: per byte of a reduction's result
-  double copy_us_per_byte = 0;
-  double overhead_us = 0;         // per message, on each side's port before its bytes (software)
+  LinkCost intra, inter;  // between ranks of one host, and of different hosts
+  Piecewise reduce;       // gamma: per reduction, by bytes of its result
+  Piecewise copy;
+  double overhead_us = 0; // per message, on each side's port before its bytes (software)
 };
 
 struct CostLayout {
   std::size_t element_size = 4;
   std::vector<int> node_of_rank;  // empty: every rank on one host; else one entry per rank
+  // Bytes of buffers the call's ranks on one host touch. Memory-bound costs depend on
+  // whether the data still sits in cache, which the call's buffers decide, not one
+  // message's size: a message or operation is charged the per-byte rate measured where
+  // the measurement touched as much (a p2p pair on one host touches 4x its message size,
+  // across hosts 2x per host; a timed reduction 3x), its alpha at its own size.
+  double host_footprint_bytes = 0;
+  // As the executor runs them: step by step (the published closed forms' assumption),
+  // or each transfer and operation as soon as its data allows (run's default).
+  ExecutionOrder order = ExecutionOrder::steps;
 };
+
+// Elements of each buffer a schedule touches (send, receive and scratch, to the end of
+// the furthest region), summed.
+std::size_t touched_elements(const Schedule& s);
 
 // How the ranks' schedules repeat: none (every rank's schedule given), or blocks of
 // `block` consecutive ranks that are images of block 0 under a shift by whole blocks

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <memory_resource>
 
 namespace collbench {
 namespace {
@@ -23,22 +24,30 @@ struct Access {
 class Ledger {
  public:
   Ledger() { ranges_.emplace(0, Access{}); }
+  Ledger(const Ledger&) = delete;
+  Ledger& operator=(const Ledger&) = delete;
 
   // Calls f on the Access of every range inside [offset, offset + count).
   template <class F>
   void each(std::size_t offset, std::size_t count, F&& f) {
     if (count == 0) return;
-    split(offset);
-    split(offset + count);
-    for (auto it = ranges_.find(offset); it != ranges_.end() && it->first < offset + count; ++it) f(it->second);
+    const auto first = split(offset, ranges_.upper_bound(offset));
+    const auto end = split(offset + count, std::next(first));
+    for (auto it = first; it != end; ++it) f(it->second);
   }
 
  private:
-  void split(std::size_t at) {
-    auto it = std::prev(ranges_.upper_bound(at));
-    if (it->first != at) ranges_.emplace_hint(std::next(it), at, it->second);
+  // The range starting at `at`, made if need be; `after` is the first range starting
+  // beyond `at`, or a hint at or before it (a region's end is close to its start).
+  std::pmr::map<std::size_t, Access>::iterator split(std::size_t at, std::pmr::map<std::size_t, Access>::iterator after) {
+    while (after != ranges_.end() && after->first <= at) ++after;
+    auto it = std::prev(after);
+    return it->first == at ? it : ranges_.emplace_hint(after, at, it->second);
   }
-  std::map<std::size_t, Access> ranges_;  // range from each key to the next
+  // Ranges are only ever split, never merged: nodes come from one arena, freed with it
+  // (a ring over thousands of ranks has as many ranges).
+  std::pmr::monotonic_buffer_resource arena_;
+  std::pmr::map<std::size_t, Access> ranges_{&arena_};  // range from each key to the next
 };
 
 class Planner {

@@ -38,6 +38,8 @@ CLI::App* add_model_command(CLI::App& app, CostModelFlags& f) {
     s->add_option("-o,--op", f.op, kReduceOpNames.valid())->capture_default_str();
     s->add_option("-r,--root", o.root, "Root rank of broadcast, reduce and gather")->check(whole_in(0, INT_MAX));
     s->add_option("--segment-size", f.segment, "Pipeline segment of pipelined algorithms (default: each one's own)");
+    s->add_option("--order", f.order, "The executor order to predict: dataflow (run's default) or steps (run "
+                                      "--order steps; the published closed forms' assumption)")->capture_default_str();
     s->add_option("--method", f.method, "auto (the symmetric path where it holds, else every rank simulated), "
                                         "full, or symmetric")->capture_default_str();
     add_output_flags(*s, o.out, "model");
@@ -60,6 +62,7 @@ CostModelOptions resolve_model(const CostModelFlags& f, const Registry& registry
   o.dtype = kDTypeNames.parse_or_throw(f.dtype, "dtype");
   o.op = kReduceOpNames.parse_or_throw(f.op, "op");
   o.method = kPredictMethodNames.parse_or_throw(f.method, "--method");
+  o.order = kExecutionOrderNames.parse_or_throw(f.order, "execution order");
   std::vector<const AlgorithmEntry*> schedules;
   for (const AlgorithmEntry* e : registry.for_collective(o.collective))
     if (!e->is_baseline()) schedules.push_back(e);
@@ -114,6 +117,7 @@ Row model_row(const CostModelOptions& o, std::size_t bytes, std::size_t count, c
            {"predicted_us", x.p.time_us}, {"algbw_gbps", algbw},
            {"busbw_gbps", algbw * busbw_factor(o.collective, o.ranks)}, {"nodes", o.ranks / rpn},
            {"ranks_per_node", rpn}, {"segment_bytes", x.algorithm->segment_bytes({o.segment_bytes, {}, {}})},
+           {"order", kExecutionOrderNames.name(o.order)},
            {"method", kPredictMethodNames.name(x.p.method)}, {"symmetry", x.p.symmetry}, {"messages", x.p.messages},
            {"predict_seconds", x.p.seconds}, {"place", place}, {"vs_best", vs_best}};
   char line[256];
@@ -132,9 +136,12 @@ int run_model(const CostModelOptions& o_in, const Invocation& inv) {
       {"command_line", std::vector<std::string>(inv.argv, inv.argv + inv.argc)},
       {"model", {{"path", o.model.path}, {"name", o.model.name}, {"file", o.model.source}}},
       {"definitions",
-       {{"predicted_us", "the last rank's finish, simulated from every step of the schedules (step order; messages "
-                         "alpha + bytes/beta per link class, rank ports and host links queued, reductions and copies "
-                         "per byte)"},
+       {{"predicted_us", "the last rank's finish, simulated from every transfer and operation of the schedules in the "
+                         "executor's order (--order): messages alpha + bytes/beta per link class and size range (the "
+                         "exchange cost where a step sends and receives), rank ports and host links queued, "
+                         "reductions and copies per byte; per-byte rates taken where the measurement touched as much "
+                         "memory as the call"},
+        {"order", "dataflow (run's default) or steps"},
         {"method", "symmetric: one block of ranks simulated (symmetry: how the others mirror it); full: every rank"},
         {"place", "1 for the fastest predicted algorithm at this size"},
         {"vs_best", "predicted_us / the fastest's"}}}};
@@ -158,7 +165,7 @@ int run_model(const CostModelOptions& o_in, const Invocation& inv) {
       if (count == 0) continue;
       std::vector<Predicted> at;
       for (const AlgorithmEntry* a : o.algorithms) {
-        PredictRequest q{a, o.collective, o.ranks, count, elem, o.root, o.model.ranks_per_node, o.segment_bytes};
+        PredictRequest q{a, o.collective, o.ranks, count, elem, o.root, o.model.ranks_per_node, o.segment_bytes, o.order};
         try {
           at.push_back({a, predict(q, params, o.method)});
         } catch (const std::invalid_argument& e) {  // too large to simulate, or --method symmetric refused

@@ -32,12 +32,14 @@ struct CostModelOptions {
   int root = 0;
   std::size_t segment_bytes = 0;
   PredictMethod method = PredictMethod::automatic;
+  ExecutionOrder order = ExecutionOrder::dataflow;
   OutputOptions out;
 };
 
 struct CostModelFlags {
   std::string model, collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "1K",
-              max_bytes = "64M", segment, method = "auto";
+              max_bytes = "64M", segment, method = "auto",
+              order = "dataflow";
   CostModelOptions parsed;
   ModelFitOptions fit;
   CLI::App *predict = nullptr, *best = nullptr, *fit_app = nullptr;

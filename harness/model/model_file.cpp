@@ -32,9 +32,30 @@ class Reader {
       fail("\"" + where + key + "\" must be " + (positive ? "positive" : "zero or more") + ", not " + in[key].dump());
     return v;
   }
+  // A rate in GB/s, {"alpha_us", "beta_gbps"}, or {"ranges": [...]} by size.
+  Piecewise piecewise(const nlohmann::json& in, const std::string& key, const std::string& where) const {
+    const std::string name = where + key;
+    if (in.contains(key) && in[key].is_number()) return {0, us_per_byte(number(in, key, where, true))};
+    const nlohmann::json& o = object(in, key, where);
+    if (!o.contains("ranges")) return {number(o, "alpha_us", name + ".", false), us_per_byte(number(o, "beta_gbps", name + ".", true))};
+    if (!o["ranges"].is_array() || o["ranges"].empty()) fail("\"" + name + ".ranges\" must be a list of ranges");
+    Piecewise p;
+    for (std::size_t i = 0; i < o["ranges"].size(); ++i) {
+      const nlohmann::json& r = o["ranges"][i];
+      const std::string at = name + ".ranges[" + std::to_string(i) + "].";
+      if (!r.is_object()) fail("\"" + at + "\" must be an object");
+      const double from = number(r, "from_bytes", at, false);
+      if (!p.pieces.empty() && from <= p.pieces.back().from_bytes) fail("\"" + name + ".ranges\" must start at growing from_bytes");
+      const bool flat = r.contains("beta_gbps") && r["beta_gbps"].is_null();
+      p.pieces.push_back({from, number(r, "alpha_us", at, false), flat ? 0 : us_per_byte(number(r, "beta_gbps", at, true))});
+    }
+    return p;
+  }
   LinkCost link(const std::string& key) const {
-    const nlohmann::json& l = object(j_, key, "");
-    return {number(l, "alpha_us", key + ".", false), us_per_byte(number(l, "beta_gbps", key + ".", true))};
+    LinkCost l;
+    static_cast<Piecewise&>(l) = piecewise(j_, key, "");
+    if (j_[key].contains("exchange")) l.exchange = piecewise(j_[key], "exchange", key + ".");
+    return l;
   }
 
  private:
@@ -63,10 +84,10 @@ CostModelFile parse_model(const nlohmann::json& j, const std::string& path) {
       if (key != "default" && (colon == std::string::npos || !kDTypeNames.parse(key.substr(0, colon)) ||
                                !kReduceOpNames.parse(key.substr(colon + 1))))
         r.fail("\"reduce_gbps\" key '" + key + "' is not \"default\" or dtype:op (e.g. f32:sum)");
-      m.reduce_gbps[key] = r.number(g, key, "reduce_gbps.", true);
+      m.reduce[key] = r.piecewise(g, key, "reduce_gbps.");
     }
   }
-  m.copy_gbps = j.contains("copy_gbps") ? r.number(j, "copy_gbps", "", true) : 0;
+  if (j.contains("copy_gbps")) m.copy = r.piecewise(j, "copy_gbps", "");
   m.overhead_us = r.number(j, "overhead_us", "", false, 0.0);
   return m;
 }
@@ -88,9 +109,9 @@ CostParams cost_params(const CostModelFile& m, DType dtype, ReduceOp op) {
   p.intra = m.intra;
   p.inter = m.inter;
   const std::string key = std::string(dtype_name(dtype)) + ":" + std::string(reduce_op_name(op));
-  const auto it = m.reduce_gbps.count(key) ? m.reduce_gbps.find(key) : m.reduce_gbps.find("default");
-  p.reduce_us_per_byte = it == m.reduce_gbps.end() ? 0 : us_per_byte(it->second);
-  p.copy_us_per_byte = us_per_byte(m.copy_gbps);
+  const auto it = m.reduce.count(key) ? m.reduce.find(key) : m.reduce.find("default");
+  if (it != m.reduce.end()) p.reduce = it->second;
+  p.copy = m.copy;
   p.overhead_us = m.overhead_us;
   return p;
 }

@@ -7,7 +7,12 @@
 //    "reduce_gbps": {"default": 200, "f32:sum": 300},   optional, default: free
 //    "copy_gbps": 500,                                  optional, default: free
 //    "overhead_us": 0.2}                                optional, default 0
-// Bandwidths are GB/s (1e9 bytes per second), as the rows report them.
+// Bandwidths are GB/s (1e9 bytes per second), as the rows report them. Where costs
+// change with size (`model fit` writes them so), a link, reduce_gbps entry or copy_gbps
+// may instead be {"ranges": [{"from_bytes": 0, "alpha_us": 0.2, "beta_gbps": 12}, ...]}
+// (beta_gbps null: times that do not grow within the range), and a link may have an
+// "exchange" cost in the same form: what a message costs while its ranks also send the
+// other way (default: as one way).
 #include <map>
 #include <string>
 
@@ -21,9 +26,9 @@ namespace collbench {
 struct CostModelFile {
   std::string name, path;
   int ranks_per_node = 1;
-  LinkCost intra, inter;                         // us and us per byte
-  std::map<std::string, double> reduce_gbps;     // "dtype:op" or "default"
-  double copy_gbps = 0;                          // 0: free
+  LinkCost intra, inter;
+  std::map<std::string, Piecewise> reduce;  // "dtype:op" or "default"
+  Piecewise copy;                           // no pieces: free
   double overhead_us = 0;
   nlohmann::json source;                         // the file as read
 };

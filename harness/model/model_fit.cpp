@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,19 @@
 
 namespace collbench {
 
+namespace {
+
+constexpr FitSettings kModelFit{.max_ranges = 8, .min_points = 2, .tolerance = 0.02};
+
+nlohmann::json ranges_json(const std::vector<nlohmann::json>& fit_rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const nlohmann::json& r : fit_rows)
+    out.push_back({{"from_bytes", r["from_bytes"]}, {"alpha_us", r["alpha_us"]}, {"beta_gbps", r["beta_gbps"]}});
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path) {
   if (!doc.is_object() || !doc.contains("rows") || !doc["rows"].is_array())
     throw std::invalid_argument("'" + path + "' is not a collbench p2p result (no rows)");
@@ -27,23 +41,38 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
       if (r.value("kind", "") == "fit" && r.value("link", "") == link && r.value("test", "") == test) f.push_back(r);
     return f;
   };
+  // The p2p run's own fit allows 4 ranges within 5%; a model is better served by a
+  // finer one (protocol switches and the fall out of cache): refitted from the measured
+  // medians where the document has them.
+  auto refit = [&](const std::string& link, const std::string& test) {
+    std::vector<SizeTime> points;
+    for (const nlohmann::json& r : doc["rows"])
+      if (r.value("kind", "") == "measured" && r.value("link", "") == link && r.value("test", "") == test &&
+          r.contains("p50_us") && r["p50_us"].is_number() && r["p50_us"].get<double>() > 0)
+        points.push_back({r["bytes"].get<double>(), r["p50_us"].get<double>()});
+    if (points.size() < 2) return fits(link, test);
+    std::vector<nlohmann::json> out;
+    for (const AlphaBetaRange& r : fit_alpha_beta(points, kModelFit).ranges)
+      out.push_back({{"from_bytes", r.from_bytes}, {"bytes", r.to_bytes}, {"alpha_us", r.alpha_us},
+                     {"beta_gbps", r.us_per_byte > 0 ? nlohmann::json(r.beta_gbps()) : nlohmann::json(nullptr)}});
+    return out;
+  };
   for (const std::string link : {"intra-host", "inter-host"}) {
-    const auto lat = fits(link, "latency"), bw = fits(link, "bandwidth");
-    if (lat.empty() || bw.empty()) continue;
-    // The largest range with a measurable bandwidth: streaming, as collectives send.
-    double gbps = 0;
-    for (auto it = bw.rbegin(); it != bw.rend() && gbps == 0; ++it)
-      if ((*it)["beta_gbps"].is_number()) gbps = (*it)["beta_gbps"].get<double>();
-    if (!(gbps > 0)) continue;
+    // Ping-pong: one message at a time, as a step's transfer goes.
+    const auto lat = refit(link, "latency"), ex = refit(link, "exchange");
+    if (lat.empty() || std::none_of(lat.begin(), lat.end(), [](const nlohmann::json& r) { return r["beta_gbps"].is_number(); }))
+      continue;
     const std::string key = link == "intra-host" ? "intra_host" : "inter_host";
-    out[key] = {{"alpha_us", lat.front()["alpha_us"].get<double>()},
-                {"beta_gbps", gbps},
-                {"from", "alpha: p2p latency fit " + std::to_string(lat.front()["from_bytes"].get<double>()) + ".." +
-                             std::to_string(lat.front()["bytes"].get<double>()) + " B; beta: p2p bandwidth fit of the "
-                             "largest sizes"}};
+    nlohmann::json l = {{"ranges", ranges_json(lat)},
+                        {"from", "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
+                                 "(latency), exchange from the exchange test"}};
+    if (ex.empty()) out["notes"].push_back(key + ": no exchange test in the p2p run, so exchanges cost as one way");
+    else l["exchange"] = {{"ranges", ranges_json(ex)}};
+    out[key] = l;
   }
   if (!out.contains("intra_host") && !out.contains("inter_host"))
-    throw std::invalid_argument("'" + path + "' has no p2p fit rows with a bandwidth (run collbench p2p over more sizes)");
+    throw std::invalid_argument("'" + path + "' has no p2p latency fit rows with a bandwidth (run collbench p2p over "
+                                "more sizes)");
   for (auto [have, missing] : {std::pair{"intra_host", "inter_host"}, std::pair{"inter_host", "intra_host"}})
     if (out.contains(have) && !out.contains(missing)) {
       out[missing] = out[have];
@@ -52,14 +81,16 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
   return out;
 }
 
-double timed_rate_gbps(DType dtype, const ReduceOp* op) {
+nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes) {
   std::vector<SizeTime> points;
   const std::size_t elem = dtype_size(dtype);
-  PageBytes a(std::size_t{16} << 20), b(a.size()), dst(a.size());
-  for (std::size_t bytes = 64 << 10; bytes <= a.size(); bytes *= 4) {
+  PageBytes a(max_bytes), b(a.size()), dst(a.size());
+  std::memset(a.data(), 0, a.size()), std::memset(b.data(), 0, b.size()), std::memset(dst.data(), 0, dst.size());
+  for (std::size_t bytes = 64; bytes <= a.size(); bytes *= 4) {
     const std::size_t count = bytes / elem;
     double best = 1e30;
-    for (int rep = 0; rep < 5; ++rep) {
+    const int reps = bytes < (1 << 20) ? 20 : 3;
+    for (int rep = 0; rep < reps; ++rep) {
       const auto t0 = std::chrono::steady_clock::now();
       if (op) reduce(dtype, *op, dst.data(), a.data(), b.data(), count);
       else std::memcpy(dst.data(), a.data(), bytes);
@@ -67,8 +98,15 @@ double timed_rate_gbps(DType dtype, const ReduceOp* op) {
     }
     points.push_back({static_cast<double>(bytes), std::max(best, 1e-3)});
   }
-  const AlphaBetaRange r = fit_one_range(points);
-  return r.beta_gbps();
+  return fitted_ranges(points);
+}
+
+nlohmann::json fitted_ranges(const std::vector<SizeTime>& points) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const AlphaBetaRange& r : fit_alpha_beta(points, kModelFit).ranges)
+    out.push_back({{"from_bytes", r.from_bytes}, {"alpha_us", r.alpha_us},
+                   {"beta_gbps", r.us_per_byte > 0 ? nlohmann::json(r.beta_gbps()) : nlohmann::json(nullptr)}});
+  return {{"ranges", out}};
 }
 
 int run_model_fit(const ModelFitOptions& o, const Invocation& inv) {
@@ -97,18 +135,18 @@ int run_model_fit(const ModelFitOptions& o, const Invocation& inv) {
                           {"intra_host", links["intra_host"]},
                           {"inter_host", links["inter_host"]},
                           {"reduce_gbps", nlohmann::json::object()},
-                          {"copy_gbps", timed_rate_gbps(DType::f32, nullptr)},
+                          {"copy_gbps", timed_ranges(DType::f32, nullptr, kTimedBytes)},
                           {"overhead_us", 0}};
   for (DType d : kAllDTypes)
     for (ReduceOp op : kAllReduceOps)
-      model["reduce_gbps"][std::string(dtype_name(d)) + ":" + std::string(reduce_op_name(op))] = timed_rate_gbps(d, &op);
+      model["reduce_gbps"][std::string(dtype_name(d)) + ":" + std::string(reduce_op_name(op))] = timed_ranges(d, &op, kTimedBytes);
   model["metadata"] = {{"tool", "collbench"},
                        {"git_revision", build_info::git_revision},
                        {"p2p", o.p2p_path},
                        {"p2p_metadata", doc.value("metadata", nlohmann::json::object())},
                        {"notes", links["notes"]},
-                       {"reduce_and_copy", "timed on this process's core: the best of 5 calls at 64 KiB..16 MiB, "
-                                           "fitted as c + bytes / rate"}};
+                       {"reduce_and_copy", "timed on this process's core: the best of 20 calls (3 from 1 MiB) at 64 B.."
+                                           "64 MiB in steps of 4, fitted piecewise as alpha + bytes / rate"}};
   const std::string tmp = o.out_path + ".tmp";
   {
     std::ofstream out(tmp);
@@ -116,12 +154,20 @@ int run_model_fit(const ModelFitOptions& o, const Invocation& inv) {
     if (!out) throw RunError("cannot write --out '" + o.out_path + "'");
   }
   std::filesystem::rename(tmp, o.out_path);
-  std::printf("# model written to %s: intra-host alpha %.3f us beta %.4g GB/s; inter-host alpha %.3f us beta %.4g GB/s; "
-              "f32 sum %.3g GB/s, copy %.3g GB/s\n",
-              o.out_path.c_str(), model["intra_host"]["alpha_us"].get<double>(),
-              model["intra_host"]["beta_gbps"].get<double>(), model["inter_host"]["alpha_us"].get<double>(),
-              model["inter_host"]["beta_gbps"].get<double>(), model["reduce_gbps"]["f32:sum"].get<double>(),
-              model["copy_gbps"].get<double>());
+  auto describe = [&](const char* key) {
+    const nlohmann::json& l = model[key];
+    std::string text = std::string(key) + ": " + std::to_string(l["ranges"].size()) + " range(s), alpha " +
+                       std::to_string(l["ranges"][0]["alpha_us"].get<double>()) + " us";
+    const nlohmann::json& last = l["ranges"].back()["beta_gbps"];
+    if (last.is_number()) text += ", largest sizes " + std::to_string(last.get<double>()) + " GB/s";
+    if (l.contains("exchange")) {
+      const nlohmann::json& x = l["exchange"]["ranges"].back()["beta_gbps"];
+      if (x.is_number()) text += " (both ways at once " + std::to_string(x.get<double>()) + " GB/s)";
+    }
+    return text;
+  };
+  std::printf("# model written to %s\n#   %s\n#   %s\n", o.out_path.c_str(), describe("intra_host").c_str(),
+              describe("inter_host").c_str());
   return 0;
 }
 

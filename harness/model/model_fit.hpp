@@ -1,14 +1,16 @@
 #pragma once
 // `collbench model fit`: a cost model file from measurements on this machine or
-// cluster: each link class's alpha and beta from a `collbench p2p` result (alpha: the
-// ping-pong fit of the smallest sizes; beta: the streaming fit of the largest), and the
-// reduction and copy rates timed here (every dtype x op, fitted over sizes).
+// cluster: each link class's piecewise alpha and beta from a `collbench p2p` result's
+// ping-pong fit (one message at a time, as a step's transfer), half duplex where its
+// exchange test takes much longer than ping-pong, and the reduction and copy costs
+// timed here (every dtype x op, fitted piecewise over sizes).
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "collectives/dtype.hpp"
 #include "harness/common/invocation.hpp"
+#include "harness/p2p/alpha_beta.hpp"
 
 namespace collbench {
 
@@ -17,9 +19,13 @@ namespace collbench {
 // std::invalid_argument when the document has no p2p fit rows.
 nlohmann::json links_from_p2p(const nlohmann::json& p2p, const std::string& path);
 
-// Bytes of result per second of the reduction (or, op unset, of memcpy) fitted over
-// sizes: t(m) = c + m / rate, so call overhead does not count as bandwidth.
-double timed_rate_gbps(DType dtype, const ReduceOp* op);
+// The reduction's (or, op unset, memcpy's) time fitted piecewise over sizes 64 B ..
+// max_bytes by bytes of result, as a model file's {"ranges": [...]}: call overhead and
+// the fall from cache to memory both show.
+inline constexpr std::size_t kTimedBytes = std::size_t{64} << 20;
+nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes);
+// The same from given (bytes, us) points.
+nlohmann::json fitted_ranges(const std::vector<SizeTime>& points);
 
 struct ModelFitOptions {
   std::string p2p_path, out_path;

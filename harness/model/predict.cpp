@@ -53,13 +53,13 @@ int block_of(const PredictRequest& q) {
 }
 
 // Whether sampled blocks (the second, the middle, the last) are images of block 0 at
-// sampled positions (first, second, middle and last rank of the block).
+// sampled positions (the first and last rank of a block).
 bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
   const int blocks = q.ranks / s.block;
   if (s.kind == Symmetry::Kind::xor_blocks && ((q.ranks & (q.ranks - 1)) || (s.block & (s.block - 1)))) return false;
   for (int h : std::set<int>{1, blocks / 2, blocks - 1}) {
     if (h <= 0) continue;
-    for (int i : std::set<int>{0, std::min(1, s.block - 1), s.block / 2, s.block - 1})
+    for (int i : std::set<int>{0, s.block - 1})
       if (!is_image(schedule_of(q, b, i), schedule_of(q, b, mirror_rank(s, q.ranks, i, h)), s, q.ranks, h)) return false;
   }
   return true;
@@ -97,10 +97,11 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
   const auto t0 = std::chrono::steady_clock::now();
   Built b;
   b.params.segment_bytes = q.segment_bytes;
-  b.params.order = ExecutionOrder::steps;
+  b.params.order = q.order;
   if (q.ranks_per_node < q.ranks)
     for (int r = 0; r < q.ranks; ++r) b.params.node_of_rank.push_back(r / q.ranks_per_node);
-  const CostLayout layout = layout_of(q);
+  CostLayout layout = layout_of(q);
+  layout.order = q.order;
   Symmetry sym;
   if (method != PredictMethod::full)
     for (auto kind : {Symmetry::Kind::shift, Symmetry::Kind::xor_blocks})
@@ -110,7 +111,10 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
       }
   std::vector<Schedule> schedules;
   if (sym.kind != Symmetry::Kind::none) {
-    for (int r = 0; r < sym.block; ++r) schedules.push_back(schedule_of(q, b, r));
+    for (int r = 0; r < sym.block; ++r) {
+      schedule_of(q, b, r);
+      schedules.push_back(std::move(b.by_rank.at(r)));
+    }
   } else {
     if (method == PredictMethod::symmetric)
       throw std::invalid_argument("--method symmetric does not hold for " + q.algorithm->name +
@@ -118,10 +122,20 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
                                   std::to_string(block_of(q)) + " rank(s)");
     schedules = every_rank(q, b, method == PredictMethod::full ? "asked for" : "no symmetry found");
   }
+  // Per rank, the buffers a run allocates and fills (send and receive, out of place) or
+  // the schedule touches, whichever is more, and its scratch.
+  std::size_t footprint = 0;
+  for (std::size_t i = 0; i < schedules.size(); ++i) {
+    const BufferLayout b = buffer_layout(q.collective, q.count, q.ranks, static_cast<int>(i), q.root, false);
+    footprint = std::max({footprint, touched_elements(schedules[i]), b.send_count + b.recv_count + schedules[i].scratch_count});
+  }
+  layout.host_footprint_bytes = static_cast<double>(footprint * q.element_size) * std::min(q.ranks_per_node, q.ranks);
   const CostResult r = simulate_schedules(schedules, q.ranks, sym, p, layout);
   Prediction out{.time_us = r.time_us,
                  .method = sym.kind == Symmetry::Kind::none ? PredictMethod::full : PredictMethod::symmetric,
-                 .messages = r.messages};
+                 .messages = r.messages,
+                 .symmetry = {},
+                 .seconds = 0};
   if (sym.kind != Symmetry::Kind::none)
     out.symmetry = std::string(sym.kind == Symmetry::Kind::shift ? "shift" : "xor") + " by " + std::to_string(sym.block) +
                    (sym.block == 1 ? " rank" : " ranks");

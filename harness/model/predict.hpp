@@ -3,7 +3,7 @@
 // (collectives/cost_simulator.hpp). The symmetric path simulates one block (one host's
 // ranks, or one rank where hosts hold one or all): it is taken when sampled blocks (the
 // second, the middle, the last) are images of block 0 under a shift or an XOR by whole
-// blocks at sampled ranks (each block's first, second, middle and last), step by step:
+// blocks at sampled ranks (each block's first and last), step by step:
 // same sizes, operations, and peers moved alike. Otherwise every rank's schedule is
 // built and simulated, up to kMostSimulatedTransfers.
 #include <cstddef>
@@ -29,6 +29,7 @@ struct PredictRequest {
   int root = 0;
   int ranks_per_node = 1;  // consecutive ranks per host
   std::size_t segment_bytes = 0;
+  ExecutionOrder order = ExecutionOrder::dataflow;
 };
 
 struct Prediction {

@@ -41,6 +41,8 @@ nlohmann::json p2p_metadata(const P2pOptions& o, const std::vector<LinkPair>& pa
 
 nlohmann::json p2p_definitions() {
   return {{"latency", "ping-pong: rank 0 sends, its peer sends back; half the round trip per iteration (osu_latency)"},
+          {"exchange", "both ranks post a receive and a send of the size at once and wait for both (a collective's "
+                       "step between two ranks); one iteration per message pair"},
           {"bandwidth", "rank 0 starts a window of messages to its peer, which answers the window with a 4-byte ack "
                         "(osu_bw); an iteration's time / window per message"},
           {"times", "rank 0's, per message, every timed iteration of every round; gbps = bytes / avg_us"},

@@ -21,7 +21,8 @@ CLI::App* add_p2p_command(CLI::App& app, P2pFlags& f) {
   CLI::App* p = app.add_subcommand("p2p", "Point-to-point latency and bandwidth per link class (same host, other "
                                           "host), with alpha and beta fitted per size range");
   p->add_option("--tests,-t", f.tests, "Comma-separated: latency (ping-pong, half the round trip, as osu_latency), "
-                                       "bandwidth (a window of messages in flight, then an ack, as osu_bw)")
+                                       "bandwidth (a window of messages in flight, then an ack, as osu_bw), exchange (both ranks send "
+                                       "and receive one message at once, as a collective's step does)")
       ->capture_default_str();
   p->add_option("-b,--minbytes", f.min_bytes, "Smallest message in bytes (K/M/G suffixes)")->capture_default_str();
   p->add_option("-e,--maxbytes", f.max_bytes, "Largest message in bytes (K/M/G suffixes)")->capture_default_str();

@@ -20,11 +20,12 @@ class App;
 
 namespace collbench {
 
-enum class P2pTest { latency, bandwidth };
-inline constexpr NameTable<P2pTest, 2> kP2pTestNames{{{{P2pTest::latency, "latency"}, {P2pTest::bandwidth, "bandwidth"}}}};
+enum class P2pTest { latency, bandwidth, exchange };
+inline constexpr NameTable<P2pTest, 3> kP2pTestNames{
+    {{{P2pTest::latency, "latency"}, {P2pTest::bandwidth, "bandwidth"}, {P2pTest::exchange, "exchange"}}}};
 
 struct P2pOptions {
-  std::vector<P2pTest> tests{P2pTest::latency, P2pTest::bandwidth};
+  std::vector<P2pTest> tests{P2pTest::latency, P2pTest::bandwidth, P2pTest::exchange};
   SizeRange sizes{1, std::size_t{4} << 20, 2};  // OSU's point-to-point default
   Repetitions reps;
   int window = 0;  // bandwidth: messages in flight per iteration; 0: auto (window_at)
@@ -41,7 +42,7 @@ struct P2pOptions {
 int window_at(const P2pOptions& o, std::size_t bytes);
 
 struct P2pFlags {
-  std::string tests = "latency,bandwidth", min_bytes = "1", max_bytes = "4M", transport = "mpi", warmup = "auto",
+  std::string tests = "latency,bandwidth,exchange", min_bytes = "1", max_bytes = "4M", transport = "mpi", warmup = "auto",
               iters = "auto", window = "auto";
   P2pOptions parsed;
 };

@@ -86,7 +86,7 @@ void print_p2p_header(const nlohmann::json& m) {
     std::printf("# %s: ranks %d (%s) and %d (%s)\n", p["link"].get<std::string>().c_str(), p["ranks"][0].get<int>(),
                 p["hosts"][0].get<std::string>().c_str(), p["ranks"][1].get<int>(), p["hosts"][1].get<std::string>().c_str());
   if (const std::string w = oversubscription_warning(m); !w.empty()) std::printf("# %s\n", w.c_str());
-  for (const char* k : {"latency", "bandwidth", "times", "link", "errors", "fit"})
+  for (const char* k : {"latency", "exchange", "bandwidth", "times", "link", "errors", "fit"})
     std::printf("# %s: %s\n", k, m["definitions"][k].get<std::string>().c_str());
   std::printf("# %-9s %-10s %-5s %11s %6s %10s %10s %10s %10s %10s %9s %6s\n", "test", "link", "ranks", "bytes", "window",
               "min_us", "avg_us", "p50_us", "p99_us", "max_us", "GB/s", "errors");

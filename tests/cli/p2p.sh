@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `collbench p2p` on this host: both tests at every size with their bytes checked, the
+# `collbench p2p` on this host: all three tests (latency, bandwidth, exchange) at every size with their bytes checked, the
 # alpha/beta fit rows after them (covering the sweep, positive latency), the pairs and
 # link classes in the metadata, over MPI and over the shm transport; 3 ranks still
 # measure one intra-host pair (the third rank sleeps).
@@ -29,22 +29,22 @@ for t, transport in (("mpi", "mpi-p2p"), ("shm", "shm")):
     rows = j["rows"]
     csv_rows = list(csv.DictReader(open(f"{d}/{t}.csv")))
     assert len(csv_rows) == len(rows) and list(csv_rows[0])[-1] == "interconnect", list(csv_rows[0])
-    for test in ("latency", "bandwidth"):
+    for test in ("latency", "bandwidth", "exchange"):
         meas = [r for r in rows if r["kind"] == "measured" and r["test"] == test]
         assert [r["bytes"] for r in meas] == sizes, (t, test, [r["bytes"] for r in meas])
         assert all(r["errors"] == 0 and r["iters"] == 40 and r["link"] == "intra-host" and r["ranks"] == "0,1" and
                    r["transport"] == transport and 0 < r["min_us"] <= r["p50_us"] <= r["max_us"] and r["gbps"] > 0 and
                    len(r["round_mean_us"]) == 2 for r in meas), meas
         windows = [r["window"] for r in meas]
-        assert windows == ([1] * 10 if test == "latency" else [64] * 10), windows
+        assert windows == ([64] * 10 if test == "bandwidth" else [1] * 10), windows
         fits = [r for r in rows if r["kind"] == "fit" and r["test"] == test]
         assert fits and fits[0]["from_bytes"] == 1 and fits[-1]["bytes"] == sizes[-1], fits
         assert sum(f["fit_points"] for f in fits) == len(sizes), fits
         assert all(f["alpha_us"] >= 0 and f["fit_rms_err"] >= 0 and f["p50_us"] is None for f in fits), fits
         assert all(a["bytes"] < b["from_bytes"] for a, b in zip(fits, fits[1:])), fits
         assert any(f["alpha_us"] > 0 for f in fits), fits
-    assert rows.index(next(r for r in rows if r["kind"] == "fit")) == 20, "fits come after every measured row"
+    assert rows.index(next(r for r in rows if r["kind"] == "fit")) == 30, "fits come after every measured row"
 three = list(csv.DictReader(open(f"{d}/three.csv")))
 assert {r["ranks"] for r in three} == {"0,1"} and {r["test"] for r in three} == {"latency"}, three
-print("ok: both tests, checked, fitted, over mpi and shm; 3 ranks measure one pair")
+print("ok: all three tests, checked, fitted, over mpi and shm; 3 ranks measure one pair")
 PY

@@ -18,7 +18,7 @@ constexpr double kAlpha = 5, kBeta = 1e-3, kGamma = 2e-4;  // us, us per byte (1
 CostParams flat() {
   CostParams p;
   p.intra = p.inter = {kAlpha, kBeta};
-  p.reduce_us_per_byte = kGamma;
+  p.reduce = {0, kGamma};
   return p;
 }
 
@@ -105,7 +105,7 @@ CostLayout hosts_of(int n, int per_host) {
 TEST(CostFastPath, AgreesExactlyWithTheFullSimulationForSymmetricSchedules) {
   CostParams p = flat();
   p.inter = {9, 4e-3};  // slower between hosts, so sharing a host link shows
-  p.copy_us_per_byte = 1e-4;
+  p.copy = {0, 1e-4};
   p.overhead_us = 0.7;
   using K = Symmetry::Kind;
   struct Case {
@@ -124,17 +124,20 @@ TEST(CostFastPath, AgreesExactlyWithTheFullSimulationForSymmetricSchedules) {
         for (std::size_t count : {static_cast<std::size_t>(n), static_cast<std::size_t>(n) << 16}) {
           if (n % per_host) continue;
           const auto schedules = all_ranks(c.build, Collective::allreduce, n, count);
-          const CostLayout layout = hosts_of(n, per_host);
-          const CostResult full = simulate_schedules(schedules, p, layout);
-          const Symmetry sym{c.kind, per_host < n ? per_host : 1};
-          const CostResult fast = quotient(schedules, sym, p, layout);
-          EXPECT_DOUBLE_EQ(fast.time_us, full.time_us) << n << " ranks, " << per_host << " per host, count " << count;
-          for (int r = 0; r < n; ++r)
-            EXPECT_DOUBLE_EQ(full.finish_us[static_cast<std::size_t>(r)],
-                             fast.finish_us[static_cast<std::size_t>(r % sym.block)]) << n << " rank " << r;
-          ++compared;
+          for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
+            CostLayout layout = hosts_of(n, per_host);
+            layout.order = order;
+            const CostResult full = simulate_schedules(schedules, p, layout);
+            const Symmetry sym{c.kind, per_host < n ? per_host : 1};
+            const CostResult fast = quotient(schedules, sym, p, layout);
+            EXPECT_DOUBLE_EQ(fast.time_us, full.time_us) << n << " ranks, " << per_host << " per host, count " << count;
+            for (int r = 0; r < n; ++r)
+              EXPECT_DOUBLE_EQ(full.finish_us[static_cast<std::size_t>(r)],
+                               fast.finish_us[static_cast<std::size_t>(r % sym.block)]) << n << " rank " << r;
+            ++compared;
+          }
         }
-  EXPECT_GT(compared, 80);
+  EXPECT_GT(compared, 160);
 }
 
 TEST(CostFastPath, SeesHostLinkSharingAsTheFullSimulationDoes) {
@@ -179,6 +182,55 @@ TEST(CostLinkSharing, RanksOfOneHostShareItsLink) {
   EXPECT_DOUBLE_EQ(exchange({{0, 2}}), 10 + bytes * 1e-2);
   EXPECT_DOUBLE_EQ(exchange({{0, 2}, {1, 3}}), 10 + 2 * bytes * 1e-2);
   EXPECT_DOUBLE_EQ(exchange({{0, 1}, {2, 3}}), 1 + bytes * 1e-4);  // within hosts: no sharing
+}
+
+TEST(CostLinkSharing, MessagesBothWaysTakeTheExchangeCost) {
+  // Two ranks exchanging cost what the link's exchange says; one way, its one-way cost.
+  CostParams p;
+  p.intra = {2, 1e-3};
+  std::vector<Schedule> s(2);
+  for (int r : {0, 1})
+    s[static_cast<std::size_t>(r)].steps = {Step{{{1 - r, {BufferId::send, 0, 250}}}, {{1 - r, {BufferId::recv, 0, 250}}}, {}}};
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, {}).time_us, 2 + 1000 * 1e-3);  // no exchange cost: as one way
+  p.intra.exchange = {3, 2e-3};
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, {}).time_us, 3 + 1000 * 2e-3);
+  s[1].steps[0].sends.clear();
+  s[0].steps[0].recvs.clear();
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, {}).time_us, 2 + 1000 * 1e-3);
+}
+
+TEST(CostSimulation, EachSizeTakesItsRangesCosts) {
+  CostParams p;
+  p.intra.pieces = {{0, 1, 1e-3}, {8192, 20, 1e-4}};  // eager, then rendezvous
+  p.reduce.pieces = {{0, 0.5, 0}, {1 << 20, 0, 1e-5}};
+  std::vector<Schedule> s(2);
+  auto one_message = [&](std::size_t bytes) {
+    s[0].steps = {Step{{{1, {BufferId::send, 0, bytes / 4}}}, {}, {}}};
+    s[1].steps = {Step{{}, {{0, {BufferId::recv, 0, bytes / 4}}}, {LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 0, bytes / 4}, {}, {}}}}};
+    return simulate_schedules(s, p, {}).time_us;
+  };
+  EXPECT_DOUBLE_EQ(one_message(4096), 1 + 4096 * 1e-3 + 0.5);
+  EXPECT_DOUBLE_EQ(one_message(16384), 20 + 16384 * 1e-4 + 0.5);
+  EXPECT_DOUBLE_EQ(one_message(4 << 20), 20 + (4 << 20) * 1e-4 + (4 << 20) * 1e-5);
+}
+
+TEST(CostSimulation, DataflowStartsWhatTheDataAllowsAsTheExecutorDoes) {
+  // Rank 0 sends two blocks in two steps; rank 1 reduces the first in step 0. Step by
+  // step, the second transfer waits for that reduction; in dataflow order it does not
+  // (other regions), so the port streams both blocks back to back.
+  CostParams p;
+  p.intra = {5, 1e-3};
+  p.reduce = {0, 4e-3};
+  const std::size_t c = 250;  // elements: 1000 bytes
+  std::vector<Schedule> s(2);
+  s[0].steps = {Step{{{1, {BufferId::send, 0, c}}}, {}, {}}, Step{{{1, {BufferId::send, c, c}}}, {}, {}}};
+  s[1].steps = {Step{{}, {{0, {BufferId::recv, 0, c}}},
+                     {LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 0, c}, {BufferId::recv, 0, c}, {BufferId::send, 0, c}}}},
+                Step{{}, {{0, {BufferId::recv, c, c}}}, {}}};
+  CostLayout l;
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 2 * (5 + 1000 * 1e-3) + 1000 * 4e-3);
+  l.order = ExecutionOrder::dataflow;
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, std::max(5 + 2000 * 1e-3, 5 + 1000 * 1e-3 + 1000 * 4e-3));
 }
 
 TEST(CostSimulation, RefusesSchedulesThatCannotComplete) {
