@@ -38,20 +38,7 @@ trap 'scripts/emulate_cluster.sh down --name "$cluster" >/dev/null 2>&1 || true'
 # Four ranks share two cores on 2x2: MPICH's waits then yield the core between polls.
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 
-# A run over UCX's TCP transport may exit non-zero only because MPI_Finalize hung after
-# every result was written (openucx/ucx#8738; collbench ends it after 20 s, and Hydra
-# may then report an error). Such a run counts when its JSON is complete with no
-# wrong results; each one is listed in raw/finalize_hangs.txt.
-checked() {  # JSON COMMAND...
-  local json=$1
-  shift
-  "$@" && return 0
-  local rc=$?
-  ${PYTHON:-python3} -c 'import json, sys; d = json.load(open(sys.argv[1]))
-sys.exit(0 if d["completed"] and all((r.get("errors") or 0) <= 0 for r in d["rows"]) else 1)' "$json" 2>/dev/null ||
-    { echo "measure_interconnects: $json: the run failed (exit $rc)" >&2; exit 1; }
-  echo "$json: exit $rc after complete results" >>"$raw/finalize_hangs.txt"
-}
+source scripts/checked_run.sh
 
 # measure LABEL LAUNCHER... : p2p, then each collective, launched by LAUNCHER.
 measure() {

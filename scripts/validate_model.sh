@@ -40,19 +40,7 @@ trap 'scripts/emulate_cluster.sh down --name "$cluster" >/dev/null 2>&1 || true'
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1  # four ranks share two cores on 2x2
 local1=(/usr/bin/mpiexec.mpich -n 1)
 
-# As measure_interconnects.sh: a run over UCX's TCP transport may exit non-zero only
-# because MPI_Finalize hung after complete results (openucx/ucx#8738); it counts when
-# its JSON is complete with no wrong results, and is listed in raw/finalize_hangs.txt.
-checked() {  # JSON COMMAND...
-  local json=$1
-  shift
-  "$@" && return 0
-  local rc=$?
-  ${PYTHON:-python3} -c 'import json, sys; d = json.load(open(sys.argv[1]))
-sys.exit(0 if d["completed"] and all((r.get("errors") or 0) <= 0 for r in d["rows"]) else 1)' "$json" 2>/dev/null ||
-    { echo "validate_model: $json: the run failed (exit $rc)" >&2; exit 1; }
-  echo "$json: exit $rc after complete results" >>"$raw/finalize_hangs.txt"
-}
+source scripts/checked_run.sh
 
 # validate LABEL RANKS LAUNCHER...
 validate() {
