@@ -52,7 +52,9 @@ validate() {
   case $label in 1gbe-*) top=16M ;; esac
   checked "$raw/$label-p2p.json" "$@" "$bin" p2p -b 1 -e "$top" -f 2 --rounds "$rounds" --time-budget "$budget" \
     --csv "$raw/$label-p2p.csv" --json "$raw/$label-p2p.json"
-  "${local1[@]}" "$bin" model fit --p2p "$raw/$label-p2p.json" --out "$raw/$label-model.json"
+  # Launched as the collectives are: every rank times the kernels at once, as ranks of a
+  # host contend for memory inside a collective.
+  "$@" "$bin" model fit --p2p "$raw/$label-p2p.json" --out "$raw/$label-model.json"
   for coll in $collectives; do
     "${local1[@]}" "$bin" model predict -m "$raw/$label-model.json" -c "$coll" -n "$ranks" -b 1K -e 64M -f 4 \
       --csv "$raw/$label-$coll-predicted.csv" --json "$raw/$label-$coll-predicted.json" >/dev/null

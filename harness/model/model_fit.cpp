@@ -1,12 +1,16 @@
 #include "harness/model/model_fit.hpp"
 
+#include <mpi.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "collectives/page_bytes.hpp"
@@ -81,7 +85,7 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
   return out;
 }
 
-nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes) {
+nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes, const std::function<void()>& together) {
   std::vector<SizeTime> points;
   const std::size_t elem = dtype_size(dtype);
   PageBytes a(max_bytes), b(a.size()), dst(a.size());
@@ -91,6 +95,7 @@ nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_byt
     double best = 1e30;
     const int reps = bytes < (1 << 20) ? 20 : 3;
     for (int rep = 0; rep < reps; ++rep) {
+      together();
       const auto t0 = std::chrono::steady_clock::now();
       if (op) reduce(dtype, *op, dst.data(), a.data(), b.data(), count);
       else std::memcpy(dst.data(), a.data(), bytes);
@@ -109,8 +114,10 @@ nlohmann::json fitted_ranges(const std::vector<SizeTime>& points) {
   return {{"ranges", out}};
 }
 
-int run_model_fit(const ModelFitOptions& o, const Invocation& inv) {
-  if (inv.rank != 0) return 0;
+namespace {
+
+// Rank 0 reads the p2p result: {document, links}; throws RunError on bad input.
+std::pair<nlohmann::json, nlohmann::json> read_p2p(const ModelFitOptions& o) {
   if (!o.overwrite && std::filesystem::exists(o.out_path))
     throw RunError("--out '" + o.out_path + "' exists; give --overwrite to replace it");
   std::ifstream in(o.p2p_path);
@@ -121,12 +128,36 @@ int run_model_fit(const ModelFitOptions& o, const Invocation& inv) {
   } catch (const nlohmann::json::exception& e) {
     throw RunError("--p2p '" + o.p2p_path + "' is not JSON: " + e.what());
   }
-  nlohmann::json links;
   try {
-    links = links_from_p2p(doc, o.p2p_path);
+    nlohmann::json links = links_from_p2p(doc, o.p2p_path);
+    return {std::move(doc), std::move(links)};
   } catch (const std::invalid_argument& e) {
     throw RunError(e.what());
   }
+}
+
+}  // namespace
+
+int run_model_fit(const ModelFitOptions& o, const Invocation& inv) {
+  nlohmann::json doc, links;
+  std::string refused;
+  if (inv.rank == 0) try {
+      std::tie(doc, links) = read_p2p(o);
+    } catch (const RunError& e) {
+      refused = e.what();
+    }
+  int bad = refused.empty() ? 0 : 1;
+  MPI_Bcast(&bad, 1, MPI_INT, 0, inv.comm);
+  if (bad) throw RunError(refused.empty() ? "refused on rank 0" : refused);
+  // Every rank times the kernels at once, so the ranks of a host contend for memory
+  // bandwidth as they do inside a collective; rank 0's times are kept.
+  const std::function<void()> together = [&] { MPI_Barrier(inv.comm); };
+  const nlohmann::json copy = timed_ranges(DType::f32, nullptr, kTimedBytes, together);
+  nlohmann::json reductions = nlohmann::json::object();
+  for (DType d : kAllDTypes)
+    for (ReduceOp op : kAllReduceOps)
+      reductions[std::string(dtype_name(d)) + ":" + std::string(reduce_op_name(op))] = timed_ranges(d, &op, kTimedBytes, together);
+  if (inv.rank != 0) return 0;
   int rpn = o.ranks_per_node;
   if (rpn == 0 && doc.contains("metadata") && doc["metadata"].contains("hosts"))
     for (const auto& [host, ranks] : doc["metadata"]["hosts"].items()) rpn = std::max(rpn, static_cast<int>(ranks.size()));
@@ -134,19 +165,18 @@ int run_model_fit(const ModelFitOptions& o, const Invocation& inv) {
                           {"ranks_per_node", std::max(rpn, 1)},
                           {"intra_host", links["intra_host"]},
                           {"inter_host", links["inter_host"]},
-                          {"reduce_gbps", nlohmann::json::object()},
-                          {"copy_gbps", timed_ranges(DType::f32, nullptr, kTimedBytes)},
+                          {"reduce_gbps", reductions},
+                          {"copy_gbps", copy},
                           {"overhead_us", 0}};
-  for (DType d : kAllDTypes)
-    for (ReduceOp op : kAllReduceOps)
-      model["reduce_gbps"][std::string(dtype_name(d)) + ":" + std::string(reduce_op_name(op))] = timed_ranges(d, &op, kTimedBytes);
   model["metadata"] = {{"tool", "collbench"},
                        {"git_revision", build_info::git_revision},
                        {"p2p", o.p2p_path},
                        {"p2p_metadata", doc.value("metadata", nlohmann::json::object())},
                        {"notes", links["notes"]},
-                       {"reduce_and_copy", "timed on this process's core: the best of 20 calls (3 from 1 MiB) at 64 B.."
-                                           "64 MiB in steps of 4, fitted piecewise as alpha + bytes / rate"}};
+                       {"reduce_and_copy", "timed by every rank of model fit at once (rank 0's times): the best of 20 "
+                                           "calls (3 from 1 MiB) at 64 B..64 MiB in steps of 4, fitted piecewise as "
+                                           "alpha + bytes / rate"},
+                       {"fit_ranks", inv.size}};
   const std::string tmp = o.out_path + ".tmp";
   {
     std::ofstream out(tmp);

@@ -4,6 +4,7 @@
 // ping-pong fit (one message at a time, as a step's transfer), half duplex where its
 // exchange test takes much longer than ping-pong, and the reduction and copy costs
 // timed here (every dtype x op, fitted piecewise over sizes).
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,7 +24,8 @@ nlohmann::json links_from_p2p(const nlohmann::json& p2p, const std::string& path
 // max_bytes by bytes of result, as a model file's {"ranges": [...]}: call overhead and
 // the fall from cache to memory both show.
 inline constexpr std::size_t kTimedBytes = std::size_t{64} << 20;
-nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes);
+// `together` runs before each timed call (a barrier: every rank times at once).
+nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes, const std::function<void()>& together);
 // The same from given (bytes, us) points.
 nlohmann::json fitted_ranges(const std::vector<SizeTime>& points);
 

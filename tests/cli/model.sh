@@ -61,6 +61,8 @@ refuse '"intra_host.beta_gbps" must be positive, not -3' '{"ranks_per_node": 1, 
 refuse 'ranks_per_node 3 does not divide --ranks 8' '{"ranks_per_node": 3, "intra_host": {"alpha_us": 1, "beta_gbps": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}}'
 refuse '"reduce_gbps" key .f32:avg. is not' '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}, "reduce_gbps": {"f32:avg": 1}}'
 refuse 'is not JSON' '{"ranks_per_node": '
+refuse '"intra_host.ranges" must start at growing from_bytes' '{"ranks_per_node": 1, "intra_host": {"ranges": [{"from_bytes": 64, "alpha_us": 1, "beta_gbps": 1}, {"from_bytes": 8, "alpha_us": 1, "beta_gbps": 2}]}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}}'
+refuse '"inter_host.exchange.beta_gbps" must be positive, not 0' '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 1, "exchange": {"alpha_us": 1, "beta_gbps": 0}}}'
 refuse "no schedule to predict for allreduce algorithm 'mpi'" '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}}' -a mpi
 "$here/expect_error.sh" "cannot read model file" "$mpiexec" -n 1 "$collbench" model predict -m "$dir/none.json" -n 8 >/dev/null ||
   fail "a missing model file was not refused"
