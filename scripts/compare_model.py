@@ -120,6 +120,7 @@ def pick_section(points, labels):
            "| interconnect | collective | size | predicted best | measured best | measured gap | decisive | right |",
            "|---|---|---|---|---|---:|---|---|"]
     decisive = right = 0
+    tally = {}  # (interconnect, gap at least 5%) -> [decisive, right]
     for label in labels:
         for coll in COLLECTIVES:
             for b in sorted({p["bytes"] for p in points if p["interconnect"] == label and p["collective"] == coll}):
@@ -136,13 +137,22 @@ def pick_section(points, labels):
                 ok = best["algorithm"] in tied
                 decisive += is_decisive
                 right += is_decisive and ok
+                if is_decisive:
+                    t = tally.setdefault((label, second["measured_p50_us"] / best["measured_p50_us"] >= 1.05), [0, 0])
+                    t[0] += 1
+                    t[1] += ok
                 out.append(f"| {label} | {coll} | {size(b)} | {' = '.join(tied)} | {best['algorithm']} | "
                            f"×{second['measured_p50_us'] / best['measured_p50_us']:.3f} | {'yes' if is_decisive else 'no'} | "
                            f"{'yes' if ok else '**no**'} |")
     share = right / decisive if decisive else float("nan")
     out[2] += f" **Right at {right} of {decisive} decisive points ({100 * share:.0f}%): " \
               f"{'met' if decisive and share >= TARGET_PICK else 'not met'}.**"
-    return out
+    breakdown = ["", "Right / decisive per interconnect, by the measured gap between the best two:", "",
+                 "| interconnect | gap < 5% | gap ≥ 5% |", "|---|---:|---:|"]
+    for label in labels:
+        cells = [f"{tally.get((label, wide), [0, 0])[1]} / {tally.get((label, wide), [0, 0])[0]}" for wide in (False, True)]
+        breakdown.append(f"| {label} | {cells[0]} | {cells[1]} |")
+    return out[:3] + breakdown + [""] + out[3:]
 
 
 def scale_section(raw):
