@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a prediction costs at cluster scale: every allreduce, broadcast and reduce
 # algorithm predicted at 65,536 ranks, 8 per host (a described cluster: 400 GB/s and
-# 1.5 us within a host, 50 GB/s and 5 us between), at 1 KiB..64 MiB in steps of 16, in
+# 1.5 us within a host, 50 GB/s and 5 us between), at 1 KiB, 256 KiB and 64 MiB, in
 # both executor orders, with the seconds each prediction took. An algorithm too large to
 # simulate in full is named in raw/scale-*.stderr and the summary. Writes
 # results/model-scale/ (or $1): raw/ and SUMMARY.md. No MPI traffic; one process.
@@ -21,7 +21,7 @@ JSON
 for order in steps dataflow; do
   for coll in allreduce broadcast reduce; do
     /usr/bin/mpiexec.mpich -n 1 "$bin" model predict -m "$raw/cluster-8x8192.json" -c "$coll" -n 65536 \
-      -b 1K -e 64M -f 16 --order "$order" --csv "$raw/scale-$coll-$order.csv" --json "$raw/scale-$coll-$order.json" \
+      -b 1K -e 64M -f 256 --order "$order" --csv "$raw/scale-$coll-$order.csv" --json "$raw/scale-$coll-$order.json" \
       >/dev/null 2>"$raw/scale-$coll-$order.stderr" ||
       echo "model_at_scale: $coll ($order): some algorithms not predicted (see $raw/scale-$coll-$order.stderr)" >&2
   done
