@@ -156,7 +156,7 @@ def pick_section(points, labels):
 
 
 def scale_section(raw):
-    meta = json.load(open(f"{raw}/scale-allreduce.json"))["metadata"]
+    meta = json.load(open(f"{raw}/scale-allreduce-steps.json"))["metadata"]
     out = ["# Predictions at 65,536 ranks", "",
            "Every algorithm predicted at 65,536 ranks, 8 per host, on the described cluster in raw/cluster-8x8192.json, "
            f"in both executor orders; seconds each prediction took on this machine (one core; collbench "
