@@ -208,6 +208,27 @@ def plot(path, points, labels):
     fig.savefig(path, dpi=110)
 
 
+def drift_section(raw, labels):
+    """The p2p medians after the sweep against before, per interconnect and test."""
+    out = ["## Drift", "",
+           "p2p medians measured again after the sweep, over the medians the model was fitted to (same sizes; "
+           "1.00 = unchanged). The model cannot be closer to the sweep than the links stayed to themselves.", "",
+           "| interconnect | test | link | < 64 KiB: median (range) | ≥ 64 KiB: median (range) |", "|---|---|---|---|---|"]
+    for label in labels:
+        before = {(r["test"], r["link"], r["bytes"]): r["p50_us"] for r in rows_of(f"{raw}/{label}-p2p.json")
+                  if r.get("kind") == "measured"}
+        after = [r for r in rows_of(f"{raw}/{label}-p2p-after.json") if r.get("kind") == "measured"]
+        for test, link in dict.fromkeys((r["test"], r["link"]) for r in after):
+            cells = []
+            for small in (True, False):
+                ratios = [r["p50_us"] / before[(test, link, r["bytes"])] for r in after
+                          if r["test"] == test and r["link"] == link and (r["bytes"] < 64 * KIB) == small
+                          and (test, link, r["bytes"]) in before]
+                cells.append(f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})" if ratios else "–")
+            out.append(f"| {label} | {test} | {link} | {cells[0]} | {cells[1]} |")
+    return out
+
+
 def header(raw, labels):
     out = ["# Cost model validation", ""]
     for label in labels:
@@ -243,7 +264,7 @@ def main(argv):
     write_errors(os.path.join(out, "errors.csv"), points)
     wrong = sum(1 for p in points if (p["errors"] or 0) > 0)
     lines = header(raw, labels) + [f"Measured points: {len(points)}, with wrong results: {wrong}.", ""]
-    lines += error_section(points, labels) + [""] + pick_section(points, labels)
+    lines += error_section(points, labels) + [""] + pick_section(points, labels) + [""] + drift_section(raw, labels)
     with open(os.path.join(out, "SUMMARY.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     try:

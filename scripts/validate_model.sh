@@ -11,7 +11,8 @@
 # 1 MiB on a time budget, from 4 MiB a fixed 3 calls per round). compare_model.py then
 # writes errors.csv (predicted / measured per interconnect x collective x algorithm x
 # size), SUMMARY.md (error medians and 90th percentiles against the targets, the
-# predicted against the measured fastest) and predicted_vs_measured.png. The 65,536-rank
+# predicted against the measured fastest) and predicted_vs_measured.png. A second p2p
+# run after the sweep shows how far the links drifted meanwhile. The 65,536-rank
 # timing is scripts/model_at_scale.sh.
 # Environment: BUILD (build), ROUNDS (3), BUDGET (seconds of timed calls per algorithm
 # and size, 0.3), LABELS (all four), COLLECTIVES (allreduce broadcast reduce).
@@ -65,6 +66,10 @@ validate() {
     checked "$raw/$label-$coll-large.json" "$@" "$bin" run -c "$coll" -b 4M -e 64M -f 4 -w 1 -n 3 --rounds "$rounds" \
       --csv "$raw/$label-$coll-large.csv" --json "$raw/$label-$coll-large.json"
   done
+  # The links again, after the sweep: how far the machine drifted while it ran (this
+  # one is shared); the model keeps the first.
+  checked "$raw/$label-p2p-after.json" "$@" "$bin" p2p -t latency,exchange -b 1 -e "$top" -f 4 --rounds 1 \
+    --time-budget "$budget" --csv "$raw/$label-p2p-after.csv" --json "$raw/$label-p2p-after.json"
 }
 
 mpich=/usr/bin/mpiexec.mpich
