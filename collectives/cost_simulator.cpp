@@ -13,11 +13,15 @@
 namespace collbench {
 namespace {
 
-// alpha at the size itself, the per-byte rate where the measurement touched as much
-// memory as this call does.
-double charged_us(const Piecewise& cost, double bytes, double footprint_equivalent) {
-  if (bytes <= 0) return 0;
-  return cost.at(bytes).alpha_us + bytes * cost.at(std::max(bytes, footprint_equivalent)).us_per_byte;
+// What a message or operation of `bytes` costs: alpha at the size itself, and the bytes
+// at the per-byte rate measured where the measurement touched as much memory as this
+// call does (`footprint_equivalent` bytes).
+struct Charge {
+  double alpha_us = 0, bytes_us = 0;
+};
+Charge charge(const Piecewise& cost, double bytes, double footprint_equivalent) {
+  if (bytes <= 0) return {};
+  return {cost.at(bytes).alpha_us, bytes * cost.at(std::max(bytes, footprint_equivalent)).us_per_byte};
 }
 
 struct Posted {
@@ -104,9 +108,11 @@ class Simulation {
       const bool both = !x.sends.empty() && !x.recvs.empty();
       for (const Transfer& t : x.recvs) st.recvs.push_back({t.peer, t.region.count * l_.element_size, both});
       for (const Transfer& t : x.sends) st.sends.push_back({t.peer, t.region.count * l_.element_size, both});
-      for (const LocalOp& op : x.ops)
-        st.op_us.push_back(charged_us(op.kind == LocalOp::Kind::reduce ? p_.reduce : p_.copy,
-                                      static_cast<double>(op.dst.count * l_.element_size), l_.host_footprint_bytes / 3));
+      for (const LocalOp& op : x.ops) {
+        const Charge c = charge(op.kind == LocalOp::Kind::reduce ? p_.reduce : p_.copy,
+                                static_cast<double>(op.dst.count * l_.element_size), l_.host_footprint_bytes / 3);
+        st.op_us.push_back(c.alpha_us + c.bytes_us);
+      }
     }
   }
 
@@ -180,10 +186,8 @@ class Simulation {
   // their links too. Both ends learn of its completion then.
   void deliver(const Event& m) {
     const LinkCost& link = m.local ? p_.intra : p_.inter;
-    const Piecewise& cost = link.cost(m.both_ways);
-    const auto bytes = static_cast<double>(m.bytes);
-    const double alpha = cost.at(bytes).alpha_us;
-    const double port = p_.overhead_us + bytes * cost.at(std::max(bytes, l_.host_footprint_bytes / (m.local ? 4 : 2))).us_per_byte;
+    const Charge c = charge(link.cost(m.both_ways), static_cast<double>(m.bytes), l_.host_footprint_bytes / (m.local ? 4 : 2));
+    const double port = p_.overhead_us + c.bytes_us;
     const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
     double& out = egress_[from];
     double& in = ingress_[to];
@@ -197,7 +201,7 @@ class Simulation {
       hout = hin = start + port;
     }
     out = in = start + port;
-    const double done = start + alpha + port;
+    const double done = start + c.alpha_us + port;
     ++delivered_;
     Event e;
     e.kind = Event::Kind::done, e.time = done;

@@ -26,11 +26,10 @@ namespace {
 
 constexpr FitSettings kModelFit{.max_ranges = 8, .min_points = 2, .tolerance = 0.02};
 
-nlohmann::json ranges_json(const std::vector<nlohmann::json>& fit_rows) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const nlohmann::json& r : fit_rows)
-    out.push_back({{"from_bytes", r["from_bytes"]}, {"alpha_us", r["alpha_us"]}, {"beta_gbps", r["beta_gbps"]}});
-  return out;
+// A model file's range: a p2p fit row's, or a fit's own (beta null where the range's
+// times do not grow with the size).
+nlohmann::json range_json(const nlohmann::json& from_bytes, const nlohmann::json& alpha_us, const nlohmann::json& beta_gbps) {
+  return {{"from_bytes", from_bytes}, {"alpha_us", alpha_us}, {"beta_gbps", beta_gbps}};
 }
 
 }  // namespace
@@ -40,10 +39,11 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
     throw std::invalid_argument("'" + path + "' is not a collbench p2p result (no rows)");
   nlohmann::json out = {{"notes", nlohmann::json::array()}};
   auto fits = [&](const std::string& link, const std::string& test) {
-    std::vector<nlohmann::json> f;
+    nlohmann::json ranges = nlohmann::json::array();
     for (const nlohmann::json& r : doc["rows"])
-      if (r.value("kind", "") == "fit" && r.value("link", "") == link && r.value("test", "") == test) f.push_back(r);
-    return f;
+      if (r.value("kind", "") == "fit" && r.value("link", "") == link && r.value("test", "") == test)
+        ranges.push_back(range_json(r["from_bytes"], r["alpha_us"], r["beta_gbps"]));
+    return ranges;
   };
   // The p2p run's own fit allows 4 ranges within 5%; a model is better served by a
   // finer one (protocol switches and the fall out of cache): refitted from the measured
@@ -54,12 +54,7 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
       if (r.value("kind", "") == "measured" && r.value("link", "") == link && r.value("test", "") == test &&
           r.contains("p50_us") && r["p50_us"].is_number() && r["p50_us"].get<double>() > 0)
         points.push_back({r["bytes"].get<double>(), r["p50_us"].get<double>()});
-    if (points.size() < 2) return fits(link, test);
-    std::vector<nlohmann::json> out;
-    for (const AlphaBetaRange& r : fit_alpha_beta(points, kModelFit).ranges)
-      out.push_back({{"from_bytes", r.from_bytes}, {"bytes", r.to_bytes}, {"alpha_us", r.alpha_us},
-                     {"beta_gbps", r.us_per_byte > 0 ? nlohmann::json(r.beta_gbps()) : nlohmann::json(nullptr)}});
-    return out;
+    return points.size() < 2 ? fits(link, test) : fitted_ranges(points)["ranges"];
   };
   for (const std::string link : {"intra-host", "inter-host"}) {
     // Ping-pong: one message at a time, as a step's transfer goes.
@@ -67,11 +62,11 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
     if (lat.empty() || std::none_of(lat.begin(), lat.end(), [](const nlohmann::json& r) { return r["beta_gbps"].is_number(); }))
       continue;
     const std::string key = link == "intra-host" ? "intra_host" : "inter_host";
-    nlohmann::json l = {{"ranges", ranges_json(lat)},
+    nlohmann::json l = {{"ranges", lat},
                         {"from", "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
                                  "(latency), exchange from the exchange test"}};
     if (ex.empty()) out["notes"].push_back(key + ": no exchange test in the p2p run, so exchanges cost as one way");
-    else l["exchange"] = {{"ranges", ranges_json(ex)}};
+    else l["exchange"] = {{"ranges", ex}};
     out[key] = l;
   }
   if (!out.contains("intra_host") && !out.contains("inter_host"))
@@ -109,8 +104,7 @@ nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_byt
 nlohmann::json fitted_ranges(const std::vector<SizeTime>& points) {
   nlohmann::json out = nlohmann::json::array();
   for (const AlphaBetaRange& r : fit_alpha_beta(points, kModelFit).ranges)
-    out.push_back({{"from_bytes", r.from_bytes}, {"alpha_us", r.alpha_us},
-                   {"beta_gbps", r.us_per_byte > 0 ? nlohmann::json(r.beta_gbps()) : nlohmann::json(nullptr)}});
+    out.push_back(range_json(r.from_bytes, r.alpha_us, r.us_per_byte > 0 ? nlohmann::json(r.beta_gbps()) : nlohmann::json(nullptr)));
   return {{"ranges", out}};
 }
 

@@ -65,14 +65,6 @@ bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
   return true;
 }
 
-CostLayout layout_of(const PredictRequest& q) {
-  CostLayout l;
-  l.element_size = q.element_size;
-  if (q.ranks_per_node < q.ranks)
-    for (int r = 0; r < q.ranks; ++r) l.node_of_rank.push_back(r / q.ranks_per_node);
-  return l;
-}
-
 std::vector<Schedule> every_rank(const PredictRequest& q, Built& b, const std::string& why) {
   std::vector<Schedule> all;
   all.reserve(static_cast<std::size_t>(q.ranks));
@@ -100,7 +92,9 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
   b.params.order = q.order;
   if (q.ranks_per_node < q.ranks)
     for (int r = 0; r < q.ranks; ++r) b.params.node_of_rank.push_back(r / q.ranks_per_node);
-  CostLayout layout = layout_of(q);
+  CostLayout layout;
+  layout.element_size = q.element_size;
+  layout.node_of_rank = b.params.node_of_rank;
   layout.order = q.order;
   Symmetry sym;
   if (method != PredictMethod::full)
@@ -126,8 +120,9 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
   // the schedule touches, whichever is more, and its scratch.
   std::size_t footprint = 0;
   for (std::size_t i = 0; i < schedules.size(); ++i) {
-    const BufferLayout b = buffer_layout(q.collective, q.count, q.ranks, static_cast<int>(i), q.root, false);
-    footprint = std::max({footprint, touched_elements(schedules[i]), b.send_count + b.recv_count + schedules[i].scratch_count});
+    const BufferLayout buffers = buffer_layout(q.collective, q.count, q.ranks, static_cast<int>(i), q.root, false);
+    footprint = std::max({footprint, touched_elements(schedules[i]),
+                          buffers.send_count + buffers.recv_count + schedules[i].scratch_count});
   }
   layout.host_footprint_bytes = static_cast<double>(footprint * q.element_size) * std::min(q.ranks_per_node, q.ranks);
   const CostResult r = simulate_schedules(schedules, q.ranks, sym, p, layout);
