@@ -27,18 +27,13 @@ iters_2x2=${ITERS_2X2:-30}
 collectives=${COLLECTIVES:-allreduce broadcast reduce}
 bin=$PWD/$build/harness/collbench
 cluster=cbmi
-[ "$(id -u)" = 0 ] || { echo "measure_interconnects: needs root (emulated hosts)" >&2; exit 2; }
-[ -x "$bin" ] || { echo "measure_interconnects: no $bin; build first (scripts/setup.sh)" >&2; exit 2; }
-scripts/emulate_cluster.sh status --name "$cluster" | grep -q ': down$' ||
-  { echo "measure_interconnects: emulated cluster '$cluster' is up; run scripts/emulate_cluster.sh down --name $cluster" >&2; exit 2; }
+source scripts/emulated_runs.sh
+emulated_preflight "$bin" "$cluster"
 raw=$out/raw
 rm -rf "$raw"
 mkdir -p "$raw"
-trap 'scripts/emulate_cluster.sh down --name "$cluster" >/dev/null 2>&1 || true' EXIT
 # Four ranks share two cores on 2x2: MPICH's waits then yield the core between polls.
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
-
-source scripts/checked_run.sh
 
 # measure LABEL LAUNCHER... : p2p, then each collective, launched by LAUNCHER.
 measure() {

@@ -26,10 +26,8 @@ labels=${LABELS:-ucx-shm tcp-loopback 1gbe-2x1 1gbe-2x2}
 collectives=${COLLECTIVES:-allreduce broadcast reduce}
 bin=$PWD/$build/harness/collbench
 cluster=cbvm
-[ "$(id -u)" = 0 ] || { echo "validate_model: needs root (emulated hosts)" >&2; exit 2; }
-[ -x "$bin" ] || { echo "validate_model: no $bin; build first (scripts/setup.sh)" >&2; exit 2; }
-scripts/emulate_cluster.sh status --name "$cluster" | grep -q ': down$' ||
-  { echo "validate_model: emulated cluster '$cluster' is up; run scripts/emulate_cluster.sh down --name $cluster" >&2; exit 2; }
+source scripts/emulated_runs.sh
+emulated_preflight "$bin" "$cluster"
 raw=$out/raw
 if [ -e "$out/SUMMARY.md" ] && [ -z "${OVERWRITE:-}" ]; then
   echo "validate_model: $out holds a validation already; set OVERWRITE=1 or give another directory" >&2
@@ -37,11 +35,8 @@ if [ -e "$out/SUMMARY.md" ] && [ -z "${OVERWRITE:-}" ]; then
 fi
 rm -rf "$raw"
 mkdir -p "$raw"
-trap 'scripts/emulate_cluster.sh down --name "$cluster" >/dev/null 2>&1 || true' EXIT
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1  # four ranks share two cores on 2x2
 local1=(/usr/bin/mpiexec.mpich -n 1)
-
-source scripts/checked_run.sh
 
 # validate LABEL RANKS LAUNCHER...
 validate() {
