@@ -43,8 +43,7 @@ struct Nodes {
 // Ring allreduce of `data` in place in the receive buffer among `members`.
 std::size_t ring_allreduce_in_place(ScheduleWriter& w, std::size_t step, std::vector<int> members, int me, Span data) {
   const int m = static_cast<int>(members.size());
-  Ring ring{std::move(members), me, even_spans(data.count, m), 0};
-  for (Span& b : ring.blocks) b.offset += data.offset;
+  const Ring ring{std::move(members), me, Spans::even(data.count, m).shifted(data.offset), 0};
   return ring_allreduce_phases(w, step, ring, InBuffer{BufferId::recv});
 }
 
@@ -56,7 +55,7 @@ Schedule build_hierarchical_allreduce(const ScheduleRequest& q) {
   const Nodes nodes(q);
   const std::size_t c = q.count;
   const Region out{BufferId::recv, 0, c};
-  const Group local{nodes.ranks[nodes.mine], nodes.local};
+  const Group local = Group::listed(nodes.ranks[nodes.mine], nodes.local);
   w.need_scratch(c);
   // 1. Reduce to each node's leader (its lowest rank).
   std::size_t step = 0;
@@ -82,10 +81,10 @@ Schedule build_hierarchical_2d_allreduce(const ScheduleRequest& q) {
   const std::size_t c = q.count;
   // The vector is cut into one shard per local rank of the smallest node; on larger
   // nodes the extra ranks contribute but own no shard.
-  const std::vector<Span> shards = even_spans(c, static_cast<int>(nodes.smallest));
+  const Spans shards = Spans::even(c, static_cast<int>(nodes.smallest));
   const std::vector<int>& node = nodes.ranks[nodes.mine];
-  Ring local{node, nodes.local, {}, 0};
-  for (std::size_t i = 0; i < node.size(); ++i) local.blocks.push_back(i < shards.size() ? shards[i] : Span{c, 0});
+  const Ring local{node, nodes.local,
+                   Spans(static_cast<int>(node.size()), [shards, c](int i) { return i < shards.size() ? shards[i] : Span{c, 0}; }), 0};
   w.need_scratch(shards[0].count);
   // 1. Reduce-scatter within the node: local rank j ends with shard j of the node's sum.
   std::size_t step = 0;
@@ -93,10 +92,10 @@ Schedule build_hierarchical_2d_allreduce(const ScheduleRequest& q) {
   step += nodes.longest([](int m) { return static_cast<std::size_t>(std::max(1, m - 1)); });
   // 2. Allreduce of shard j among the local ranks j of all nodes.
   const int node_count = static_cast<int>(nodes.ranks.size());
-  if (static_cast<std::size_t>(nodes.local) < shards.size() && node_count > 1) {
+  if (nodes.local < shards.size() && node_count > 1) {
     std::vector<int> members;
     for (const auto& n : nodes.ranks) members.push_back(n[static_cast<std::size_t>(nodes.local)]);
-    ring_allreduce_in_place(w, step, members, nodes.mine, shards[static_cast<std::size_t>(nodes.local)]);
+    ring_allreduce_in_place(w, step, members, nodes.mine, shards[nodes.local]);
   }
   if (node_count > 1) step += 2 * static_cast<std::size_t>(node_count - 1);
   // 3. Allgather within the node.

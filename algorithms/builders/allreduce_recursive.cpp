@@ -43,7 +43,7 @@ Schedule build_rabenseifner_allreduce(const ScheduleRequest& q) {
   const int nr = fold.new_rank(q.rank);
   const int rounds = ceil_log2(fold.p);
   if (nr >= 0) {
-    const RecursiveGroup g{&fold, nr, same_rank, even_spans(c, fold.p)};
+    const RecursiveGroup g{&fold, nr, same_rank, Spans::even(c, fold.p)};
     recursive_halving(w, step, g, InBuffer{BufferId::send}, InBuffer{BufferId::recv}, 0, fold.takes_partner(q.rank));
     recursive_doubling(w, step + static_cast<std::size_t>(rounds), g, InBuffer{BufferId::recv});
   }

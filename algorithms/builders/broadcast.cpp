@@ -34,7 +34,7 @@ Schedule build_scatter_allgather_broadcast(const ScheduleRequest& q) {
   // Block j belongs to the rank j places after the root: a binomial scatter hands
   // each rank its block, then a ring allgather completes everyone's copy.
   const Group g = rooted_group(q.nranks, q.rank, q.root);
-  const std::vector<Span> blocks = even_spans(q.count, q.nranks);
+  const Spans blocks = Spans::even(q.count, q.nranks);
   const InBuffer recv{BufferId::recv};
   const std::size_t steps = binomial_scatter(w, 0, g, blocks, recv);
   ring_allgather(w, steps, Ring{g.all_members(), g.me, blocks, 0}, recv);

@@ -24,8 +24,7 @@ Schedule build_binomial_gather(const ScheduleRequest& q) {
   const int n = q.nranks, root = q.root;
   const std::size_t c = q.count, total = c * static_cast<std::size_t>(n);
   const Group g = rooted_group(n, q.rank, root);
-  std::vector<Span> blocks;
-  for (int v = 0; v < n; ++v) blocks.push_back({c * static_cast<std::size_t>(v), c});
+  const Spans blocks(n, [c](int v) { return Span{c * static_cast<std::size_t>(v), c}; });
   // Blocks are numbered relative to the root. The root stores them straight into its
   // output (which wraps around at rank 0); others keep their own block in the send
   // buffer and their subtree's blocks in scratch, so nobody copies but the root.

@@ -63,12 +63,10 @@ Schedule build_reduce_scatter_gather_reduce(const ScheduleRequest& q) {
   if (fold.extra) fold_in(w, step++, fold, v, absolute, input, acc({0, c}), {BufferId::scratch, 0, c});
   const int nr = fold.new_rank(v);
   if (nr < 0) return s;
-  const RecursiveGroup rg{&fold, nr, absolute, even_spans(c, fold.p)};
+  const RecursiveGroup rg{&fold, nr, absolute, Spans::even(c, fold.p)};
   step += recursive_halving(w, step, rg, InBuffer{BufferId::send}, acc, 0, fold.takes_partner(v));
   // Binomial gather of the reduced spans to new rank 0, the root.
-  Group g;
-  for (int i = 0; i < fold.p; ++i) g.members.push_back(rg.peer(i));
-  g.me = nr;
+  const Group g{fold.p, nr, [&rg](int i) { return rg.peer(i); }};
   binomial_gather(w, step, g, rg.spans, [&](int i) {
     return i == 0 ? Placement(BufferId::recv, 0, c) : Placement(BufferId::scratch, c, c);
   });

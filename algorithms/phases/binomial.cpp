@@ -1,19 +1,16 @@
 #include "algorithms/phases/binomial.hpp"
 
+#include <memory>
+
 namespace collbench {
-namespace {
-// The blocks of members [a, b) as one span.
-Span blocks_span(const std::vector<Span>& blocks, int a, int b) {
-  return {blocks[a].offset, blocks[b - 1].end() - blocks[a].offset};
-}
-}  // namespace
 
 Group rooted_group(int nranks, int rank, int root) {
-  Group g;
-  g.rotation_size = nranks;
-  g.rotation_root = root;
-  g.me = relative_rank(rank, root, nranks);
-  return g;
+  return {nranks, relative_rank(rank, root, nranks), [nranks, root](int j) { return absolute_rank(j, root, nranks); }};
+}
+
+Group Group::listed(std::vector<int> members, int me) {
+  auto held = std::make_shared<const std::vector<int>>(std::move(members));
+  return {static_cast<int>(held->size()), me, [held](int j) { return (*held)[static_cast<std::size_t>(j)]; }};
 }
 
 std::vector<int> Group::all_members() const {
@@ -59,33 +56,33 @@ std::size_t binomial_reduce(ScheduleWriter& w, std::size_t first_step, const Gro
 }
 
 std::size_t binomial_gather(ScheduleWriter& w, std::size_t first_step, const Group& g,
-                            const std::vector<Span>& blocks, const std::function<Placement(int)>& placement) {
+                            const Spans& blocks, const std::function<Placement(int)>& placement) {
   const int m = g.size(), v = g.me, rounds = ceil_log2(m);
   const Placement mine = placement(v);
   for (int k = 0; k < rounds; ++k) {
     const int mask = 1 << k;
     if (v & mask) {
-      w.send(first_step + k, g.member(v - mask), blocks_span(blocks, v, std::min(v + mask, m)), mine,
+      w.send(first_step + k, g.member(v - mask), blocks.range(v, std::min(v + mask, m)), mine,
              placement(v - mask));
       break;
     }
     if (v + mask < m)
-      w.recv(first_step + k, g.member(v + mask), blocks_span(blocks, v + mask, std::min(v + 2 * mask, m)),
+      w.recv(first_step + k, g.member(v + mask), blocks.range(v + mask, std::min(v + 2 * mask, m)),
              mine, placement(v + mask));
   }
   return static_cast<std::size_t>(rounds);
 }
 
 std::size_t binomial_scatter(ScheduleWriter& w, std::size_t first_step, const Group& g,
-                             const std::vector<Span>& blocks, const std::function<Region(Span)>& where) {
+                             const Spans& blocks, const std::function<Region(Span)>& where) {
   const int m = g.size(), v = g.me, rounds = ceil_log2(m);
   // Round k halves the ranges: a member holding [v, v+2*mask) gives [v+mask, v+2*mask) away.
   for (int k = 0; k < rounds; ++k) {
     const int mask = 1 << (rounds - 1 - k);
     if (v % (2 * mask) == 0 && v + mask < m)
-      w.send(first_step + k, g.member(v + mask), where(blocks_span(blocks, v + mask, std::min(v + 2 * mask, m))));
+      w.send(first_step + k, g.member(v + mask), where(blocks.range(v + mask, std::min(v + 2 * mask, m))));
     else if (v % (2 * mask) == mask)
-      w.recv(first_step + k, g.member(v - mask), where(blocks_span(blocks, v, std::min(v + mask, m))));
+      w.recv(first_step + k, g.member(v - mask), where(blocks.range(v, std::min(v + mask, m))));
   }
   return static_cast<std::size_t>(rounds);
 }

@@ -10,16 +10,15 @@
 namespace collbench {
 
 struct Group {
-  std::vector<int> members;  // absolute ranks; members[0] is the root. Empty: the rotation below
+  int count = 0;
   int me = 0;
-  // All n ranks numbered from `root` (rooted_group): kept as arithmetic, so building one
-  // rank's schedule takes O(log n), not O(n) (the cost model builds every rank's).
-  int rotation_size = 0, rotation_root = 0;
-  int size() const { return members.empty() ? rotation_size : static_cast<int>(members.size()); }
-  int member(int j) const {
-    return members.empty() ? (rotation_root + j) % rotation_size : members[static_cast<std::size_t>(j)];
-  }
+  // Member j's absolute rank (member 0 is the root), computed when asked for: building
+  // one rank's schedule then takes O(log n), not O(n) (the cost model builds every rank's).
+  std::function<int(int j)> member_at;
+  int size() const { return count; }
+  int member(int j) const { return member_at(j); }
   std::vector<int> all_members() const;
+  static Group listed(std::vector<int> members, int me);
 };
 
 // All ranks, numbered relative to `root`.
@@ -36,10 +35,10 @@ std::size_t binomial_reduce(ScheduleWriter& w, std::size_t first_step, const Gro
 // Member j's block is blocks[j] (consecutive spans of a logical vector); the root
 // ends with all of them. `placement(j)` says where member j keeps the blocks it holds.
 std::size_t binomial_gather(ScheduleWriter& w, std::size_t first_step, const Group& g,
-                            const std::vector<Span>& blocks, const std::function<Placement(int)>& placement);
+                            const Spans& blocks, const std::function<Placement(int)>& placement);
 
 // The reverse: the root holds every block at `where` and each member ends with its own.
 std::size_t binomial_scatter(ScheduleWriter& w, std::size_t first_step, const Group& g,
-                             const std::vector<Span>& blocks, const std::function<Region(Span)>& where);
+                             const Spans& blocks, const std::function<Region(Span)>& where);
 
 }  // namespace collbench

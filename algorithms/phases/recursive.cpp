@@ -1,7 +1,5 @@
 #include "algorithms/phases/recursive.hpp"
 
-#include "algorithms/phases/chunking.hpp"
-
 namespace collbench {
 
 std::size_t recursive_halving(ScheduleWriter& w, std::size_t first_step, const RecursiveGroup& g,
@@ -50,19 +48,11 @@ void fold_out(ScheduleWriter& w, std::size_t step, const PowerOfTwoFold& f, int 
   if (f.sits_out(r)) w.recv(step, absolute(r - 1), result);
 }
 
-std::vector<Span> folded_block_spans(const PowerOfTwoFold& f, std::size_t block) {
-  std::vector<Span> out;
-  for (int i = 0; i < f.p; ++i)
-    out.push_back({block * static_cast<std::size_t>(f.first_old(i)),
-                   block * static_cast<std::size_t>(f.end_old(i) - f.first_old(i))});
-  return out;
-}
-
-std::vector<Span> even_spans(std::size_t length, int parts) {
-  const Chunking c{length, static_cast<std::size_t>(parts)};
-  std::vector<Span> out;
-  for (std::size_t i = 0; i < c.parts; ++i) out.push_back({c.offset(i), c.size(i)});
-  return out;
+Spans folded_block_spans(const PowerOfTwoFold& f, std::size_t block) {
+  return {f.p, [f, block](int i) {
+            return Span{block * static_cast<std::size_t>(f.first_old(i)),
+                        block * static_cast<std::size_t>(f.end_old(i) - f.first_old(i))};
+          }};
 }
 
 }  // namespace collbench

@@ -17,10 +17,10 @@ struct RecursiveGroup {
   const PowerOfTwoFold* fold = nullptr;
   int new_rank = 0;
   std::function<int(int old_rank)> absolute;  // old (folded) rank -> absolute rank
-  std::vector<Span> spans;
+  Spans spans;
 
   int peer(int nr) const { return absolute(fold->old_rank(nr)); }
-  Span range(int first, int end) const { return {spans[first].offset, spans[end - 1].end() - spans[first].offset}; }
+  Span range(int first, int end) const { return spans.range(first, end); }
 };
 
 // Reduce-scatter by recursive halving: new rank i ends with spans[i] reduced at `acc`.
@@ -45,9 +45,6 @@ void fold_out(ScheduleWriter& w, std::size_t step, const PowerOfTwoFold& f, int 
 
 // The spans of the new ranks when every old rank owns a block of `block` elements:
 // a new rank that took in its partner covers both blocks.
-std::vector<Span> folded_block_spans(const PowerOfTwoFold& f, std::size_t block);
-
-// Even split of `length` elements into one span per new rank.
-std::vector<Span> even_spans(std::size_t length, int parts);
+Spans folded_block_spans(const PowerOfTwoFold& f, std::size_t block);
 
 }  // namespace collbench

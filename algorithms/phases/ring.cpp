@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "algorithms/phases/chunking.hpp"
 
 namespace collbench {
 namespace {
@@ -20,7 +19,7 @@ Span piece(Span block, std::size_t s, std::size_t segment, std::size_t segments)
 
 std::size_t Ring::segments() const {
   std::size_t largest = 0;
-  for (const Span& b : blocks) largest = std::max(largest, b.count);
+  for (int i = 0; i < blocks.size(); ++i) largest = std::max(largest, blocks[i].count);
   if (segment == 0 || largest == 0) return 1;
   return (largest + segment - 1) / segment;
 }
@@ -41,7 +40,7 @@ std::size_t ring_reduce_scatter(ScheduleWriter& w, std::size_t first_step, const
   // Received data alternates between two scratch slots when there is more than one
   // step, so an executor can post the next receive while this one is being reduced.
   std::size_t largest = 0;
-  for (const Span& b : ring.blocks) largest = std::max(largest, piece(b, 0, ring.segment, segments).count);
+  for (int i = 0; i < m; ++i) largest = std::max(largest, piece(ring.blocks[i], 0, ring.segment, segments).count);
   const std::size_t slots = ring.steps() > 1 ? 2 : 1;
   w.need_scratch(at.tmp_at + slots * largest);
   // Ring step k passes on block me-k-1 (own data at first, then the partial sum made
@@ -91,11 +90,8 @@ Ring full_ring(const ScheduleRequest& q, std::size_t length, std::size_t segment
   Ring r;
   r.me = q.rank;
   r.segment = segment;
-  const Chunking chunks{length, static_cast<std::size_t>(q.nranks)};
-  for (int i = 0; i < q.nranks; ++i) {
-    r.members.push_back(i);
-    r.blocks.push_back({chunks.offset(static_cast<std::size_t>(i)), chunks.size(static_cast<std::size_t>(i))});
-  }
+  for (int i = 0; i < q.nranks; ++i) r.members.push_back(i);
+  r.blocks = Spans::even(length, q.nranks);
   return r;
 }
 

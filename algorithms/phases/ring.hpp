@@ -15,7 +15,7 @@ namespace collbench {
 struct Ring {
   std::vector<int> members;
   int me = 0;
-  std::vector<Span> blocks;
+  Spans blocks;
   std::size_t segment = 0;
 
   int size() const { return static_cast<int>(members.size()); }

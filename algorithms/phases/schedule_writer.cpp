@@ -1,9 +1,30 @@
 #include "algorithms/phases/schedule_writer.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
+#include "algorithms/phases/chunking.hpp"
+
 namespace collbench {
+
+Spans Spans::listed(std::vector<Span> spans) {
+  auto held = std::make_shared<const std::vector<Span>>(std::move(spans));
+  return {static_cast<int>(held->size()), [held](int i) { return (*held)[static_cast<std::size_t>(i)]; }};
+}
+
+Spans Spans::even(std::size_t length, int parts) {
+  const Chunking c{length, static_cast<std::size_t>(parts)};
+  return {parts, [c](int i) { return Span{c.offset(static_cast<std::size_t>(i)), c.size(static_cast<std::size_t>(i))}; }};
+}
+
+Spans Spans::shifted(std::size_t by) const {
+  return {parts_, [at = at_, by](int i) {
+            Span s = at(i);
+            s.offset += by;
+            return s;
+          }};
+}
 
 Placement::Placement(BufferId buffer, std::size_t base, std::size_t length) {
   pieces_.push_back({{0, length}, buffer, base});

@@ -17,6 +17,27 @@ struct Span {
   std::size_t end() const { return offset + count; }
 };
 
+// Consecutive spans of a logical vector, one per part, each computed when asked for: a
+// rank's schedule that touches O(log n) of n spans then builds in O(log n), which the
+// cost model needs when it builds every rank's.
+class Spans {
+ public:
+  Spans() = default;
+  Spans(int parts, std::function<Span(int)> at) : parts_(parts), at_(std::move(at)) {}
+  static Spans listed(std::vector<Span> spans);
+  static Spans even(std::size_t length, int parts);  // the first length % parts one longer
+  int size() const { return parts_; }
+  Span operator[](int i) const { return at_(i); }
+  Span range(int first, int end) const {  // spans [first, end) as one
+    return {at_(first).offset, at_(end - 1).end() - at_(first).offset};
+  }
+  Spans shifted(std::size_t by) const;
+
+ private:
+  int parts_ = 0;
+  std::function<Span(int)> at_;
+};
+
 // Where a span of a logical vector lies in one buffer: logical offset `base` is stored
 // at element `at`. InBuffer{BufferId::recv} keeps every span at its own offset;
 // InBuffer{BufferId::send, mine} finds a rank's own block at the start of its send buffer.
