@@ -27,32 +27,99 @@ Charge charge(const Piecewise& cost, double bytes, double footprint_equivalent) 
 struct Posted {
   double at = 0;
   std::size_t bytes = 0;
+  std::uint32_t item = 0;  // its position in the poster's receive or send queue
   bool both_ways = false;  // the poster's step sends and receives
-  std::size_t item = 0;    // its position in the poster's receive or send queue
 };
 
-// Sends and receives of one (sender, receiver) pair not yet matched, in posting order.
-struct Channel {
-  std::vector<Posted> sends, recvs;
-  std::size_t next_send = 0, next_recv = 0;
+// Sends or receives of one (sender, receiver) pair waiting for their match, oldest
+// first: a channel never holds both, since a post matches whatever waits on the other
+// side. Waiting posts come from one pool, so posting allocates nothing once it has grown.
+class Channels {
+ public:
+  static constexpr std::uint32_t kNone = ~0u;
+  struct Channel {
+    int from = 0, to = 0;  // simulated sender and receiver
+    bool local = true;
+    bool sends = false;  // what waits
+    std::uint32_t head = kNone, tail = kNone;
+  };
+
+  std::uint32_t add(int from, int to, bool local) {
+    channels_.push_back({from, to, local});
+    return static_cast<std::uint32_t>(channels_.size() - 1);
+  }
+  Channel& operator[](std::uint32_t i) { return channels_[i]; }
+  bool empty(const Channel& c) const { return c.head == kNone; }
+  const Posted& front(const Channel& c) const { return nodes_[c.head].posted; }
+  void push(Channel& c, const Posted& p) {
+    std::uint32_t n = free_;
+    if (n == kNone) n = static_cast<std::uint32_t>(nodes_.size()), nodes_.emplace_back();
+    else free_ = nodes_[n].next;
+    nodes_[n] = {p, kNone};
+    if (c.head == kNone) c.head = n;
+    else nodes_[c.tail].next = n;
+    c.tail = n;
+  }
+  void pop(Channel& c) {
+    const std::uint32_t n = c.head;
+    c.head = nodes_[n].next;
+    nodes_[n].next = free_, free_ = n;
+  }
+
+ private:
+  struct Node {
+    Posted posted;
+    std::uint32_t next = kNone;
+  };
+  std::vector<Channel> channels_;
+  std::vector<Node> nodes_;
+  std::uint32_t free_ = kNone;
 };
 
-// A matched message ready to go (kind start), or a transfer completing at one rank.
-struct Event {
-  enum class Kind : std::uint8_t { start, done } kind = Kind::start;
-  double time = 0;
-  std::size_t seq = 0;
-  int from = 0, to = 0;  // start: simulated sender and receiver; done: `from` is the rank
-  std::size_t bytes = 0, send_item = 0, recv_item = 0;
-  std::size_t item = 0;  // done: the completed transfer's position in `queue`
+// A matched message ready to go (start), or one completing at both its ends (done).
+struct Message {
+  int from = 0, to = 0;  // simulated sender and receiver
+  std::size_t bytes = 0;
+  std::uint32_t send_item = 0, recv_item = 0;
   bool local = true, both_ways = false;
-  FlowQueue queue = FlowQueue::recvs;  // done: which of the rank's queues
-  bool operator>(const Event& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
+};
+
+// Events in time order, ties in the order they were made. The heap holds only the keys;
+// messages wait in a pool, which keeps the heap small enough for the cache.
+class Events {
+ public:
+  enum class Kind : std::uint8_t { start, done };
+  struct Key {
+    double time;
+    std::uint64_t seq;  // order made, and below 2 bits: the kind; pool index in `slot`
+    std::uint32_t slot;
+    bool operator>(const Key& o) const { return time > o.time || (time == o.time && seq > o.seq); }
+  };
+  void push(double time, Kind kind, const Message& m) {
+    std::uint32_t i;
+    if (free_.empty()) i = static_cast<std::uint32_t>(pool_.size()), pool_.push_back(m);
+    else i = free_.back(), free_.pop_back(), pool_[i] = m;
+    heap_.push({time, seq_++ << 1 | static_cast<std::uint64_t>(kind), i});
+  }
+  bool empty() const { return heap_.empty(); }
+  // The next event; its message stays valid until the next push.
+  std::tuple<double, Kind, Message> pop() {
+    const Key k = heap_.top();
+    heap_.pop();
+    free_.push_back(k.slot);
+    return {k.time, static_cast<Kind>(k.seq & 1), pool_[k.slot]};
+  }
+
+ private:
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> heap_;
+  std::vector<Message> pool_;
+  std::vector<std::uint32_t> free_;
+  std::uint64_t seq_ = 0;
 };
 
 struct TransferItem {
-  int peer = 0;
   std::size_t bytes = 0;
+  std::uint32_t channel = 0;
   bool both_ways = false;
 };
 
@@ -63,6 +130,7 @@ struct RankState {
   FlowProgress progress;
   std::vector<TransferItem> recvs, sends;
   std::vector<double> op_us;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> inbound;  // channels it receives on, by key
   double time = 0;  // when the rank's core is next free; its finish once done
 };
 
@@ -71,21 +139,23 @@ class Simulation {
   Simulation(const std::vector<Schedule>& s, int n, const Symmetry& sym, const CostParams& p, const CostLayout& l)
       : sym_(sym), p_(p), l_(l), n_(n), simulated_(static_cast<int>(s.size())), ranks_(s.size()),
         egress_(s.size(), 0), ingress_(s.size(), 0), host_egress_(hosts(), 0), host_ingress_(hosts(), 0) {
-    channels_.reserve(s.size() * 4);
     for (std::size_t r = 0; r < s.size(); ++r) prepare(ranks_[r], s[r]);
+    // Every transfer finds its channel now, receives first, so that posting looks
+    // nothing up (the hot path of a simulation of millions of messages).
+    for (int r = 0; r < simulated_; ++r) open_inbound(r, s[static_cast<std::size_t>(r)]);
+    for (int r = 0; r < simulated_; ++r) attach_sends(r, s[static_cast<std::size_t>(r)]);
   }
 
   CostResult run() {
     for (int r = 0; r < simulated_; ++r) advance(r, 0.0);
-    while (!heap_.empty()) {
-      const Event e = heap_.top();
-      heap_.pop();
-      if (e.kind == Event::Kind::start) {
-        deliver(e);
+    while (!events_.empty()) {
+      const auto [time, kind, m] = events_.pop();
+      if (kind == Events::Kind::start) {
+        deliver(time, m);
       } else {
-        RankState& st = ranks_[static_cast<std::size_t>(e.from)];
-        st.progress.complete_transfer(e.queue, e.item);
-        advance(e.from, std::max(e.time, st.time));
+        // Sender first, then receiver: both learn of the completion at once.
+        complete(m.from, FlowQueue::sends, m.send_item, time);
+        complete(m.to, FlowQueue::recvs, m.recv_item, time);
       }
     }
     CostResult out;
@@ -106,14 +176,20 @@ class Simulation {
     st.progress = FlowProgress(st.plan);
     for (const Step& x : s.steps) {
       const bool both = !x.sends.empty() && !x.recvs.empty();
-      for (const Transfer& t : x.recvs) st.recvs.push_back({t.peer, t.region.count * l_.element_size, both});
-      for (const Transfer& t : x.sends) st.sends.push_back({t.peer, t.region.count * l_.element_size, both});
+      for (const Transfer& t : x.recvs) st.recvs.push_back({t.region.count * l_.element_size, 0, both});
+      for (const Transfer& t : x.sends) st.sends.push_back({t.region.count * l_.element_size, 0, both});
       for (const LocalOp& op : x.ops) {
         const Charge c = charge(op.kind == LocalOp::Kind::reduce ? p_.reduce : p_.copy,
                                 static_cast<double>(op.dst.count * l_.element_size), l_.host_footprint_bytes / 3);
         st.op_us.push_back(c.alpha_us + c.bytes_us);
       }
     }
+  }
+
+  void complete(int r, FlowQueue q, std::size_t item, double t) {
+    RankState& st = ranks_[static_cast<std::size_t>(r)];
+    st.progress.complete_transfer(q, item);
+    advance(r, std::max(t, st.time));
   }
 
   std::size_t hosts() const {
@@ -126,17 +202,57 @@ class Simulation {
     return l_.node_of_rank.empty() || l_.node_of_rank[static_cast<std::size_t>(a)] == l_.node_of_rank[static_cast<std::size_t>(b)];
   }
 
-  // The channel a transfer between simulated rank `me` and real rank `peer` belongs to:
-  // (sender class, receiver class, the receiver's block seen from the sender's).
-  std::uint64_t channel_key(int me, int peer, bool send) const {
+  // A transfer between simulated rank `me` and real rank `peer` belongs to the channel
+  // its receiver (simulated) knows by (sender class, the receiver's block seen from the
+  // sender's): with a symmetry, a message to another block stands for the one its
+  // mirror receives.
+  std::pair<int, std::uint64_t> channel_at_receiver(int me, int peer, bool send) const {
     int cls = peer, h = 0;
     if (sym_.kind != Symmetry::Kind::none) {
       cls = peer % sym_.block;
       h = peer / sym_.block;
       if (!send && sym_.kind == Symmetry::Kind::shift) h = (n_ / sym_.block - h) % (n_ / sym_.block);
     }
-    const auto from = static_cast<std::uint64_t>(send ? me : cls), to = static_cast<std::uint64_t>(send ? cls : me);
-    return from << 42 | to << 21 | static_cast<std::uint64_t>(h);
+    return {send ? cls : me, static_cast<std::uint64_t>(send ? me : cls) << 32 | static_cast<std::uint64_t>(h)};
+  }
+
+  void open_inbound(int r, const Schedule& s) {
+    RankState& st = ranks_[static_cast<std::size_t>(r)];
+    for (const Step& x : s.steps)
+      for (const Transfer& t : x.recvs) st.inbound.emplace_back(channel_at_receiver(r, t.peer, false).second, 0);
+    std::sort(st.inbound.begin(), st.inbound.end());
+    st.inbound.erase(std::unique(st.inbound.begin(), st.inbound.end()), st.inbound.end());
+    for (auto& [key, id] : st.inbound) {
+      const int from = static_cast<int>(key >> 32);
+      id = channels_.add(from, r, same_node(r, sym_.kind == Symmetry::Kind::none ? from : real_sender(key)));
+    }
+    std::size_t i = 0;
+    for (const Step& x : s.steps)
+      for (const Transfer& t : x.recvs) st.recvs[i++].channel = find(st, channel_at_receiver(r, t.peer, false).second);
+  }
+
+  void attach_sends(int r, const Schedule& s) {
+    std::size_t i = 0;
+    for (const Step& x : s.steps)
+      for (const Transfer& t : x.sends) {
+        const auto [to, key] = channel_at_receiver(r, t.peer, true);
+        std::uint32_t id = find(ranks_[static_cast<std::size_t>(to)], key);
+        // Nobody receives it: a channel of its own, never matched, so the rank cannot finish.
+        if (id == Channels::kNone) id = channels_.add(r, to, true);
+        ranks_[static_cast<std::size_t>(r)].sends[i++].channel = id;
+      }
+  }
+
+  static std::uint32_t find(const RankState& st, std::uint64_t key) {
+    auto it = std::lower_bound(st.inbound.begin(), st.inbound.end(), std::make_pair(key, 0u));
+    return it != st.inbound.end() && it->first == key ? it->second : Channels::kNone;
+  }
+
+  // The real rank that sends on a receiver's channel of `key`.
+  int real_sender(std::uint64_t key) const {
+    const int cls = static_cast<int>(key >> 32), h = static_cast<int>(key & 0xffffffffu);
+    if (sym_.kind == Symmetry::Kind::xor_blocks) return cls + h * sym_.block;
+    return cls + ((n_ / sym_.block - h) % (n_ / sym_.block)) * sym_.block;
   }
 
   // What the executor does from time t until it has to wait for a transfer: start every
@@ -150,7 +266,7 @@ class Simulation {
           const std::size_t i = st.progress.started(q);
           const TransferItem& x = (q == FlowQueue::sends ? st.sends : st.recvs)[i];
           st.progress.start(q);
-          post(r, x.peer, {t, x.bytes, x.both_ways, i}, q == FlowQueue::sends);
+          post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways}, q == FlowQueue::sends);
         }
       if (st.progress.next_ready(st.plan, FlowQueue::ops)) {
         t += st.op_us[st.progress.started(FlowQueue::ops)];
@@ -161,37 +277,33 @@ class Simulation {
     st.time = t;
   }
 
-  void post(int me, int peer, const Posted& posted, bool send) {
-    const std::uint64_t key = channel_key(me, peer, send);
-    Channel& ch = channels_[key];
-    (send ? ch.sends : ch.recvs).push_back(posted);
-    while (ch.next_send < ch.sends.size() && ch.next_recv < ch.recvs.size()) {
-      const Posted a = ch.sends[ch.next_send++], b = ch.recvs[ch.next_recv++];
-      const int from = static_cast<int>(key >> 42), to = static_cast<int>(key >> 21 & ((1u << 21) - 1));
-      if (a.bytes != b.bytes)
-        throw std::runtime_error("cost simulation: rank " + std::to_string(from) + " sends " + std::to_string(a.bytes) +
-                                 " bytes where rank " + std::to_string(to) + " receives " + std::to_string(b.bytes));
-      Event e;
-      e.time = std::max(a.at, b.at), e.seq = seq_++, e.from = from, e.to = to, e.bytes = a.bytes;
-      e.send_item = a.item, e.recv_item = b.item, e.local = same_node(me, peer), e.both_ways = a.both_ways || b.both_ways;
-      heap_.push(e);
+  void post(std::uint32_t channel, const Posted& posted, bool send) {
+    Channels::Channel& ch = channels_[channel];
+    if (channels_.empty(ch) || ch.sends == send) {
+      channels_.push(ch, posted);
+      ch.sends = send;
+      return;
     }
-    if (ch.next_send == ch.sends.size() && ch.next_recv == ch.recvs.size()) {
-      ch.sends.clear(), ch.recvs.clear();
-      ch.next_send = ch.next_recv = 0;
-    }
+    const Posted other = channels_.front(ch);
+    channels_.pop(ch);
+    const Posted &a = send ? posted : other, &b = send ? other : posted;
+    if (a.bytes != b.bytes)
+      throw std::runtime_error("cost simulation: rank " + std::to_string(ch.from) + " sends " + std::to_string(a.bytes) +
+                               " bytes where rank " + std::to_string(ch.to) + " receives " + std::to_string(b.bytes));
+    events_.push(std::max(a.at, b.at), Events::Kind::start,
+                 {ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways});
   }
 
   // A message holds the sender's way out and the receiver's way in; between hosts,
   // their links too. Both ends learn of its completion then.
-  void deliver(const Event& m) {
+  void deliver(double time, const Message& m) {
     const LinkCost& link = m.local ? p_.intra : p_.inter;
     const Charge c = charge(link.cost(m.both_ways), static_cast<double>(m.bytes), l_.host_footprint_bytes / (m.local ? 4 : 2));
     const double port = p_.overhead_us + c.bytes_us;
     const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
     double& out = egress_[from];
     double& in = ingress_[to];
-    double start = std::max({m.time, out, in});
+    double start = std::max({time, out, in});
     if (!m.local) {
       // Every block's hosts mirror block 0's: the receiver's host link behaves as its
       // representative's.
@@ -201,14 +313,8 @@ class Simulation {
       hout = hin = start + port;
     }
     out = in = start + port;
-    const double done = start + c.alpha_us + port;
     ++delivered_;
-    Event e;
-    e.kind = Event::Kind::done, e.time = done;
-    e.seq = seq_++, e.from = m.from, e.queue = FlowQueue::sends, e.item = m.send_item;
-    heap_.push(e);
-    e.seq = seq_++, e.from = m.to, e.queue = FlowQueue::recvs, e.item = m.recv_item;
-    heap_.push(e);
+    events_.push(start + c.alpha_us + port, Events::Kind::done, m);
   }
 
   const Symmetry& sym_;
@@ -217,9 +323,9 @@ class Simulation {
   int n_, simulated_;
   std::vector<RankState> ranks_;
   std::vector<double> egress_, ingress_, host_egress_, host_ingress_;
-  std::unordered_map<std::uint64_t, Channel> channels_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> heap_;
-  std::size_t seq_ = 0, delivered_ = 0;
+  Channels channels_;
+  Events events_;
+  std::size_t delivered_ = 0;
 };
 
 void check(const std::vector<Schedule>& schedules, int n, const Symmetry& sym, const CostLayout& l) {
