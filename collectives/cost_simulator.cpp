@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <memory_resource>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -119,34 +121,60 @@ class Events {
 
 struct TransferItem {
   std::size_t bytes = 0;
+  int peer = 0;
   std::uint32_t channel = 0;
   bool both_ways = false;
+};
+
+struct OpItem {
+  double bytes = 0;
+  bool reduce = false;
+  double us = 0;  // charged when the run starts, the call's footprint known
 };
 
 // One rank as the executor runs it: every transfer and operation of the schedule in its
 // plan's order (dataflow, or step by step), operations one at a time on its core.
 struct RankState {
+  explicit RankState(std::pmr::memory_resource* arena) : recvs(arena), sends(arena), ops(arena), inbound(arena) {}
   DataflowPlan plan;
   FlowProgress progress;
-  std::vector<TransferItem> recvs, sends;
-  std::vector<double> op_us;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> inbound;  // channels it receives on, by key
+  std::pmr::vector<TransferItem> recvs, sends;
+  std::pmr::vector<OpItem> ops;
+  std::pmr::vector<std::pair<std::uint64_t, std::uint32_t>> inbound;  // channels it receives on, by key
   double time = 0;  // when the rank's core is next free; its finish once done
 };
 
-class Simulation {
+}  // namespace
+
+class CostSimulation::Simulation {
  public:
-  Simulation(const std::vector<Schedule>& s, int n, const Symmetry& sym, const CostParams& p, const CostLayout& l)
-      : sym_(sym), p_(p), l_(l), n_(n), simulated_(static_cast<int>(s.size())), ranks_(s.size()),
-        egress_(s.size(), 0), ingress_(s.size(), 0), host_egress_(hosts(), 0), host_ingress_(hosts(), 0) {
-    for (std::size_t r = 0; r < s.size(); ++r) prepare(ranks_[r], s[r]);
-    // Every transfer finds its channel now, receives first, so that posting looks
-    // nothing up (the hot path of a simulation of millions of messages).
-    for (int r = 0; r < simulated_; ++r) open_inbound(r, s[static_cast<std::size_t>(r)]);
-    for (int r = 0; r < simulated_; ++r) attach_sends(r, s[static_cast<std::size_t>(r)]);
+  Simulation(int n, const Symmetry& sym, const CostParams& p, const CostLayout& l)
+      : sym_(sym), p_(p), l_(l), n_(n), simulated_(sym.kind == Symmetry::Kind::none ? n : sym.block) {
+    ranks_.reserve(static_cast<std::size_t>(simulated_));
+  }
+
+  void add(const Schedule& s) {
+    if (ranks_.size() == static_cast<std::size_t>(simulated_))
+      throw std::invalid_argument("cost simulation: more schedules than the " + std::to_string(simulated_) +
+                                  " simulated ranks");
+    prepare(ranks_.emplace_back(&arena_), s);
   }
 
   CostResult run() {
+    if (ranks_.size() != static_cast<std::size_t>(simulated_))
+      throw std::invalid_argument("cost simulation: " + std::to_string(ranks_.size()) + " schedules for " +
+                                  std::to_string(simulated_) + " simulated ranks");
+    egress_.assign(ranks_.size(), 0), ingress_.assign(ranks_.size(), 0);
+    host_egress_.assign(hosts(), 0), host_ingress_.assign(hosts(), 0);
+    for (RankState& st : ranks_)
+      for (OpItem& op : st.ops) {
+        const Charge c = charge(op.reduce ? p_.reduce : p_.copy, op.bytes, l_.host_footprint_bytes / 3);
+        op.us = c.alpha_us + c.bytes_us;
+      }
+    // Every transfer finds its channel now, receives first, so that posting looks
+    // nothing up (the hot path of a simulation of millions of messages).
+    for (int r = 0; r < simulated_; ++r) open_inbound(r);
+    for (int r = 0; r < simulated_; ++r) attach_sends(r);
     for (int r = 0; r < simulated_; ++r) advance(r, 0.0);
     while (!events_.empty()) {
       const auto [time, kind, m] = events_.pop();
@@ -170,19 +198,22 @@ class Simulation {
     return out;
   }
 
+  CostLayout& layout() { return l_; }
+
  private:
   void prepare(RankState& st, const Schedule& s) {
     st.plan = plan_execution(s, BufferLayout{}, l_.order);
     st.progress = FlowProgress(st.plan);
+    // Sized once: the arena never reuses what a growing vector leaves behind.
+    st.recvs.reserve(st.plan.of(FlowQueue::recvs).size());
+    st.sends.reserve(st.plan.of(FlowQueue::sends).size());
+    st.ops.reserve(st.plan.of(FlowQueue::ops).size());
     for (const Step& x : s.steps) {
       const bool both = !x.sends.empty() && !x.recvs.empty();
-      for (const Transfer& t : x.recvs) st.recvs.push_back({t.region.count * l_.element_size, 0, both});
-      for (const Transfer& t : x.sends) st.sends.push_back({t.region.count * l_.element_size, 0, both});
-      for (const LocalOp& op : x.ops) {
-        const Charge c = charge(op.kind == LocalOp::Kind::reduce ? p_.reduce : p_.copy,
-                                static_cast<double>(op.dst.count * l_.element_size), l_.host_footprint_bytes / 3);
-        st.op_us.push_back(c.alpha_us + c.bytes_us);
-      }
+      for (const Transfer& t : x.recvs) st.recvs.push_back({t.region.count * l_.element_size, t.peer, 0, both});
+      for (const Transfer& t : x.sends) st.sends.push_back({t.region.count * l_.element_size, t.peer, 0, both});
+      for (const LocalOp& op : x.ops)
+        st.ops.push_back({static_cast<double>(op.dst.count * l_.element_size), op.kind == LocalOp::Kind::reduce});
     }
   }
 
@@ -216,31 +247,26 @@ class Simulation {
     return {send ? cls : me, static_cast<std::uint64_t>(send ? me : cls) << 32 | static_cast<std::uint64_t>(h)};
   }
 
-  void open_inbound(int r, const Schedule& s) {
+  void open_inbound(int r) {
     RankState& st = ranks_[static_cast<std::size_t>(r)];
-    for (const Step& x : s.steps)
-      for (const Transfer& t : x.recvs) st.inbound.emplace_back(channel_at_receiver(r, t.peer, false).second, 0);
+    st.inbound.reserve(st.recvs.size());
+    for (const TransferItem& t : st.recvs) st.inbound.emplace_back(channel_at_receiver(r, t.peer, false).second, 0);
     std::sort(st.inbound.begin(), st.inbound.end());
     st.inbound.erase(std::unique(st.inbound.begin(), st.inbound.end()), st.inbound.end());
     for (auto& [key, id] : st.inbound) {
       const int from = static_cast<int>(key >> 32);
       id = channels_.add(from, r, same_node(r, sym_.kind == Symmetry::Kind::none ? from : real_sender(key)));
     }
-    std::size_t i = 0;
-    for (const Step& x : s.steps)
-      for (const Transfer& t : x.recvs) st.recvs[i++].channel = find(st, channel_at_receiver(r, t.peer, false).second);
+    for (TransferItem& t : st.recvs) t.channel = find(st, channel_at_receiver(r, t.peer, false).second);
   }
 
-  void attach_sends(int r, const Schedule& s) {
-    std::size_t i = 0;
-    for (const Step& x : s.steps)
-      for (const Transfer& t : x.sends) {
-        const auto [to, key] = channel_at_receiver(r, t.peer, true);
-        std::uint32_t id = find(ranks_[static_cast<std::size_t>(to)], key);
-        // Nobody receives it: a channel of its own, never matched, so the rank cannot finish.
-        if (id == Channels::kNone) id = channels_.add(r, to, true);
-        ranks_[static_cast<std::size_t>(r)].sends[i++].channel = id;
-      }
+  void attach_sends(int r) {
+    for (TransferItem& t : ranks_[static_cast<std::size_t>(r)].sends) {
+      const auto [to, key] = channel_at_receiver(r, t.peer, true);
+      t.channel = find(ranks_[static_cast<std::size_t>(to)], key);
+      // Nobody receives it: a channel of its own, never matched, so the rank cannot finish.
+      if (t.channel == Channels::kNone) t.channel = channels_.add(r, to, true);
+    }
   }
 
   static std::uint32_t find(const RankState& st, std::uint64_t key) {
@@ -269,7 +295,7 @@ class Simulation {
           post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways}, q == FlowQueue::sends);
         }
       if (st.progress.next_ready(st.plan, FlowQueue::ops)) {
-        t += st.op_us[st.progress.started(FlowQueue::ops)];
+        t += st.ops[st.progress.started(FlowQueue::ops)].us;
         st.progress.start(FlowQueue::ops);
         again = true;
       }
@@ -317,10 +343,12 @@ class Simulation {
     events_.push(start + c.alpha_us + port, Events::Kind::done, m);
   }
 
-  const Symmetry& sym_;
-  const CostParams& p_;
-  const CostLayout& l_;
+  Symmetry sym_;
+  CostParams p_;
+  CostLayout l_;
   int n_, simulated_;
+  // Every rank's items side by side, in rank order, freed at once.
+  std::pmr::monotonic_buffer_resource arena_;
   std::vector<RankState> ranks_;
   std::vector<double> egress_, ingress_, host_egress_, host_ingress_;
   Channels channels_;
@@ -328,18 +356,17 @@ class Simulation {
   std::size_t delivered_ = 0;
 };
 
-void check(const std::vector<Schedule>& schedules, int n, const Symmetry& sym, const CostLayout& l) {
+namespace {
+
+void check(int n, const Symmetry& sym, const CostLayout& l) {
   auto refuse = [](const std::string& why) { throw std::invalid_argument("cost simulation: " + why); };
   if (n < 1 || n > (1 << 20)) refuse("ranks must be 1 to 2^20, not " + std::to_string(n));
   if (!l.node_of_rank.empty() && l.node_of_rank.size() != static_cast<std::size_t>(n))
     refuse("node_of_rank has " + std::to_string(l.node_of_rank.size()) + " entries for " + std::to_string(n) + " ranks");
-  const int simulated = sym.kind == Symmetry::Kind::none ? n : sym.block;
   if (sym.kind != Symmetry::Kind::none && (sym.block < 1 || n % sym.block))
     refuse("a block of " + std::to_string(sym.block) + " ranks does not divide " + std::to_string(n));
   if (sym.kind == Symmetry::Kind::xor_blocks && ((n & (n - 1)) || (sym.block & (sym.block - 1))))
     refuse("XOR blocks need powers of two");
-  if (schedules.size() != static_cast<std::size_t>(simulated))
-    refuse(std::to_string(schedules.size()) + " schedules for " + std::to_string(simulated) + " simulated ranks");
   if (sym.kind != Symmetry::Kind::none && !l.node_of_rank.empty())
     for (int r = sym.block; r < n; r += sym.block)
       if (l.node_of_rank[static_cast<std::size_t>(r)] == l.node_of_rank[static_cast<std::size_t>(r - 1)])
@@ -378,10 +405,20 @@ int mirror_rank(const Symmetry& s, int ranks, int r, int h) {
   return r;
 }
 
+CostSimulation::CostSimulation(int ranks, const Symmetry& symmetry, const CostParams& p, const CostLayout& layout) {
+  check(ranks, symmetry, layout);
+  impl_ = std::make_unique<Simulation>(ranks, symmetry, p, layout);
+}
+CostSimulation::~CostSimulation() = default;
+void CostSimulation::add(const Schedule& s) { impl_->add(s); }
+void CostSimulation::set_host_footprint_bytes(double bytes) { impl_->layout().host_footprint_bytes = bytes; }
+CostResult CostSimulation::run() { return impl_->run(); }
+
 CostResult simulate_schedules(const std::vector<Schedule>& schedules, int ranks, const Symmetry& symmetry,
                               const CostParams& p, const CostLayout& layout) {
-  check(schedules, ranks, symmetry, layout);
-  return Simulation(schedules, ranks, symmetry, p, layout).run();
+  CostSimulation sim(ranks, symmetry, p, layout);
+  for (const Schedule& s : schedules) sim.add(s);
+  return sim.run();
 }
 
 }  // namespace collbench

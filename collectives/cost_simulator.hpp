@@ -14,6 +14,7 @@
 // blocks run in lockstep: simulating one block, with each message to another block
 // standing for the one its mirror image receives, gives the same times exactly.
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "collectives/schedule.hpp"
@@ -84,9 +85,26 @@ struct CostResult {
   std::size_t messages = 0;       // simulated (with a symmetry: block 0's sends)
 };
 
-// schedules[r] is rank r's, for every rank (Kind::none) or for block 0's ranks; `ranks`
-// is the whole job's. Hosts must not straddle blocks. Throws std::runtime_error when the
-// schedules cannot complete (a message with no match, or mismatched sizes).
+// A simulation fed one schedule at a time: add() each simulated rank's in rank order
+// (every rank's for Kind::none, else block 0's), then run(). A caller need not hold
+// every schedule at once (at 65,536 ranks freeing them cost as much as simulating).
+// `ranks` is the whole job's; hosts must not straddle blocks (std::invalid_argument).
+// run() throws std::runtime_error when the schedules cannot complete (a message with no
+// match, or mismatched sizes).
+class CostSimulation {
+ public:
+  CostSimulation(int ranks, const Symmetry& symmetry, const CostParams& p, const CostLayout& layout);
+  ~CostSimulation();
+  void add(const Schedule& s);
+  void set_host_footprint_bytes(double bytes);  // known once every schedule is seen
+  CostResult run();
+
+ private:
+  class Simulation;
+  std::unique_ptr<Simulation> impl_;
+};
+
+// The same with every simulated rank's schedule at hand: schedules[r] is rank r's.
 CostResult simulate_schedules(const std::vector<Schedule>& schedules, int ranks, const Symmetry& symmetry,
                               const CostParams& p, const CostLayout& layout);
 

@@ -65,23 +65,25 @@ bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
   return true;
 }
 
-std::vector<Schedule> every_rank(const PredictRequest& q, Built& b, const std::string& why) {
-  std::vector<Schedule> all;
-  all.reserve(static_cast<std::size_t>(q.ranks));
-  double transfers = 0;
-  for (int r = 0; r < q.ranks; ++r) {
-    auto it = b.by_rank.find(r);
-    all.push_back(it != b.by_rank.end() ? std::move(it->second) : build(q, b, r));
-    for (const Step& s : all.back().steps) transfers += static_cast<double>(s.sends.size() + s.recvs.size()) + 1;
-    if (transfers > kMostSimulatedTransfers)
-      throw std::invalid_argument(q.algorithm->name + " on " + std::to_string(q.ranks) + " ranks needs a full " +
-                                  "simulation (" + why + ") of more than " +
+// Counts what a full simulation of every rank would hold, refusing once it is too much.
+class FullSimulationBudget {
+ public:
+  FullSimulationBudget(const PredictRequest& q, std::string why) : q_(q), why_(std::move(why)) {}
+  void count(int r, const Schedule& s) {
+    for (const Step& x : s.steps) transfers_ += static_cast<double>(x.sends.size() + x.recvs.size()) + 1;
+    if (transfers_ > kMostSimulatedTransfers)
+      throw std::invalid_argument(q_.algorithm->name + " on " + std::to_string(q_.ranks) + " ranks needs a full " +
+                                  "simulation (" + why_ + ") of more than " +
                                   std::to_string(static_cast<long long>(kMostSimulatedTransfers)) +
                                   " transfers and steps, more than collbench simulates (its first " +
                                   std::to_string(r + 1) + " ranks already have that many)");
   }
-  return all;
-}
+
+ private:
+  const PredictRequest& q_;
+  std::string why_;
+  double transfers_ = 0;
+};
 
 }  // namespace
 
@@ -103,29 +105,28 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
         sym = s;
         break;
       }
-  std::vector<Schedule> schedules;
-  if (sym.kind != Symmetry::Kind::none) {
-    for (int r = 0; r < sym.block; ++r) {
-      schedule_of(q, b, r);
-      schedules.push_back(std::move(b.by_rank.at(r)));
-    }
-  } else {
-    if (method == PredictMethod::symmetric)
-      throw std::invalid_argument("--method symmetric does not hold for " + q.algorithm->name +
-                                  " here: its ranks are not images of each other under a shift or XOR by " +
-                                  std::to_string(block_of(q)) + " rank(s)");
-    schedules = every_rank(q, b, method == PredictMethod::full ? "asked for" : "no symmetry found");
-  }
+  if (sym.kind == Symmetry::Kind::none && method == PredictMethod::symmetric)
+    throw std::invalid_argument("--method symmetric does not hold for " + q.algorithm->name +
+                                " here: its ranks are not images of each other under a shift or XOR by " +
+                                std::to_string(block_of(q)) + " rank(s)");
+  // Each schedule is built, counted and handed over, then dropped: held all at once,
+  // 65,536 of them cost as much to free as to simulate.
+  CostSimulation sim(q.ranks, sym, p, layout);
+  FullSimulationBudget budget(q, method == PredictMethod::full ? "asked for" : "no symmetry found");
   // Per rank, the buffers a run allocates and fills (send and receive, out of place) or
   // the schedule touches, whichever is more, and its scratch.
   std::size_t footprint = 0;
-  for (std::size_t i = 0; i < schedules.size(); ++i) {
-    const BufferLayout buffers = buffer_layout(q.collective, q.count, q.ranks, static_cast<int>(i), q.root, false);
-    footprint = std::max({footprint, touched_elements(schedules[i]),
-                          buffers.send_count + buffers.recv_count + schedules[i].scratch_count});
+  const int simulated = sym.kind == Symmetry::Kind::none ? q.ranks : sym.block;
+  for (int r = 0; r < simulated; ++r) {
+    auto it = b.by_rank.find(r);
+    const Schedule s = it != b.by_rank.end() ? std::move(it->second) : build(q, b, r);
+    if (sym.kind == Symmetry::Kind::none) budget.count(r, s);
+    const BufferLayout buffers = buffer_layout(q.collective, q.count, q.ranks, r, q.root, false);
+    footprint = std::max({footprint, touched_elements(s), buffers.send_count + buffers.recv_count + s.scratch_count});
+    sim.add(s);
   }
-  layout.host_footprint_bytes = static_cast<double>(footprint * q.element_size) * std::min(q.ranks_per_node, q.ranks);
-  const CostResult r = simulate_schedules(schedules, q.ranks, sym, p, layout);
+  sim.set_host_footprint_bytes(static_cast<double>(footprint * q.element_size) * std::min(q.ranks_per_node, q.ranks));
+  const CostResult r = sim.run();
   Prediction out{.time_us = r.time_us,
                  .method = sym.kind == Symmetry::Kind::none ? PredictMethod::full : PredictMethod::symmetric,
                  .messages = r.messages,
