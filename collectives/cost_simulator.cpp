@@ -93,8 +93,8 @@ class Events {
   enum class Kind : std::uint8_t { start, done };
   struct Key {
     double time;
-    std::uint64_t seq;  // order made, and below 2 bits: the kind; pool index in `slot`
-    std::uint32_t slot;
+    std::uint64_t seq;  // the order made (ties go first-made first), then the kind in bit 0
+    std::uint32_t slot;  // the message's place in the pool
     bool operator>(const Key& o) const { return time > o.time || (time == o.time && seq > o.seq); }
   };
   void push(double time, Kind kind, const Message& m) {
@@ -104,7 +104,6 @@ class Events {
     heap_.push({time, seq_++ << 1 | static_cast<std::uint64_t>(kind), i});
   }
   bool empty() const { return heap_.empty(); }
-  // The next event; its message stays valid until the next push.
   std::tuple<double, Kind, Message> pop() {
     const Key k = heap_.top();
     heap_.pop();
