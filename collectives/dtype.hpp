@@ -4,11 +4,10 @@
 #include <optional>
 #include <string_view>
 
+#include "collectives/elementwise.hpp"
 #include "collectives/names.hpp"
 
 namespace collbench {
-
-enum class DType { f32, f64, f16, bf16, i32, i64 };
 
 struct DTypeTraits {
   DType id;
@@ -28,7 +27,6 @@ inline constexpr const DTypeTraits& traits(DType t) { return kDTypeTraits[static
 inline constexpr NameTable<DType, 6> kDTypeNames = name_table_of<DType>(kDTypeTraits);
 inline constexpr std::array kAllDTypes = kDTypeNames.values();
 
-enum class ReduceOp { sum, prod, min, max };
 inline constexpr NameTable<ReduceOp, 4> kReduceOpNames{
     {{{ReduceOp::sum, "sum"}, {ReduceOp::prod, "prod"}, {ReduceOp::min, "min"}, {ReduceOp::max, "max"}}}};
 inline constexpr std::array kAllReduceOps = kReduceOpNames.values();

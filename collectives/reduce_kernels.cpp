@@ -22,22 +22,7 @@ namespace {
 
 template <class T, ReduceOp Op>
 inline T apply(T x, T y) {
-  if constexpr (std::is_integral_v<T>) {
-    // Integer sum/prod wrap around (as MPI libraries do in practice) instead of being UB.
-    using U = std::make_unsigned_t<T>;
-    if constexpr (Op == ReduceOp::sum) return static_cast<T>(U(x) + U(y));
-    if constexpr (Op == ReduceOp::prod) return static_cast<T>(U(x) * U(y));
-    if constexpr (Op == ReduceOp::min) return y < x ? y : x;
-    if constexpr (Op == ReduceOp::max) return y > x ? y : x;
-  } else {
-    // 16-bit floats are computed in f32 and rounded once, like MPI and NCCL do.
-    using A = std::conditional_t<(sizeof(T) < 4), float, T>;
-    const A a = static_cast<A>(x), b = static_cast<A>(y);
-    if constexpr (Op == ReduceOp::sum) return static_cast<T>(a + b);
-    if constexpr (Op == ReduceOp::prod) return static_cast<T>(a * b);
-    if constexpr (Op == ReduceOp::min) return b < a ? y : x;
-    if constexpr (Op == ReduceOp::max) return b > a ? y : x;
-  }
+  return reduce_elements<T, Op>(x, y);
 }
 
 template <class T, ReduceOp Op>

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 
+#include "collectives/gpu.hpp"
 #include "collectives/mpi/library.hpp"
 #include "collectives/mpi/library_call.hpp"
 #include "collectives/reduce_kernels.hpp"
@@ -58,6 +59,24 @@ std::string utc_now() {
 }
 
 }  // namespace
+
+nlohmann::json gpu_json(const GpuInventory& g) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const GpuDevice& d : g.devices)
+    devices.push_back({{"index", d.index},
+                       {"name", d.name},
+                       {"pci_bus_id", d.pci_bus_id},
+                       {"memory_bytes", d.memory_bytes},
+                       {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)}});
+  nlohmann::json j = {{"built_with_cuda", g.built_with_cuda},
+                      {"built_with_nccl", g.built_with_nccl},
+                      {"cuda_driver", cuda_version_text(g.driver_version)},
+                      {"cuda_runtime", cuda_version_text(g.runtime_version)},
+                      {"nccl", g.nccl_version.empty() ? "none" : g.nccl_version},
+                      {"devices", devices}};
+  if (g.devices.empty()) j["why_none"] = g.why_none;
+  return j;
+}
 
 std::string oversubscription_warning(const nlohmann::json& metadata) {
   std::string out;
@@ -138,6 +157,13 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
     oversubscribed |= exceeds_cores(mc.second, machine_cores);
   }
   m["oversubscription"] = {{"oversubscribed", oversubscribed}, {"hosts", per_host}, {"machines", per_machine}};
+  // The GPUs each host's first rank sees (the others do not start CUDA for this).
+  const bool leader = ranks_by_host[hosts[static_cast<std::size_t>(inv.rank)]].front() == inv.rank;
+  const auto gpus = control_allgather(leader ? gpu_json(probe_gpus()).dump() : std::string(), inv.comm);
+  nlohmann::json gpus_by_host = nlohmann::json::object();
+  for (const auto& [host, ranks] : ranks_by_host)
+    gpus_by_host[host] = nlohmann::json::parse(gpus[static_cast<std::size_t>(ranks.front())]);
+  m["gpus"] = gpus_by_host;
   m["transport"] = session.transport.name();
   m["interconnect"] = to_json(session.interconnect);
   m["environment"] = relevant_environment();

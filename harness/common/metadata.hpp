@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "collectives/gpu.hpp"
 #include "harness/common/invocation.hpp"
 #include "harness/common/session.hpp"
 
@@ -16,6 +17,9 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session);
 
 // "host h runs 3 ranks on 2 cores ..." from the metadata's "oversubscription", or empty.
 std::string oversubscription_warning(const nlohmann::json& metadata);
+
+// A GPU inventory as the metadata records it (per host, under "gpus").
+nlohmann::json gpu_json(const GpuInventory& g);
 
 // "0,2,5"
 std::string join_ranks(const std::vector<int>& ranks);

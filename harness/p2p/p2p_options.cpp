@@ -60,6 +60,8 @@ P2pOptions resolve_p2p(const P2pFlags& f, int nranks, const Machine& machine) {
       [](const std::string& t) { return "unknown p2p test '" + t + "'; valid: " + kP2pTestNames.valid(); },
       "--tests names no test");
   o.transport = kTransportKindNames.parse_or_throw(f.transport, "--transport");
+  if (moves_device_memory(o.transport))
+    throw std::invalid_argument("p2p measures host memory over mpi or shm, not --transport " + f.transport);
   o.reps.warmup = parse_count_or_auto(f.warmup, "--warmup", 0);
   o.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
   o.window = f.window == "auto" ? 0 : parse_count_or_auto(f.window, "--window", 1);

@@ -62,6 +62,9 @@ void add_replay_flags(CLI::App& app, ReplayFlags& f) {
   app.add_flag("--check,!--no-check", r.check, "Check the first warm-up step's results (default on)");
   app.add_option("--ranks-per-node", r.ranks_per_node, "Emulate nodes of this many ranks for hierarchical algorithms")
       ->check(whole_in(1, INT_MAX));
+  app.add_option("--memory", f.memory, "Where the gradient buckets live: host, or device (not built yet: refused "
+                                     "with the reason)")
+      ->capture_default_str();
   app.add_option("--timeline", r.timeline_path, "Chrome-trace JSON of compute and communication per rank (Perfetto)");
   add_output_flags(app, r.out, "replay");
   add_watchdog_flag(app, r.watchdog_s);
@@ -70,6 +73,11 @@ void add_replay_flags(CLI::App& app, ReplayFlags& f) {
 
 ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks, const Machine& machine) {
   ReplayOptions r = f.parsed;
+  r.memory = kMemoryKindNames.parse_or_throw(f.memory, "--memory");
+  if (r.memory == MemoryKind::device) {
+    const std::string why = device_memory_refusal(probe_gpus());
+    throw std::invalid_argument(why.empty() ? device_runs_not_built() : why);
+  }
   const Workload w = resolve_model(r, f.model, true);
   if (r.check && r.warmup < 1) throw std::invalid_argument("--check checks the first warm-up step: give --warmup 1 or more, or --no-check");
   r.algorithms = resolve_list<const AlgorithmEntry*>(

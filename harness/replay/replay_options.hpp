@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/gpu.hpp"
 #include "collectives/names.hpp"
 #include "collectives/registry.hpp"
 #include "harness/common/request_limits.hpp"
@@ -30,6 +31,7 @@ struct ReplayOptions : ModelOptions {
   bool check = true;
   std::string timeline_path;
   int ranks_per_node = 0;
+  MemoryKind memory = MemoryKind::host;
   OutputOptions out;
   double watchdog_s = kDefaultWatchdogSeconds;
   bool force = false;
@@ -38,7 +40,7 @@ struct ReplayOptions : ModelOptions {
 // Strings as typed, resolved by resolve_replay.
 struct ReplayFlags {
   ModelFlags model;
-  std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync";
+  std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync", memory = "host";
   ReplayOptions parsed;  // what CLI11 parses straight into numbers
 };
 

@@ -74,7 +74,13 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
       ->capture_default_str();
   run.add_option("--transport", f.transport, "What carries the reference algorithms' messages: mpi (MPI "
                                              "point-to-point) or shm (this node's shared memory, each message "
-                                             "copied once by its receiver; every rank on one node)")
+                                             "copied once by its receiver; every rank on one node); for "
+                                             "--memory device mpi-staged (the default there), cuda-ipc or nccl "
+                                             "(not built yet)")
+      ->capture_default_str()
+      ->each([&f](const std::string&) { f.transport_given = true; });
+  run.add_option("--memory", f.memory, "Where the buffers live: host, or device (GPU local_rank % GPUs; "
+                                       "not built yet: refused with the reason)")
       ->capture_default_str();
   run.add_flag("--bound", f.parsed.sweep.bound,
                "Also measure, interleaved with the algorithms, the point-to-point exchange and reduction-kernel "
@@ -128,6 +134,20 @@ RequestEstimate estimate_sweep(const SweepSpec& s, const std::vector<std::size_t
   return e;
 }
 
+std::string memory_refusal(MemoryKind memory, TransportKind transport, const std::function<GpuInventory()>& probe) {
+  const std::string name(kTransportKindNames.name(transport));
+  if (memory == MemoryKind::host && moves_device_memory(transport))
+    return "--transport " + name + " moves device memory: give --memory device";
+  if (memory == MemoryKind::host) return {};
+  if (!moves_device_memory(transport))
+    return "--transport " + name + " moves host memory; with --memory device use mpi-staged, cuda-ipc or nccl";
+  const GpuInventory gpus = probe();
+  if (const std::string why = device_memory_refusal(gpus); !why.empty()) return why;
+  if (transport == TransportKind::nccl && !gpus.built_with_nccl)
+    return "--transport nccl: this collbench was built without NCCL (no libnccl and nccl.h at configure time)";
+  return {};
+}
+
 RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, const Machine& machine) {
   RunOptions o = f.parsed;
   SweepSpec& s = o.sweep;
@@ -140,6 +160,9 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
   s.timing = kTimingPolicyNames.parse_or_throw(f.timing, "timing policy");
   s.order = kExecutionOrderNames.parse_or_throw(f.order, "execution order");
   s.transport = kTransportKindNames.parse_or_throw(f.transport, "--transport");
+  s.memory = kMemoryKindNames.parse_or_throw(f.memory, "--memory");
+  // Device buffers go through host copies unless told otherwise: that works with any MPI.
+  if (s.memory == MemoryKind::device && !f.transport_given) s.transport = TransportKind::mpi_staged;
   s.aggregate = kRankAggregateNames.parse_or_throw(f.aggregate, "--aggregate");
   s.reps.warmup = parse_count_or_auto(f.warmup, "--warmup", 0);
   s.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
@@ -176,8 +199,13 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
       throw std::invalid_argument("--segment-size " + f.segment + " is not a multiple of the " + f.dtype +
                                   " element size (" + std::to_string(elem) + " bytes)");
   }
+  if (s.memory == MemoryKind::device && ps)
+    throw std::invalid_argument("--collective ps runs on host memory only, not --memory device");
   if (s.transport != TransportKind::mpi && ps)
     throw std::invalid_argument("--collective ps needs --transport mpi (its tagged messages are MPI's)");
+  if (const std::string why = memory_refusal(s.memory, s.transport, probe_gpus); !why.empty())
+    throw std::invalid_argument(why);
+  if (s.memory == MemoryKind::device) throw std::invalid_argument(device_runs_not_built());
   if (s.bound && ps) throw std::invalid_argument("--bound applies to the collectives, not to --collective ps");
   if (s.bound && !has_bound(s.collective))
     throw std::invalid_argument("--bound is defined for allreduce, reduce_scatter and allgather, not " + f.collective);

@@ -1,10 +1,12 @@
 #pragma once
 // `collbench run`: a validated size sweep of one collective's algorithms.
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/gpu.hpp"
 #include "collectives/registry.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
@@ -18,10 +20,19 @@ class App;
 namespace collbench {
 
 // What carries the reference algorithms' messages: MPI point-to-point, or this node's
-// shared memory, copied once (collectives/mpi/shm_transport.hpp).
-enum class TransportKind { mpi, shm };
-inline constexpr NameTable<TransportKind, 2> kTransportKindNames{
-    {{{TransportKind::mpi, "mpi"}, {TransportKind::shm, "shm"}}}};
+// shared memory, copied once (collectives/mpi/shm_transport.hpp); for device memory
+// (issue 18, not built yet) MPI through host copies, CUDA IPC, or NCCL send/receive.
+enum class TransportKind { mpi, shm, mpi_staged, cuda_ipc, nccl };
+inline constexpr NameTable<TransportKind, 5> kTransportKindNames{{{{TransportKind::mpi, "mpi"},
+                                                                    {TransportKind::shm, "shm"},
+                                                                    {TransportKind::mpi_staged, "mpi-staged"},
+                                                                    {TransportKind::cuda_ipc, "cuda-ipc"},
+                                                                    {TransportKind::nccl, "nccl"}}}};
+inline constexpr bool moves_device_memory(TransportKind t) { return t != TransportKind::mpi && t != TransportKind::shm; }
+
+// Why this build and machine cannot run `transport` on buffers in `memory`, as one
+// sentence; empty where they can. `probe` is asked only where device memory is.
+std::string memory_refusal(MemoryKind memory, TransportKind transport, const std::function<GpuInventory()>& probe);
 
 struct SizeRange {
   std::size_t min_bytes = 8;
@@ -47,6 +58,7 @@ struct SweepSpec {
   ExecutionOrder order = ExecutionOrder::dataflow;  // of the reference algorithms' schedules
   bool bound = false;  // also measure the point-to-point and kernel limit (bound.hpp)
   TransportKind transport = TransportKind::mpi;  // of the reference algorithms (the baseline's is MPI's own)
+  MemoryKind memory = MemoryKind::host;          // where every buffer lives
 };
 
 struct RunOptions {
@@ -60,8 +72,9 @@ struct RunOptions {
 // `run`'s flags as typed (the parameter server, -c ps, shares them).
 struct RunFlags {
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "8", max_bytes = "64M",
-              timing = "per-call", aggregate = "max", order = "dataflow", transport = "mpi", segment, warmup = "auto", iters = "auto";
+              timing = "per-call", aggregate = "max", order = "dataflow", transport = "mpi", memory = "host", segment, warmup = "auto", iters = "auto";
   bool algorithms_given = false;  // -a "" names nothing, rather than meaning all
+  bool transport_given = false;   // without it, --memory device means mpi-staged
   RunOptions parsed;  // what CLI11 parses straight into numbers
 };
 void add_run_flags(CLI::App& app, RunFlags& f);

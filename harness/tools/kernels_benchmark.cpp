@@ -1,7 +1,8 @@
 // collbench-kernels: the local reduction kernels for every dtype and op next to a
-// memcpy baseline on the same buffer sizes. Bytes per second count every byte read
-// or written, as STREAM does: 2 per buffer byte for memcpy (read, write) and 3 for a
-// reduction dst = a op b (two reads, one write).
+// memcpy baseline on the same buffer sizes (on a visible GPU also the device kernels:
+// gpu_kernels_benchmark.cpp). Bytes per second count every byte read or written, as
+// STREAM does: 2 per buffer byte for memcpy (read, write) and 3 for a reduction
+// dst = a op b (two reads, one write).
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -10,6 +11,7 @@
 
 #include "collectives/dtype_visit.hpp"
 #include "collectives/reduce_kernels.hpp"
+#include "harness/tools/gpu_kernels_benchmark.hpp"
 
 using namespace collbench;
 
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
       auto* b = benchmark::RegisterBenchmark(name.c_str(), reduce_bench, t, op);
       for (long s : kSizes) b->Arg(s);
     }
+  register_gpu_benchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

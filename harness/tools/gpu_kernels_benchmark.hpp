@@ -1,0 +1,9 @@
+#pragma once
+
+namespace collbench {
+
+// Registers the GPU kernel benchmarks where a GPU is visible; says on stderr why not
+// where none is.
+void register_gpu_benchmarks();
+
+}  // namespace collbench

@@ -1,0 +1,152 @@
+// The GPU parts that need no GPU (which transport and memory a run may use, the
+// inventory's metadata), and the device kernels against the host ones where a GPU is
+// visible (skipped, not passed, where none is).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "collectives/gpu.hpp"
+#include "collectives/reduce_kernels.hpp"
+#include "harness/common/metadata.hpp"
+#include "harness/run/run_options.hpp"
+
+using namespace collbench;
+
+namespace {
+
+GpuInventory with_gpus(int n, bool nccl = true) {
+  GpuInventory g;
+  g.built_with_cuda = true;
+  g.built_with_nccl = nccl;
+  g.driver_version = 13000;
+  g.runtime_version = 13000;
+  for (int i = 0; i < n; ++i) g.devices.push_back({i, "NVIDIA H100", "0000:0" + std::to_string(i) + ":00.0", 80ull << 30, 9, 0});
+  if (n == 0) g.why_none = "no NVIDIA driver is loaded";
+  return g;
+}
+
+std::string refusal(MemoryKind m, TransportKind t, const GpuInventory& g) {
+  bool asked = false;
+  const std::string why = memory_refusal(m, t, [&] {
+    asked = true;
+    return g;
+  });
+  // The GPUs are probed only for device memory: host runs must not start CUDA.
+  EXPECT_EQ(asked, m == MemoryKind::device && moves_device_memory(t));
+  return why;
+}
+
+}  // namespace
+
+TEST(GpuChoice, HostMemoryTakesHostTransportsOnly) {
+  EXPECT_EQ(refusal(MemoryKind::host, TransportKind::mpi, with_gpus(0)), "");
+  EXPECT_EQ(refusal(MemoryKind::host, TransportKind::shm, with_gpus(0)), "");
+  for (TransportKind t : {TransportKind::mpi_staged, TransportKind::cuda_ipc, TransportKind::nccl})
+    EXPECT_EQ(refusal(MemoryKind::host, t, with_gpus(1)),
+              "--transport " + std::string(kTransportKindNames.name(t)) + " moves device memory: give --memory device");
+}
+
+TEST(GpuChoice, DeviceMemoryNeedsADeviceTransportAndAGpu) {
+  EXPECT_EQ(refusal(MemoryKind::device, TransportKind::mpi, with_gpus(1)),
+            "--transport mpi moves host memory; with --memory device use mpi-staged, cuda-ipc or nccl");
+  EXPECT_EQ(refusal(MemoryKind::device, TransportKind::shm, with_gpus(1)),
+            "--transport shm moves host memory; with --memory device use mpi-staged, cuda-ipc or nccl");
+  EXPECT_EQ(refusal(MemoryKind::device, TransportKind::mpi_staged, with_gpus(0)),
+            "--memory device needs a GPU, and none is usable: no NVIDIA driver is loaded");
+  EXPECT_EQ(refusal(MemoryKind::device, TransportKind::cuda_ipc, with_gpus(2)), "");
+  EXPECT_EQ(refusal(MemoryKind::device, TransportKind::nccl, with_gpus(1)), "");
+  EXPECT_EQ(refusal(MemoryKind::device, TransportKind::nccl, with_gpus(1, false)),
+            "--transport nccl: this collbench was built without NCCL (no libnccl and nccl.h at configure time)");
+}
+
+TEST(GpuChoice, WithoutCudaTheReasonIsTheBuild) {
+  GpuInventory none;
+  none.why_none = "this collbench was built without CUDA (no nvcc at configure time)";
+  EXPECT_EQ(device_memory_refusal(none),
+            "--memory device needs a GPU, and none is usable: this collbench was built without CUDA (no nvcc at "
+            "configure time)");
+}
+
+TEST(GpuChoice, RanksShareGpusRoundRobin) {
+  EXPECT_EQ(gpu_of_local_rank(0, 1), 0);
+  EXPECT_EQ(gpu_of_local_rank(3, 1), 0);  // four ranks on one GPU
+  EXPECT_EQ(gpu_of_local_rank(5, 4), 1);
+  EXPECT_EQ(gpu_of_local_rank(2, 0), -1);
+}
+
+TEST(GpuChoice, MemoryAndTransportNames) {
+  EXPECT_EQ(kMemoryKindNames.parse("device"), MemoryKind::device);
+  EXPECT_FALSE(kMemoryKindNames.parse("gpu"));
+  EXPECT_EQ(kTransportKindNames.parse("cuda-ipc"), TransportKind::cuda_ipc);
+  EXPECT_EQ(kTransportKindNames.valid(), "mpi, shm, mpi-staged, cuda-ipc, nccl");
+}
+
+TEST(GpuMetadata, RecordsVersionsAndDevicesOrWhyNone) {
+  GpuInventory g = with_gpus(1);
+  g.nccl_version = "2.28.3";
+  const nlohmann::json j = gpu_json(g);
+  EXPECT_EQ(j["cuda_driver"], "13.0");
+  EXPECT_EQ(j["nccl"], "2.28.3");
+  ASSERT_EQ(j["devices"].size(), 1u);
+  EXPECT_EQ(j["devices"][0]["name"], "NVIDIA H100");
+  EXPECT_EQ(j["devices"][0]["compute_capability"], "9.0");
+  EXPECT_FALSE(j.contains("why_none"));
+  const nlohmann::json none = gpu_json(with_gpus(0));
+  EXPECT_EQ(none["why_none"], "no NVIDIA driver is loaded");
+  EXPECT_EQ(none["nccl"], "none");
+  EXPECT_EQ(cuda_version_text(12080), "12.8");
+  EXPECT_EQ(cuda_version_text(0), "none");
+}
+
+TEST(GpuMetadata, ProbeSaysWhyWhereThereIsNoGpu) {
+  const GpuInventory g = probe_gpus();
+  if (g.devices.empty()) EXPECT_FALSE(g.why_none.empty());
+  else EXPECT_TRUE(g.why_none.empty());
+}
+
+// Every dtype and op, odd counts (vector body and tail), exact aliasing, and an input
+// one element off 16-byte alignment (the element path): bit for bit the host kernel's.
+TEST(GpuKernels, MatchTheHostKernels) {
+  const GpuInventory g = probe_gpus();
+  if (g.devices.empty()) GTEST_SKIP() << "no GPU: " << g.why_none;
+  gpu_use_device(0);
+  GpuStream stream;
+  std::mt19937 rng(7);
+  for (DType t : kAllDTypes)
+    for (ReduceOp op : kAllReduceOps)
+      for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{65537}})
+        for (int alias = 0; alias < 3; ++alias)
+          for (std::size_t shift : {std::size_t{0}, std::size_t{1}}) {
+            const std::size_t e = dtype_size(t), bytes = (n + shift) * e;
+            // Bytes of 0-2: tiny (often subnormal) floats, integers whose products wrap: the
+            // cases where two kernels could part ways, compared bit for bit.
+            std::vector<unsigned char> a(bytes), b(bytes), host(bytes), device(bytes);
+            for (std::size_t i = 0; i < bytes; ++i) a[i] = static_cast<unsigned char>(rng() % 3), b[i] = static_cast<unsigned char>(rng() % 3);
+            DeviceBuffer da(bytes), db(bytes);
+            gpu_copy(da.data(), a.data(), bytes);
+            gpu_copy(db.data(), b.data(), bytes);
+            std::byte* x = da.data() + shift * e;
+            std::byte* y = db.data() + shift * e;
+            DeviceBuffer dd(bytes);
+            std::byte* d = alias == 1 ? x : alias == 2 ? y : dd.data() + shift * e;
+            gpu_reduce(t, op, d, x, y, n, stream);
+            stream.synchronize();
+            gpu_copy(device.data(), d - shift * e, bytes);
+            unsigned char* hx = a.data() + shift * e;
+            unsigned char* hy = b.data() + shift * e;
+            std::memcpy(host.data(), alias == 1 ? a.data() : alias == 2 ? b.data() : host.data(), bytes);
+            unsigned char* hd = alias == 1 ? hx : alias == 2 ? hy : host.data() + shift * e;
+            reduce(t, op, hd, hx, hy, n);
+            const unsigned char* want = alias == 1 ? a.data() : alias == 2 ? b.data() : host.data();
+            ASSERT_EQ(std::memcmp(want + shift * e, device.data() + shift * e, n * e), 0)
+                << dtype_name(t) << " " << reduce_op_name(op) << " n=" << n << " alias=" << alias << " shift=" << shift;
+          }
+}
+
+TEST(GpuKernels, RefuseClearlyWithoutAGpu) {
+  const GpuInventory g = probe_gpus();
+  if (!g.devices.empty()) GTEST_SKIP() << "a GPU is visible";
+  EXPECT_THROW(DeviceBuffer(64), std::runtime_error);
+}
