@@ -15,9 +15,4 @@ std::string device_memory_refusal(const GpuInventory& g) {
   return "--memory device needs a GPU, and none is usable: " + g.why_none;
 }
 
-std::string device_runs_not_built() {
-  return "--memory device: this collbench finds the GPU and has its reduction kernels, but running schedules on "
-         "device memory (the mpi-staged, cuda-ipc and nccl transports, NCCL baselines) is not built yet (issue 18)";
-}
-
 }  // namespace collbench

@@ -41,10 +41,6 @@ int gpu_of_local_rank(int local_rank, int gpu_count);
 // Why device memory cannot be used with `g`, as one sentence; empty where it can.
 std::string device_memory_refusal(const GpuInventory& g);
 
-// What a run on device memory gets where the GPU checks pass: the device transports and
-// the executor's device operations are not built yet (issue 18).
-std::string device_runs_not_built();
-
 // "13.0" from CUDA's 13000; "none" for 0.
 std::string cuda_version_text(int version);
 

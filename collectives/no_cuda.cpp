@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "collectives/gpu.hpp"
+#include "collectives/memory_space.hpp"
 
 namespace collbench {
 namespace {
@@ -27,5 +28,6 @@ GpuStream::~GpuStream() = default;
 void GpuStream::synchronize() const { refuse(); }
 void gpu_reduce(DType, ReduceOp, void*, const void*, const void*, std::size_t, const GpuStream&) { refuse(); }
 void gpu_copy_async(void*, const void*, std::size_t, const GpuStream&) { refuse(); }
+std::unique_ptr<MemorySpace> make_gpu_space(int) { refuse(); }
 
 }  // namespace collbench

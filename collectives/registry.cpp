@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "collectives/memory_space.hpp"
 #include "collectives/schedule_executor.hpp"
 
 namespace collbench {
@@ -90,8 +91,9 @@ std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const C
   std::byte* scratch = workspace.reserve(scratch_bytes, transport);
   const BufferLayout layout =
       buffer_layout(call.collective, call.count, transport.size(), transport.rank(), call.root, call.in_place);
-  return std::make_unique<ScheduledCollective>(BoundSchedule(s, call, layout, scratch, scratch_bytes, params.order),
-                                               transport);
+  MemorySpace* space = transport.memory().kind() == MemoryKind::host ? nullptr : &transport.memory();
+  return std::make_unique<ScheduledCollective>(
+      BoundSchedule(s, call, layout, scratch, scratch_bytes, params.order, space), transport);
 }
 
 }  // namespace collbench

@@ -26,7 +26,7 @@ class Workspace {
   std::size_t capacity() const { return storage_.size(); }
 
  private:
-  HostBuffer storage_;
+  OwnedBuffer storage_;
 };
 
 using LibraryPrepare =

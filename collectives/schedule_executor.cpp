@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "collectives/memory_space.hpp"
 #include "collectives/progress.hpp"
 #include "collectives/reduce_kernels.hpp"
 
@@ -38,8 +39,8 @@ struct Buffers {
 
 BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& call,
                              const BufferLayout& layout, std::byte* scratch,
-                             std::size_t scratch_bytes, ExecutionOrder order)
-    : dtype_(call.dtype), op_(call.op) {
+                             std::size_t scratch_bytes, ExecutionOrder order, MemorySpace* space)
+    : dtype_(call.dtype), op_(call.op), space_(space) {
   const std::size_t elem = dtype_size(call.dtype);
   if (schedule.scratch_count * elem > scratch_bytes)
     throw std::logic_error("schedule needs more scratch than was provided");
@@ -68,6 +69,11 @@ BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& cal
 }
 
 void BoundSchedule::run_op(const Op& o) const {
+  if (space_) {
+    if (o.kind == LocalOp::Kind::reduce) space_->reduce(dtype_, op_, o.dst, o.a, o.b, o.count);
+    else if (o.dst != o.a) space_->copy(o.dst, o.a, o.count * dtype_size(dtype_));
+    return;
+  }
   if (o.kind == LocalOp::Kind::reduce) reduce(dtype_, op_, o.dst, o.a, o.b, o.count);
   else if (o.dst != o.a) std::memmove(o.dst, o.a, o.count * dtype_size(dtype_));
 }
@@ -128,6 +134,7 @@ void BoundSchedule::precompile() {
 void BoundSchedule::run(Transport& transport) const {
   if (precompiled()) run_program(transport);
   else run_dynamic(transport);
+  if (space_) space_->synchronize();
 }
 
 void BoundSchedule::run_program(Transport& transport) const {

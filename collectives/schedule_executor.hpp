@@ -15,8 +15,11 @@ namespace collbench {
 // Binding checks every region against the buffer sizes and throws on overflow.
 class BoundSchedule {
  public:
+  // `space`: where the buffers are when not on the host (memory_space.hpp); the
+  // operations are queued there, and run() returns when they are done.
   BoundSchedule(const Schedule& schedule, const CollectiveCall& call, const BufferLayout& layout,
-                std::byte* scratch, std::size_t scratch_bytes, ExecutionOrder order = ExecutionOrder::dataflow);
+                std::byte* scratch, std::size_t scratch_bytes, ExecutionOrder order = ExecutionOrder::dataflow,
+                MemorySpace* space = nullptr);
   // Starts every transfer and operation as soon as its plan allows (dataflow.hpp),
   // waiting on the transport only when nothing else can start. One thread at a time.
   void run(Transport& transport) const;
@@ -43,6 +46,7 @@ class BoundSchedule {
   };
   DType dtype_;
   ReduceOp op_;
+  MemorySpace* space_ = nullptr;  // null: host memory, the kernels called directly
   std::vector<Message> sends_, recvs_;
   std::vector<Op> ops_;
   // When every wait the executor would make is for a set of transfers known in advance

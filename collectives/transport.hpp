@@ -14,6 +14,8 @@ struct Message {
   std::size_t bytes = 0;
 };
 
+class MemorySpace;
+
 // A posted tagged message (see Transport::post_send); -1 is "none".
 using Ticket = int;
 
@@ -23,13 +25,13 @@ struct Completion {
   std::size_t bytes = 0;  // bytes received (0 for a send)
 };
 
-// Host memory for the buffers a transport moves (Transport::allocate): page-aligned,
-// zeroed, released by its owner's deleter.
-class HostBuffer {
+// Memory for the buffers a transport moves (Transport::allocate), on the host or in its
+// memory space: zeroed, released by its owner's deleter.
+class OwnedBuffer {
  public:
   using Release = std::function<void(std::byte*, std::size_t)>;
-  HostBuffer() = default;
-  HostBuffer(std::byte* data, std::size_t bytes, Release release)
+  OwnedBuffer() = default;
+  OwnedBuffer(std::byte* data, std::size_t bytes, Release release)
       : data_(data, Deleter{bytes, std::move(release)}), bytes_(bytes) {}
   std::byte* data() const { return data_.get(); }
   std::size_t size() const { return bytes_; }
@@ -73,8 +75,11 @@ class Transport {
 
   // Memory for every buffer that schedule messages use. A transport that maps its
   // peers' memory (shm) can only move bytes between buffers from here; the default is
-  // page-aligned heap memory, which any transport can move.
-  virtual HostBuffer allocate(std::size_t bytes);
+  // memory of its space (below), which it can move.
+  virtual OwnedBuffer allocate(std::size_t bytes);
+  // Where its buffers are, and where the executor runs local operations on them: the
+  // host unless the transport moves device memory (memory_space.hpp).
+  virtual MemorySpace& memory();
 };
 
 }  // namespace collbench

@@ -166,7 +166,7 @@ std::string ShmTransport::segment_name(int rank, std::uint64_t id) const {
   return prefix_ + std::to_string(rank) + "-" + std::to_string(id);
 }
 
-HostBuffer ShmTransport::allocate(std::size_t bytes) {
+OwnedBuffer ShmTransport::allocate(std::size_t bytes) {
   const std::uint64_t id = next_segment_++;
   // mmap gives zeroed, page-aligned memory; a zero-length segment cannot be mapped.
   const std::size_t mapped = std::max<std::size_t>(bytes, 1);

@@ -42,7 +42,7 @@ class ShmTransport final : public Transport {
   Ticket post_send(int peer, int tag, const std::byte* data, std::size_t bytes) override;
   Ticket post_recv(int peer, int tag, std::byte* data, std::size_t capacity) override;
   // Not collective: peers map a segment when its first message reaches them.
-  HostBuffer allocate(std::size_t bytes) override;
+  OwnedBuffer allocate(std::size_t bytes) override;
 
   struct Channel;  // one direction between two ranks, in the receiver's control segment
 

@@ -25,7 +25,7 @@ std::vector<LinkPair> choose_pairs(const std::vector<int>& node_of_rank);
 // Buffers the tests move, from the transport (shm moves only its own memory).
 struct P2pBuffers {
   P2pBuffers(Transport& t, std::size_t max_bytes);
-  HostBuffer send, recv, control;
+  OwnedBuffer send, recv, control;
 };
 
 struct PairRound {

@@ -76,7 +76,7 @@ ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int
   r.memory = kMemoryKindNames.parse_or_throw(f.memory, "--memory");
   if (r.memory == MemoryKind::device) {
     const std::string why = device_memory_refusal(probe_gpus());
-    throw std::invalid_argument(why.empty() ? device_runs_not_built() : why);
+    throw std::invalid_argument(why.empty() ? "replay --memory device is not built yet (issue 18); run --memory device is" : why);
   }
   const Workload w = resolve_model(r, f.model, true);
   if (r.check && r.warmup < 1) throw std::invalid_argument("--check checks the first warm-up step: give --warmup 1 or more, or --no-check");

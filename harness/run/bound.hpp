@@ -48,7 +48,7 @@ class BoundProbes {
   Transport& transport_;
   DType dtype_;
   ReduceOp op_;
-  HostBuffer send_, recv_;  // from the transport, which may move only its own memory
+  OwnedBuffer send_, recv_;  // from the transport, which may move only its own memory
   PageBytes a_, b_;
   int blocks_;
 };

@@ -5,9 +5,13 @@
 #include <optional>
 #include <stdexcept>
 
+#include "collectives/memory_space.hpp"
+#include "collectives/mpi/communicator.hpp"
 #include "collectives/mpi/known_defects.hpp"
 #include "collectives/mpi/forced_algorithm.hpp"
 #include "collectives/mpi/shm_transport.hpp"
+#include "collectives/staged_transport.hpp"
+#include "harness/common/control.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/session.hpp"
@@ -93,6 +97,33 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                     "so transfer and reduction add up; with offloaded transfers (RDMA, NVLink) they could overlap"}};
 }
 
+namespace {
+
+// Device buffers through host copies: this rank's GPU (local rank modulo the GPUs it
+// sees) and the staged transport over MPI. Set up on every rank; one failing fails all.
+struct DeviceMemory {
+  std::unique_ptr<MemorySpace> space;
+  std::unique_ptr<StagedTransport> staged;
+  static DeviceMemory start(Transport& host, const Invocation& inv) {
+    DeviceMemory d;
+    std::string error;
+    try {
+      const Communicator node = Communicator::split_shared(inv.comm, inv.rank);
+      int local = 0;
+      MPI_Comm_rank(node.get(), &local);
+      d.space = make_gpu_space(gpu_of_local_rank(local, static_cast<int>(probe_gpus().devices.size())));
+      d.staged = std::make_unique<StagedTransport>(host, *d.space);
+    } catch (const std::exception& e) {
+      error = "rank " + std::to_string(inv.rank) + ": " + e.what();
+    }
+    for (const std::string& e : control_allgather(error, inv.comm))
+      if (!e.empty()) throw RunError("--memory device: " + e);
+    return d;
+  }
+};
+
+}  // namespace
+
 int run_run(RunOptions o, const Invocation& inv) {
   const SweepSpec& s = o.sweep;
   if (auto defect = known_mpi_defect(s.collective, s.in_place, s.root)) throw RunError(*defect);
@@ -107,9 +138,15 @@ int run_run(RunOptions o, const Invocation& inv) {
     } catch (const std::runtime_error& e) {  // every rank learned it together
       throw RunError(e.what());
     }
-  Transport& references = shm ? static_cast<Transport&>(*shm) : session.transport;
+  DeviceMemory device;
+  if (s.memory == MemoryKind::device) device = DeviceMemory::start(session.transport, inv);
+  Transport& references = device.staged ? static_cast<Transport&>(*device.staged)
+                          : shm         ? static_cast<Transport&>(*shm)
+                                        : session.transport;
   nlohmann::json metadata = collect_metadata(inv, session);
   metadata["transport"] = references.name();
+  metadata["memory"] = kMemoryKindNames.name(s.memory);
+  if (device.space) metadata["memory_of_rank"] = control_allgather(std::string(device.space->name()), inv.comm);
   // Ranks that spin beyond the machine's cores starve the ranks they wait for (ps and
   // replay do the same); MPI's own collectives still spin as the library does.
   const bool yield = metadata["oversubscription"]["oversubscribed"].get<bool>();
@@ -118,6 +155,7 @@ int run_run(RunOptions o, const Invocation& inv) {
   add_sweep_metadata(metadata, s, o.ranks_per_node, std::string(collective_name(s.collective)));
   ResultRow columns;
   if (s.bound) columns.extra.push_back({"of_bound", 0.0});
+  if (device.space) columns.extra.push_back({"memory", ""});  // which GPU, per row
   ResultSink sink = ResultSink::open(o.out, std::string(collective_name(s.collective)),
                                      field_names(csv_fields(columns)), metadata, inv.comm);
   if (inv.rank == 0) print_table_header(s, metadata);

@@ -20,8 +20,9 @@ class App;
 namespace collbench {
 
 // What carries the reference algorithms' messages: MPI point-to-point, or this node's
-// shared memory, copied once (collectives/mpi/shm_transport.hpp); for device memory
-// (issue 18, not built yet) MPI through host copies, CUDA IPC, or NCCL send/receive.
+// shared memory, copied once (collectives/mpi/shm_transport.hpp); for device memory MPI
+// through host copies (staged_transport.hpp), CUDA IPC or NCCL send/receive (these two
+// not built yet, issue 18).
 enum class TransportKind { mpi, shm, mpi_staged, cuda_ipc, nccl };
 inline constexpr NameTable<TransportKind, 5> kTransportKindNames{{{{TransportKind::mpi, "mpi"},
                                                                     {TransportKind::shm, "shm"},
@@ -81,7 +82,9 @@ void add_run_flags(CLI::App& app, RunFlags& f);
 // Checks and resolves what a rank can check alone; throws std::invalid_argument.
 // For -c ps the sweep is of allreduce (what the parameter server is checked with).
 // Refuses (unless --force) a sweep whose estimate is absurd (request_limits.hpp).
-RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, const Machine& machine);
+// `probe` says which GPUs there are, asked only for device memory (tests pass their own).
+RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, const Machine& machine,
+                       const std::function<GpuInventory()>& probe = probe_gpus);
 // -b/-e into `r` (its step factor already parsed); throws std::invalid_argument on a
 // malformed size, a minimum above the maximum, or a step factor of 1 for a range.
 void parse_size_range(SizeRange& r, const std::string& min_text, const std::string& max_text);

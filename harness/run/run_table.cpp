@@ -25,7 +25,10 @@ void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
   std::printf("# MPI library: %s; transport of reference algorithms: %s\n",
               metadata["mpi"]["library"].get<std::string>().c_str(),
               o.transport == TransportKind::shm ? "shared memory (shm: one copy, by the receiver, from the sender's buffer)"
-                                                : "MPI point-to-point");
+              : o.transport == TransportKind::mpi_staged
+                  ? "MPI point-to-point through host copies (device buffers copied out before each send and in "
+                    "after each receive; reductions on the GPU)"
+                  : "MPI point-to-point");
   for (const auto& caution : metadata["mpi_baseline"]["cautions"])
     std::printf("# note (%s): %s\n", metadata["mpi_baseline"]["row_name"].get<std::string>().c_str(),
                 caution.get<std::string>().c_str());

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "collectives/memory_space.hpp"
 #include "collectives/mpi/forced_algorithm.hpp"
 #include "collectives/progress.hpp"
 #include "harness/common/control.hpp"
@@ -24,9 +25,11 @@ std::size_t per_rank_count(const SweepSpec& o, std::size_t bytes, int nranks) {
 }
 
 // The buffers of a run, allocated once at the largest size: inputs and the output of
-// the algorithm under test.
+// the algorithm under test, in the transport's memory space; where that is not the host,
+// host copies of both that inputs are written to and results checked in.
 struct Buffers {
-  HostBuffer send, recv;
+  MemorySpace* space = nullptr;  // null: host memory, no copies
+  OwnedBuffer send, recv, host_send, host_recv;
 };
 
 class SizeRun {
@@ -36,24 +39,45 @@ class SizeRun {
         spec_{o.collective, o.dtype, o.op, nranks},
         layout_(buffer_layout(o.collective, count, nranks, rank, o.root, o.in_place)) {}
 
-  CollectiveCall call() const {
-    const CollectiveCall shape{o_.collective, o_.dtype, o_.op, count_, o_.root, nullptr, nullptr, o_.in_place};
-    return bind_buffers(shape, layout_, b_.send.data(), b_.recv.data());
-  }
+  CollectiveCall call() const { return call_on(b_.send, b_.recv); }
 
   // Poisons the output and writes this rank's input where the call reads it.
-  void load_inputs() const { collbench::load_inputs(call(), layout_, rank_, spec_.nranks); }
+  void load_inputs() const {
+    collbench::load_inputs(host_call(), layout_, rank_, spec_.nranks);
+    copy_in(true);
+  }
   // Before a checked timed call: inputs in their own buffer are still intact, so
   // poisoning the output is enough; inputs in the output buffer (in place, and always
   // for broadcast, whose root sends from its only buffer) must be written again.
   void prepare_check() const {
-    if (layout_.send_aliases_recv) load_inputs();
-    else poison_output(call(), layout_);
+    if (layout_.send_aliases_recv) return load_inputs();
+    poison_output(host_call(), layout_);
+    copy_in(false);
   }
   ExpectedResult expected() const { return ExpectedResult(spec_, rank_, o_.root, count_); }
-  const void* result() const { return b_.recv.data(); }
+  const void* result() const {
+    if (!b_.space) return b_.recv.data();
+    b_.space->copy_out(b_.host_recv.data(), b_.recv.data(), recv_bytes());
+    return b_.host_recv.data();
+  }
 
  private:
+  CollectiveCall call_on(const OwnedBuffer& send, const OwnedBuffer& recv) const {
+    const CollectiveCall shape{o_.collective, o_.dtype, o_.op, count_, o_.root, nullptr, nullptr, o_.in_place};
+    return bind_buffers(shape, layout_, send.data(), recv.data());
+  }
+  CollectiveCall host_call() const { return b_.space ? call_on(b_.host_send, b_.host_recv) : call(); }
+  std::size_t recv_bytes() const {
+    const std::size_t aliased = layout_.send_aliases_recv ? layout_.send_offset_in_recv + layout_.send_count : 0;
+    return std::max(layout_.recv_count, aliased) * dtype_size(o_.dtype);
+  }
+  void copy_in(bool send) const {
+    if (!b_.space) return;
+    if (send && !layout_.send_aliases_recv)
+      b_.space->copy_in(b_.send.data(), b_.host_send.data(), layout_.send_count * dtype_size(o_.dtype));
+    b_.space->copy_in(b_.recv.data(), b_.host_recv.data(), recv_bytes());
+  }
+
   const SweepSpec& o_;
   Buffers& b_;
   std::size_t count_;
@@ -135,8 +159,15 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport
   Buffers buf;
   const std::size_t max_count = per_rank_count(o, sizes.empty() ? 0 : sizes.back(), nranks);
   const BufferLayout big = buffer_layout(o.collective, max_count, nranks, rank, o.root, o.in_place);
-  buf.send = transport.allocate(std::max<std::size_t>(big.send_count * elem, 1));
-  buf.recv = transport.allocate(std::max<std::size_t>(big.recv_count * elem, big.send_count * elem) + 1);
+  const std::size_t send_bytes = std::max<std::size_t>(big.send_count * elem, 1);
+  const std::size_t recv_bytes = std::max(big.recv_count * elem, big.send_count * elem) + 1;
+  buf.send = transport.allocate(send_bytes);
+  buf.recv = transport.allocate(recv_bytes);
+  if (transport.memory().kind() != MemoryKind::host) {
+    buf.space = &transport.memory();
+    buf.host_send = host_space().allocate(send_bytes);
+    buf.host_recv = host_space().allocate(recv_bytes);
+  }
   std::optional<BoundProbes> probes;
   if (o.bound) probes.emplace(transport, o.dtype, o.op, bound_block_bytes(o.collective, max_count, nranks, elem), nranks);
   Workspace workspace;
@@ -240,6 +271,7 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport
       r.nodes = topology.nodes;
       r.ranks_per_node = topology.max_ranks_per_node;
       r.segment_bytes = o.algorithms[i]->segment_bytes(params);
+      if (buf.space) r.extra.push_back({"memory", std::string(buf.space->name())});
       if (o.algorithms[i] == mpi) mpi_mean = r.time_us.mean;
       rows.push_back(std::move(r));
     }

@@ -41,7 +41,7 @@ TEST(ShmTransport, MessagesInFlightArriveInOrderAndIntact) {
   const int right = (me + 1) % n, left = (me + n - 1) % n;
   constexpr int kWindow = 3;
   constexpr std::size_t kMost = 4096;
-  HostBuffer send = t.allocate(kWindow * kMost), recv = t.allocate(kWindow * kMost);
+  OwnedBuffer send = t.allocate(kWindow * kMost), recv = t.allocate(kWindow * kMost);
   int bad = 0;
   for (unsigned round = 0; round < 3000; ++round) {
     std::vector<Ticket> recvs, sends;
@@ -72,7 +72,7 @@ TEST(ShmTransport, SendsBeyondTheChannelsSlotsWaitTheirTurn) {
   const int n = t.size(), me = t.rank();
   if (n < 2) GTEST_SKIP() << "needs two ranks";
   constexpr int kMessages = 300;
-  HostBuffer send = t.allocate(kMessages * 8), recv = t.allocate(kMessages * 8);
+  OwnedBuffer send = t.allocate(kMessages * 8), recv = t.allocate(kMessages * 8);
   std::vector<Ticket> tickets;
   for (int k = 0; k < kMessages; ++k) {
     fill(send.data() + k * 8, 8, static_cast<unsigned>(k));

@@ -1,0 +1,61 @@
+// A GPU's memory as a MemorySpace: buffers from cudaMalloc, staging from cudaMallocHost
+// (pinned, so copies run at the link's speed), and every copy and kernel on one stream,
+// so they happen in the order the executor queues them.
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "collectives/memory_space.hpp"
+
+namespace collbench {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+class CudaSpace final : public MemorySpace {
+ public:
+  explicit CudaSpace(int device) : name_("cuda:" + std::to_string(device)) {
+    gpu_use_device(device);
+    stream_ = std::make_unique<GpuStream>();
+  }
+  MemoryKind kind() const override { return MemoryKind::device; }
+  std::string_view name() const override { return name_; }
+  OwnedBuffer allocate(std::size_t bytes) override {
+    void* p = nullptr;
+    check(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
+    check(cudaMemset(p, 0, bytes), "cudaMemset");
+    return {static_cast<std::byte*>(p), bytes, [](std::byte* q, std::size_t) { cudaFree(q); }};
+  }
+  OwnedBuffer allocate_staging(std::size_t bytes) override {
+    void* p = nullptr;
+    check(cudaMallocHost(&p, bytes ? bytes : 1), "cudaMallocHost");
+    return {static_cast<std::byte*>(p), bytes, [](std::byte* q, std::size_t) { cudaFreeHost(q); }};
+  }
+  void copy_in(void* dst, const void* src, std::size_t bytes) override {
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()), "cudaMemcpyAsync (in)");
+    synchronize();  // the host memory may be reused at once
+  }
+  void copy_out(void* dst, const void* src, std::size_t bytes) override {
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream()), "cudaMemcpyAsync (out)");
+    synchronize();
+  }
+  void reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count) override {
+    gpu_reduce(t, op, dst, a, b, count, *stream_);
+  }
+  void copy(void* dst, const void* src, std::size_t bytes) override { gpu_copy_async(dst, src, bytes, *stream_); }
+  void synchronize() override { stream_->synchronize(); }
+
+ private:
+  cudaStream_t stream() const { return static_cast<cudaStream_t>(stream_->native()); }
+  std::string name_;
+  std::unique_ptr<GpuStream> stream_;
+};
+
+}  // namespace
+
+std::unique_ptr<MemorySpace> make_gpu_space(int device) { return std::make_unique<CudaSpace>(device); }
+
+}  // namespace collbench
