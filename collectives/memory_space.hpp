@@ -6,6 +6,7 @@
 // waits for them before a call returns; a transport that stages device data through the
 // host copies it out and in here.
 #include <cstddef>
+#include <memory>
 #include <string_view>
 
 #include "collectives/dtype.hpp"
@@ -26,8 +27,9 @@ class MemorySpace {
   // Host to this space and back: after everything queued before, done on return.
   virtual void copy_in(void* dst, const void* host_src, std::size_t bytes) = 0;
   virtual void copy_out(void* host_dst, const void* src, std::size_t bytes) = 0;
-  // Queued in order (on the host: done at once). dst may alias a or b exactly; copy's
-  // regions may overlap.
+  // Queued in order (on the host: done at once). dst may alias a or b exactly; a copy's
+  // regions are disjoint (as schedules write them: a GPU's copy engine would not
+  // handle an overlap).
   virtual void reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count) = 0;
   virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
   // Returns when everything queued is done.
