@@ -34,6 +34,9 @@ class MemorySpace {
   virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
   // Returns when everything queued is done.
   virtual void synchronize() = 0;
+  // The queue's native handle (a GPU's cudaStream_t), for libraries that queue work on it
+  // (NCCL); nullptr for the host.
+  virtual void* native_stream() { return nullptr; }
 };
 
 // The host: page-aligned heap memory, the host kernels.

@@ -42,6 +42,9 @@ struct AlgorithmEntry {
   LibraryPrepare prepare_library;
   std::size_t default_segment_bytes = 0;  // pipelined: the segment used unless the run sets one
   bool topology_aware = false;            // its schedule depends on AlgorithmParams::node_of_rank
+  // A baseline's library: "mpi" (host memory, over the run's MPI) or "nccl" (device
+  // memory, over the run's NCCL transport). Reference algorithms run on any transport.
+  std::string library = "mpi";
   bool is_baseline() const { return build == nullptr; }
   bool pipelined() const { return default_segment_bytes > 0; }
   // The segment a run with `params` uses (0 for algorithms that are not pipelined).
@@ -73,6 +76,10 @@ class Registry {
   const AlgorithmEntry* find(Collective c, const std::string& name) const;
   std::vector<const AlgorithmEntry*> for_collective(Collective c) const;
   std::string names(Collective c) const;  // "mpi, ring, ...", in registration order
+  // The same, of the algorithms a run on host memory can use: the reference algorithms
+  // and the MPI library's baseline (not NCCL's).
+  std::string host_names(Collective c) const;
+  const AlgorithmEntry* find_on_host(Collective c, const std::string& name) const;
   void add_protocol(ProtocolEntry entry);  // throws on a duplicate name
   const ProtocolEntry* find_protocol(const std::string& family, const std::string& variant) const;
   std::vector<const ProtocolEntry*> protocols() const;

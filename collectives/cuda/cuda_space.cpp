@@ -47,6 +47,7 @@ class CudaSpace final : public MemorySpace {
   }
   void copy(void* dst, const void* src, std::size_t bytes) override { gpu_copy_async(dst, src, bytes, *stream_); }
   void synchronize() override { stream_->synchronize(); }
+  void* native_stream() override { return stream_->native(); }
 
  private:
   cudaStream_t stream() const { return static_cast<cudaStream_t>(stream_->native()); }

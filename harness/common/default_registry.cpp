@@ -3,6 +3,8 @@
 #include "algorithms/catalog.hpp"
 #include "algorithms/parameter_server/protocol.hpp"
 #include "collectives/mpi/baselines.hpp"
+#include "collectives/nccl.hpp"
+#include "generated/build_info.hpp"
 
 namespace collbench {
 
@@ -10,6 +12,7 @@ const Registry& default_registry() {
   static const Registry registry = [] {
     Registry r;
     register_mpi_baselines(r);
+    if (build_info::have_nccl) register_nccl_baselines(r);  // the baselines first, as rows list them
     register_reference_algorithms(r);
     register_parameter_server(r);
     return r;

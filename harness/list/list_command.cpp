@@ -18,7 +18,8 @@ CLI::App* add_list_command(CLI::App& app, ListOptions& o) {
 namespace {
 
 void print_text(const Registry& registry) {
-  std::printf("collectives and algorithms (mpi = the MPI library's own collective, the baseline):\n");
+  std::printf("collectives and algorithms (mpi = the MPI library's own collective, the baseline; nccl = NCCL's, "
+              "on device memory):\n");
   for (Collective c : kAllCollectives) {
     std::printf("  %s\n", std::string(collective_name(c)).c_str());
     for (const AlgorithmEntry* e : registry.for_collective(c))
@@ -51,6 +52,7 @@ nlohmann::json as_json(const Registry& registry) {
       algorithms.push_back({{"name", e->name},
                             {"summary", e->summary},
                             {"baseline", e->is_baseline()},
+                            {"library", e->is_baseline() ? e->library : "collbench"},
                             {"default_segment_bytes", e->default_segment_bytes},
                             {"topology_aware", e->topology_aware}});
     collectives[std::string(collective_name(c))] = algorithms;

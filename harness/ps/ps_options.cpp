@@ -142,10 +142,10 @@ PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry&
   if (f.compare.empty()) throw std::invalid_argument("--compare names nothing; give none for no comparison");
   if (f.compare != "none")
     for (const std::string& name : split_list(f.compare)) {
-      const AlgorithmEntry* e = registry.find(Collective::allreduce, name);
+      const AlgorithmEntry* e = registry.find_on_host(Collective::allreduce, name);
       if (!e)
         throw std::invalid_argument("unknown --compare allreduce algorithm '" + name +
-                                    "'; valid: " + registry.names(Collective::allreduce) + ", or none");
+                                    "'; valid: " + registry.host_names(Collective::allreduce) + ", or none");
       ps.compare.push_back(e);
     }
   check_ps_request(ps, roles, checked_sweep_sizes(ps.sizes, ps.sparse() ? ps.row_bytes : elem, common.force),

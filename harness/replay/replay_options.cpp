@@ -83,11 +83,11 @@ ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int
   r.algorithms = resolve_list<const AlgorithmEntry*>(
       f.algorithms,
       [&](const std::string& s) {
-        const AlgorithmEntry* e = registry.find(Collective::allreduce, s);
+        const AlgorithmEntry* e = registry.find_on_host(Collective::allreduce, s);
         return e ? std::optional{e} : std::nullopt;
       },
       [&](const std::string& s) {
-        return "unknown allreduce algorithm '" + s + "'; valid: " + registry.names(Collective::allreduce);
+        return "unknown allreduce algorithm '" + s + "'; valid: " + registry.host_names(Collective::allreduce);
       },
       "allreduce algorithm names nothing");
   r.sparse_strategies = {SparseStrategy::none};

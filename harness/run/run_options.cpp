@@ -72,12 +72,14 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   run.add_option("--order", f.order, "How the reference algorithms' schedules run: dataflow (each transfer and "
                                      "reduction as soon as its data allows, overlapping steps) or steps (step by "
                                      "step, for comparison)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&f](const std::string&) { f.order_given = true; });
   run.add_option("--transport", f.transport, "What carries the reference algorithms' messages: mpi (MPI "
                                              "point-to-point) or shm (this node's shared memory, each message "
                                              "copied once by its receiver; every rank on one node); for "
                                              "--memory device mpi-staged (MPI through host copies; the default "
-                                             "there), cuda-ipc or nccl (these two not built yet)")
+                                             "there), nccl (NCCL send/receive, step by step) or cuda-ipc (not "
+                                             "built yet)")
       ->capture_default_str()
       ->each([&f](const std::string&) { f.transport_given = true; });
   run.add_option("--memory", f.memory, "Where the buffers live: host, or device (the GPU local_rank % GPUs; "
@@ -207,17 +209,30 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
     throw std::invalid_argument("--collective ps needs --transport mpi (its tagged messages are MPI's)");
   if (const std::string why = memory_refusal(s.memory, s.transport, probe); !why.empty())
     throw std::invalid_argument(why);
-  if (s.transport == TransportKind::cuda_ipc || s.transport == TransportKind::nccl)
-    throw std::invalid_argument("--transport " + f.transport + " is not built yet (issue 18); mpi-staged is");
-  if (s.memory == MemoryKind::device) {
-    // The MPI library's own collective would need a CUDA-aware MPI, which collbench does
-    // not assume; NCCL's baselines are not built yet.
-    if (f.algorithms_given && std::any_of(s.algorithms.begin(), s.algorithms.end(), [](auto* a) { return a->is_baseline(); }))
-      throw std::invalid_argument("--memory device runs the reference algorithms only: the MPI library's collective "
-                                  "needs host memory here (NCCL baselines are not built yet)");
-    std::erase_if(s.algorithms, [](const AlgorithmEntry* a) { return a->is_baseline(); });
-    if (s.bound) throw std::invalid_argument("--bound measures host memory, not --memory device");
+  if (s.transport == TransportKind::cuda_ipc)
+    throw std::invalid_argument("--transport cuda-ipc is not built yet (issue 18); mpi-staged and nccl are");
+  if (s.transport == TransportKind::nccl) {
+    // A step's sends and receives go out as one NCCL group; overlapping steps could
+    // leave a group waiting for a peer's later one on the same stream.
+    if (f.order_given && s.order == ExecutionOrder::dataflow)
+      throw std::invalid_argument("--transport nccl runs schedules step by step (--order steps), one NCCL group per step");
+    s.order = ExecutionOrder::steps;
   }
+  // Each baseline runs on its library's memory and transport: MPI's on host memory,
+  // NCCL's on device memory over the nccl transport (the MPI library's collective would
+  // need a CUDA-aware MPI, which collbench does not assume).
+  const std::string library = s.memory == MemoryKind::host ? "mpi" : s.transport == TransportKind::nccl ? "nccl" : "";
+  auto foreign = [&](const AlgorithmEntry* a) { return a->is_baseline() && a->library != library; };
+  if (f.algorithms_given)
+    for (const AlgorithmEntry* a : s.algorithms)
+      if (foreign(a))
+        throw std::invalid_argument(
+            a->library == "nccl" ? "-a nccl (NCCL's own collective) runs on --memory device --transport nccl"
+                                 : "--memory device runs the MPI library's collective nowhere: it needs host memory "
+                                   "here (the nccl baseline runs with --transport nccl)");
+  std::erase_if(s.algorithms, foreign);
+  if (s.memory == MemoryKind::device && s.bound)
+    throw std::invalid_argument("--bound measures host memory, not --memory device");
   if (s.bound && ps) throw std::invalid_argument("--bound applies to the collectives, not to --collective ps");
   if (s.bound && !has_bound(s.collective))
     throw std::invalid_argument("--bound is defined for allreduce, reduce_scatter and allgather, not " + f.collective);

@@ -21,8 +21,8 @@ namespace collbench {
 
 // What carries the reference algorithms' messages: MPI point-to-point, or this node's
 // shared memory, copied once (collectives/mpi/shm_transport.hpp); for device memory MPI
-// through host copies (staged_transport.hpp), CUDA IPC or NCCL send/receive (these two
-// not built yet, issue 18).
+// through host copies (staged_transport.hpp), NCCL send/receive (nccl.hpp), or CUDA IPC
+// (not built yet, issue 18).
 enum class TransportKind { mpi, shm, mpi_staged, cuda_ipc, nccl };
 inline constexpr NameTable<TransportKind, 5> kTransportKindNames{{{{TransportKind::mpi, "mpi"},
                                                                     {TransportKind::shm, "shm"},
@@ -76,6 +76,7 @@ struct RunFlags {
               timing = "per-call", aggregate = "max", order = "dataflow", transport = "mpi", memory = "host", segment, warmup = "auto", iters = "auto";
   bool algorithms_given = false;  // -a "" names nothing, rather than meaning all
   bool transport_given = false;   // without it, --memory device means mpi-staged
+  bool order_given = false;       // without it, --transport nccl means --order steps
   RunOptions parsed;  // what CLI11 parses straight into numbers
 };
 void add_run_flags(CLI::App& app, RunFlags& f);

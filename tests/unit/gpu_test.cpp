@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectives/gpu.hpp"
+#include "collectives/nccl.hpp"
 #include "collectives/reduce_kernels.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/metadata.hpp"
@@ -67,13 +68,43 @@ TEST(GpuRun, DeviceMemoryRunsTheReferenceAlgorithmsStaged) {
   ASSERT_FALSE(o.sweep.algorithms.empty());
   for (const AlgorithmEntry* a : o.sweep.algorithms) EXPECT_FALSE(a->is_baseline()) << a->name;
   EXPECT_EQ(resolve({"--memory", "device", "-a", "mpi,ring"}, with_gpus(1)),
-            "--memory device runs the reference algorithms only: the MPI library's collective needs host memory "
-            "here (NCCL baselines are not built yet)");
+            "--memory device runs the MPI library's collective nowhere: it needs host memory here (the nccl "
+            "baseline runs with --transport nccl)");
   EXPECT_EQ(resolve({"--memory", "device", "--bound"}, with_gpus(1)), "--bound measures host memory, not --memory device");
   EXPECT_EQ(resolve({"--memory", "device", "--transport", "cuda-ipc"}, with_gpus(1)),
-            "--transport cuda-ipc is not built yet (issue 18); mpi-staged is");
+            "--transport cuda-ipc is not built yet (issue 18); mpi-staged and nccl are");
   EXPECT_EQ(resolve({"--memory", "device"}, with_gpus(0)), "--memory device needs a GPU, and none is usable: no NVIDIA driver is loaded");
   EXPECT_EQ(resolve({"--transport", "nccl"}, with_gpus(1)), "--transport nccl moves device memory: give --memory device");
+}
+
+TEST(GpuRun, NcclRunsStepByStepWithItsOwnBaseline) {
+  if (!default_registry().find(Collective::allreduce, "nccl")) GTEST_SKIP() << "built without NCCL";
+  RunOptions o;
+  ASSERT_EQ(resolve({"--memory", "device", "--transport", "nccl"}, with_gpus(1), &o), "");
+  EXPECT_EQ(o.sweep.order, ExecutionOrder::steps) << "one NCCL group per step";
+  ASSERT_FALSE(o.sweep.algorithms.empty());
+  EXPECT_EQ(o.sweep.algorithms.front()->name, "nccl");
+  for (const AlgorithmEntry* a : o.sweep.algorithms) EXPECT_TRUE(!a->is_baseline() || a->library == "nccl") << a->name;
+  EXPECT_EQ(resolve({"--memory", "device", "--transport", "nccl", "--order", "dataflow"}, with_gpus(1)),
+            "--transport nccl runs schedules step by step (--order steps), one NCCL group per step");
+  EXPECT_EQ(resolve({"-a", "nccl"}, with_gpus(1)), "-a nccl (NCCL's own collective) runs on --memory device --transport nccl");
+  EXPECT_EQ(resolve({"--memory", "device", "-a", "nccl,ring"}, with_gpus(1)),
+            "-a nccl (NCCL's own collective) runs on --memory device --transport nccl");
+  ASSERT_EQ(resolve({}, with_gpus(1), &o), "");
+  for (const AlgorithmEntry* a : o.sweep.algorithms) EXPECT_NE(a->library + a->name, "ncclnccl") << "host runs leave NCCL out";
+}
+
+TEST(GpuRun, NcclLayoutRefusal) {
+  EXPECT_EQ(nccl_layout_refusal({"h1/0000:01:00.0", "h1/0000:02:00.0", "h2/0000:01:00.0"}, "2.28.9", false), "");
+  EXPECT_EQ(nccl_layout_refusal({"h1/0000:01:00.0", "h1/0000:01:00.0"}, "2.28.9", true),
+            "NCCL 2.28.9 refuses two ranks of one communicator on one GPU (ranks 0 and 1 share GPU h1/0000:01:00.0); "
+            "from NCCL 2.30 NCCL_MULTI_RANK_GPU_ENABLE=1 allows it. Run nccl with one rank per GPU, or use "
+            "--transport mpi-staged");
+  EXPECT_EQ(nccl_layout_refusal({"h1/0000:01:00.0", "h1/0000:01:00.0"}, "2.30.1", false),
+            "NCCL refuses two ranks of one communicator on one GPU (ranks 0 and 1 share GPU h1/0000:01:00.0) unless "
+            "NCCL_MULTI_RANK_GPU_ENABLE=1 is set");
+  EXPECT_EQ(nccl_layout_refusal({"h1/0000:01:00.0", "h1/0000:01:00.0"}, "2.30.1", true), "");
+  EXPECT_EQ(nccl_layout_refusal({"h1/0000:01:00.0"}, "2.28.9", false), "") << "one rank";
 }
 
 TEST(GpuChoice, HostMemoryTakesHostTransportsOnly) {
