@@ -18,16 +18,6 @@ GpuInventory probe_gpus() {
   return g;
 }
 
-void gpu_use_device(int) { refuse(); }
-DeviceBuffer::DeviceBuffer(std::size_t) { refuse(); }
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&&) noexcept { return *this; }
-DeviceBuffer::~DeviceBuffer() = default;
-void gpu_copy(void*, const void*, std::size_t) { refuse(); }
-GpuStream::GpuStream() { refuse(); }
-GpuStream::~GpuStream() = default;
-void GpuStream::synchronize() const { refuse(); }
-void gpu_reduce(DType, ReduceOp, void*, const void*, const void*, std::size_t, const GpuStream&) { refuse(); }
-void gpu_copy_async(void*, const void*, std::size_t, const GpuStream&) { refuse(); }
 std::unique_ptr<MemorySpace> make_gpu_space(int) { refuse(); }
 
 }  // namespace collbench

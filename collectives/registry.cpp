@@ -44,13 +44,13 @@ std::string Registry::names(Collective c) const {
 std::string Registry::host_names(Collective c) const {
   std::vector<const AlgorithmEntry*> host;
   for (const AlgorithmEntry* e : for_collective(c))
-    if (!e->is_baseline() || e->library == "mpi") host.push_back(e);
+    if (e->runs_on_host()) host.push_back(e);
   return join(host, [](const AlgorithmEntry* e) { return e->name; });
 }
 
 const AlgorithmEntry* Registry::find_on_host(Collective c, const std::string& name) const {
   const AlgorithmEntry* e = find(c, name);
-  return e && (!e->is_baseline() || e->library == "mpi") ? e : nullptr;
+  return e && e->runs_on_host() ? e : nullptr;
 }
 
 void Registry::add_protocol(ProtocolEntry entry) {

@@ -3,6 +3,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collectives/collective.hpp"
@@ -46,6 +47,9 @@ struct AlgorithmEntry {
   // memory, over the run's NCCL transport). Reference algorithms run on any transport.
   std::string library = "mpi";
   bool is_baseline() const { return build == nullptr; }
+  bool is_baseline_of(std::string_view lib) const { return is_baseline() && library == lib; }
+  // Whether a run on host memory can use it: a reference algorithm, or MPI's baseline.
+  bool runs_on_host() const { return !is_baseline() || library == "mpi"; }
   bool pipelined() const { return default_segment_bytes > 0; }
   // The segment a run with `params` uses (0 for algorithms that are not pipelined).
   std::size_t segment_bytes(const AlgorithmParams& params) const;

@@ -1,17 +1,11 @@
 #include "algorithms/phases/schedule_writer.hpp"
 
 #include <algorithm>
-#include <memory>
 #include <stdexcept>
 
 #include "algorithms/phases/chunking.hpp"
 
 namespace collbench {
-
-Spans Spans::listed(std::vector<Span> spans) {
-  auto held = std::make_shared<const std::vector<Span>>(std::move(spans));
-  return {static_cast<int>(held->size()), [held](int i) { return (*held)[static_cast<std::size_t>(i)]; }};
-}
 
 Spans Spans::even(std::size_t length, int parts) {
   const Chunking c{length, static_cast<std::size_t>(parts)};

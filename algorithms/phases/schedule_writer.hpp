@@ -24,7 +24,6 @@ class Spans {
  public:
   Spans() = default;
   Spans(int parts, std::function<Span(int)> at) : parts_(parts), at_(std::move(at)) {}
-  static Spans listed(std::vector<Span> spans);
   static Spans even(std::size_t length, int parts);  // the first length % parts one longer
   int size() const { return parts_; }
   Span operator[](int i) const { return at_(i); }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "collectives/cuda/reduce_launch.hpp"
 #include "collectives/memory_space.hpp"
 
 namespace collbench {
@@ -18,9 +19,12 @@ void check(cudaError_t e, const char* what) {
 class CudaSpace final : public MemorySpace {
  public:
   explicit CudaSpace(int device) : name_("cuda:" + std::to_string(device)) {
-    gpu_use_device(device);
-    stream_ = std::make_unique<GpuStream>();
+    check(cudaSetDevice(device), "cudaSetDevice");
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   }
+  CudaSpace(const CudaSpace&) = delete;
+  CudaSpace& operator=(const CudaSpace&) = delete;
+  ~CudaSpace() override { cudaStreamDestroy(stream_); }
   MemoryKind kind() const override { return MemoryKind::device; }
   std::string_view name() const override { return name_; }
   OwnedBuffer allocate(std::size_t bytes) override {
@@ -35,24 +39,26 @@ class CudaSpace final : public MemorySpace {
     return {static_cast<std::byte*>(p), bytes, [](std::byte* q, std::size_t) { cudaFreeHost(q); }};
   }
   void copy_in(void* dst, const void* src, std::size_t bytes) override {
-    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()), "cudaMemcpyAsync (in)");
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync (in)");
     synchronize();  // the host memory may be reused at once
   }
   void copy_out(void* dst, const void* src, std::size_t bytes) override {
-    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream()), "cudaMemcpyAsync (out)");
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (out)");
     synchronize();
   }
   void reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count) override {
-    gpu_reduce(t, op, dst, a, b, count, *stream_);
+    launch_reduce(t, op, dst, a, b, count, stream_);
+    check(cudaGetLastError(), "reduction kernel launch");
   }
-  void copy(void* dst, const void* src, std::size_t bytes) override { gpu_copy_async(dst, src, bytes, *stream_); }
-  void synchronize() override { stream_->synchronize(); }
-  void* native_stream() override { return stream_->native(); }
+  void copy(void* dst, const void* src, std::size_t bytes) override {
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_), "cudaMemcpyAsync");
+  }
+  void synchronize() override { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
+  void* native_stream() override { return stream_; }
 
  private:
-  cudaStream_t stream() const { return static_cast<cudaStream_t>(stream_->native()); }
   std::string name_;
-  std::unique_ptr<GpuStream> stream_;
+  cudaStream_t stream_ = nullptr;
 };
 
 }  // namespace

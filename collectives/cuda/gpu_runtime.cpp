@@ -1,10 +1,8 @@
-// The GPU interface over the CUDA runtime (and NCCL's version, where NCCL was found).
+// What this process's CUDA runtime sees (and NCCL's version, where NCCL was found).
 #include <cuda_runtime.h>
 
-#include <stdexcept>
 #include <string>
 
-#include "collectives/cuda/reduce_launch.hpp"
 #include "collectives/gpu.hpp"
 
 #if COLLBENCH_HAVE_NCCL
@@ -12,15 +10,6 @@
 #endif
 
 namespace collbench {
-namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-cudaStream_t stream_of(const GpuStream& s) { return static_cast<cudaStream_t>(s.native()); }
-
-}  // namespace
 
 GpuInventory probe_gpus() {
   GpuInventory g;
@@ -48,55 +37,6 @@ GpuInventory probe_gpus() {
   }
   if (g.devices.empty()) g.why_none = "the CUDA runtime lists no GPU";
   return g;
-}
-
-void gpu_use_device(int index) { check(cudaSetDevice(index), "cudaSetDevice"); }
-
-DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  void* p = nullptr;
-  check(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
-  data_ = static_cast<std::byte*>(p);
-  check(cudaMemset(p, 0, bytes), "cudaMemset");
-}
-
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
-  if (this != &o) {
-    if (data_) cudaFree(data_);
-    data_ = o.data_, bytes_ = o.bytes_;
-    o.data_ = nullptr, o.bytes_ = 0;
-  }
-  return *this;
-}
-
-DeviceBuffer::~DeviceBuffer() {
-  if (data_) cudaFree(data_);
-}
-
-void gpu_copy(void* dst, const void* src, std::size_t bytes) {
-  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
-}
-
-GpuStream::GpuStream() {
-  cudaStream_t s = nullptr;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  stream_ = s;
-}
-
-GpuStream::~GpuStream() {
-  if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
-}
-
-void GpuStream::synchronize() const { check(cudaStreamSynchronize(stream_of(*this)), "cudaStreamSynchronize"); }
-
-void gpu_copy_async(void* dst, const void* src, std::size_t bytes, const GpuStream& stream) {
-  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_of(stream)), "cudaMemcpyAsync");
-}
-
-void gpu_reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count,
-                const GpuStream& stream) {
-  launch_reduce(t, op, dst, a, b, count, stream.native());
-  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
-    throw std::runtime_error(std::string("gpu_reduce: kernel launch: ") + cudaGetErrorString(e));
 }
 
 }  // namespace collbench

@@ -7,7 +7,7 @@
 
 namespace collbench {
 
-// Queues dst[i] = a[i] op b[i] for i < count on `stream` (a cudaStream_t); see gpu_reduce().
+// Queues dst[i] = a[i] op b[i] for i < count on `stream` (a cudaStream_t); see MemorySpace::reduce.
 void launch_reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count, void* stream);
 
 }  // namespace collbench

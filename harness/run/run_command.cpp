@@ -155,7 +155,7 @@ int run_run(RunOptions o, const Invocation& inv) {
   const SweepSpec& s = o.sweep;
   if (auto defect = known_mpi_defect(s.collective, s.in_place, s.root)) throw RunError(*defect);
   const bool runs_mpi = std::any_of(s.algorithms.begin(), s.algorithms.end(),
-                                    [](const AlgorithmEntry* a) { return a->is_baseline() && a->library == "mpi"; });
+                                    [](const AlgorithmEntry* a) { return a->is_baseline_of("mpi"); });
   // A forced algorithm the library would not run must not label rows as if it had.
   if (const ForcedAlgorithm& f = forced_mpi_algorithm(s.collective); runs_mpi && !f.refused.empty())
     throw RunError(f.refused);

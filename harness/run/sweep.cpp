@@ -180,8 +180,7 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport
 
   SweepErrors errors;
   // The MPI library's rows are blamed as the library's; NCCL's are named like the others.
-  auto mpi_library_row = [](const AlgorithmEntry* a) { return a->is_baseline() && a->library == "mpi"; };
-  for (const AlgorithmEntry* a : o.algorithms) errors.algorithms.push_back({row_name(a), mpi_library_row(a), 0});
+  for (const AlgorithmEntry* a : o.algorithms) errors.algorithms.push_back({row_name(a), a->is_baseline_of("mpi"), 0});
   const std::string command = "run " + std::string(collective_name(o.collective));
   for (std::size_t bytes_requested : sizes) {
     const std::size_t count = per_rank_count(o, bytes_requested, nranks);
@@ -194,7 +193,7 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport
 
     std::vector<std::unique_ptr<PreparedCollective>> prepared;
     for (const AlgorithmEntry* a : o.algorithms)
-      prepared.push_back(prepare(*a, size_run.call(), mpi_library_row(a) ? session.transport : transport, workspace, params));
+      prepared.push_back(prepare(*a, size_run.call(), a->is_baseline_of("mpi") ? session.transport : transport, workspace, params));
 
     // Every algorithm, the MPI library's included, is checked against the exact
     // expected values, so a wrong library never makes a right algorithm look wrong.

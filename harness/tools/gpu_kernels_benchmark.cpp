@@ -1,7 +1,7 @@
 // collbench-kernels on the GPU: each reduction kernel next to a device-to-device
 // cudaMemcpyAsync of the same buffers, counting bytes as the host benchmarks do (2 per
 // buffer byte for the copy, 3 for a reduction). Calls are queued kBatch at a time on
-// one stream and waited for together, so launch and synchronisation costs are spread
+// the GPU's stream and waited for together, so launch and synchronisation costs are spread
 // the way a schedule's back-to-back calls spread them.
 #include "harness/tools/gpu_kernels_benchmark.hpp"
 
@@ -14,6 +14,7 @@
 
 #include "collectives/dtype_visit.hpp"
 #include "collectives/gpu.hpp"
+#include "collectives/memory_space.hpp"
 
 namespace collbench {
 namespace {
@@ -21,18 +22,17 @@ namespace {
 constexpr int kBatch = 10;
 const std::vector<long> kGpuSizes = {4 << 10, 256 << 10, 4 << 20, 64 << 20, 256 << 20, 1 << 30};
 
-void gpu_copy_bench(benchmark::State& state) {
+void gpu_copy_bench(benchmark::State& state, MemorySpace* gpu) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
-  DeviceBuffer src(bytes), dst(bytes);
-  GpuStream stream;
+  const OwnedBuffer src = gpu->allocate(bytes), dst = gpu->allocate(bytes);
   for (auto _ : state) {
-    for (int i = 0; i < kBatch; ++i) gpu_copy_async(dst.data(), src.data(), bytes, stream);
-    stream.synchronize();
+    for (int i = 0; i < kBatch; ++i) gpu->copy(dst.data(), src.data(), bytes);
+    gpu->synchronize();
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * kBatch * static_cast<std::int64_t>(2 * bytes));
 }
 
-void gpu_reduce_bench(benchmark::State& state, DType t, ReduceOp op) {
+void gpu_reduce_bench(benchmark::State& state, MemorySpace* gpu, DType t, ReduceOp op) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
   const std::size_t n = bytes / dtype_size(t);
   // Ones, as on the host: every op stays a normal number.
@@ -42,13 +42,12 @@ void gpu_reduce_bench(benchmark::State& state, DType t, ReduceOp op) {
     const T one = T(1.0f);
     for (std::size_t i = 0; i < n; ++i) std::memcpy(ones.data() + i * sizeof(T), &one, sizeof(T));
   });
-  DeviceBuffer a(bytes), b(bytes), dst(bytes);
-  gpu_copy(a.data(), ones.data(), bytes);
-  gpu_copy(b.data(), ones.data(), bytes);
-  GpuStream stream;
+  const OwnedBuffer a = gpu->allocate(bytes), b = gpu->allocate(bytes), dst = gpu->allocate(bytes);
+  gpu->copy_in(a.data(), ones.data(), bytes);
+  gpu->copy_in(b.data(), ones.data(), bytes);
   for (auto _ : state) {
-    for (int i = 0; i < kBatch; ++i) gpu_reduce(t, op, dst.data(), a.data(), b.data(), n, stream);
-    stream.synchronize();
+    for (int i = 0; i < kBatch; ++i) gpu->reduce(t, op, dst.data(), a.data(), b.data(), n);
+    gpu->synchronize();
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * kBatch * static_cast<std::int64_t>(3 * bytes));
 }
@@ -62,11 +61,13 @@ void register_gpu_benchmarks() {
     return;
   }
   const std::string label = gpus.devices.front().name;
-  for (long s : kGpuSizes) benchmark::RegisterBenchmark("gpu/copy", gpu_copy_bench)->Arg(s)->UseRealTime();
+  // GPU 0, its stream, for the whole run (the benchmarks run after this returns).
+  static const std::unique_ptr<MemorySpace> gpu = make_gpu_space(0);
+  for (long s : kGpuSizes) benchmark::RegisterBenchmark("gpu/copy", gpu_copy_bench, gpu.get())->Arg(s)->UseRealTime();
   for (DType t : kAllDTypes)
     for (ReduceOp op : kAllReduceOps) {
       const std::string name = "gpu/reduce/" + std::string(dtype_name(t)) + "/" + std::string(reduce_op_name(op));
-      auto* b = benchmark::RegisterBenchmark(name.c_str(), gpu_reduce_bench, t, op)->UseRealTime();
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), gpu_reduce_bench, gpu.get(), t, op)->UseRealTime();
       for (long s : kGpuSizes) b->Arg(s);
     }
   benchmark::AddCustomContext("gpu", label);
