@@ -28,6 +28,8 @@ struct GpuInventory {
   int runtime_version = 0;  // the CUDA runtime collbench was linked with
   std::string nccl_version;  // the NCCL library loaded, as "2.28.3"; empty: none
   std::vector<GpuDevice> devices;
+  // [a][b]: GPU a can read GPU b's memory directly (cudaDeviceCanAccessPeer; true for a == b).
+  std::vector<std::vector<bool>> peer_access;
   std::string why_none;  // where `devices` is empty: what CUDA said
 };
 
@@ -40,6 +42,10 @@ int gpu_of_local_rank(int local_rank, int gpu_count);
 
 // Why device memory cannot be used with `g`, as one sentence; empty where it can.
 std::string device_memory_refusal(const GpuInventory& g);
+
+// Why the cuda-ipc transport cannot join these ranks (every one on this node, using
+// GPU gpu_of_rank[r] of `g`), or "": each GPU must reach every other one's memory.
+std::string cuda_ipc_layout_refusal(const GpuInventory& g, const std::vector<int>& gpu_of_rank);
 
 // "13.0" from CUDA's 13000; "none" for 0.
 std::string cuda_version_text(int version);

@@ -6,6 +6,7 @@
 // waits for them before a call returns; a transport that stages device data through the
 // host copies it out and in here.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -34,6 +35,11 @@ class MemorySpace {
   virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
   // Returns when everything queued is done.
   virtual void synchronize() = 0;
+  // A point in the queue (after everything queued so far), and whether the work before it
+  // is done, without waiting: how a transport learns that a copy out of a peer's buffer
+  // has finished and the peer may reuse it. Marks are reached in the order they were made.
+  virtual std::uint64_t mark() = 0;
+  virtual bool reached(std::uint64_t mark) = 0;
   // The queue's native handle (a GPU's cudaStream_t), for libraries that queue work on it
   // (NCCL); nullptr for the host.
   virtual void* native_stream() { return nullptr; }

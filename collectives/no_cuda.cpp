@@ -2,6 +2,7 @@
 // every GPU operation refuses with the reason.
 #include <stdexcept>
 
+#include "collectives/exported_memory.hpp"
 #include "collectives/gpu.hpp"
 #include "collectives/memory_space.hpp"
 
@@ -19,5 +20,7 @@ GpuInventory probe_gpus() {
 }
 
 std::unique_ptr<MemorySpace> make_gpu_space(int) { refuse(); }
+
+std::unique_ptr<ExportedMemory> make_cuda_ipc_memory(MemorySpace&) { refuse(); }
 
 }  // namespace collbench

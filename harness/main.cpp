@@ -16,7 +16,7 @@
 
 #include "collectives/fnv1a.hpp"
 #include "collectives/mpi/communicator.hpp"
-#include "collectives/mpi/shm_transport.hpp"
+#include "collectives/shm_memory.hpp"
 #include "harness/command_line.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/default_registry.hpp"

@@ -2,7 +2,8 @@
 """Summarises results/gpu/ (scripts/measure_gpu.sh): each device reduction kernel's
 bytes per second as a share of a device-to-device copy of the same size, measured in
 one benchmark run (medians of 5 interleaved repetitions), with the target (f32 sum at
-least 90% of the copy from 64 MiB); then the staged allreduce sweeps per rank count."""
+least 90% of the copy from 64 MiB); then the allreduce sweeps per transport and rank
+count."""
 import json
 import sys
 from collections import defaultdict
@@ -40,17 +41,17 @@ def kernel_section(raw, lines):
 
 
 def sweep_section(raw, lines):
-    lines.append("## Allreduce on device memory over mpi-staged (busbw GB/s, p50 µs in brackets)\n")
+    lines.append("## Allreduce on device memory (busbw GB/s as nccl-tests defines it, p50 µs in brackets)\n")
     lines.append("Ranks beyond the GPUs share them (local rank modulo GPUs): these rows show "
                  "correctness and staging overheads, not multi-GPU speed.\n")
-    for f in sorted(raw.glob("allreduce-staged-np*.json")):
+    for f in sorted(raw.glob("allreduce-*-np*.json")):
         j = json.load(open(f))
         rows = j["rows"]
         if not rows:
             continue
         gpus = sorted(set(j["metadata"].get("memory_of_rank", [])))
         wrong = sum(max(r["errors"], 0) for r in rows)
-        lines.append(f"### {rows[0]['ranks']} rank(s) on {', '.join(gpus) or 'unknown GPU'}: "
+        lines.append(f"### {j['metadata']['transport']}, {rows[0]['ranks']} rank(s) on {', '.join(gpus) or 'unknown GPU'}: "
                      f"{wrong} wrong element(s) in {sum(r['checked_calls'] for r in rows)} checked calls\n")
         by = defaultdict(dict)
         for r in rows:

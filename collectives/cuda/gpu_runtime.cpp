@@ -35,6 +35,14 @@ GpuInventory probe_gpus() {
     cudaDeviceGetPCIBusId(bus, sizeof bus, i);
     g.devices.push_back({i, p.name, bus, p.totalGlobalMem, p.major, p.minor});
   }
+  const auto n = g.devices.size();
+  g.peer_access.assign(n, std::vector<bool>(n, true));
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b)
+      if (int can = 0; a != b) {
+        cudaDeviceCanAccessPeer(&can, g.devices[a].index, g.devices[b].index);
+        g.peer_access[a][b] = can != 0;
+      }
   if (g.devices.empty()) g.why_none = "the CUDA runtime lists no GPU";
   return g;
 }

@@ -73,7 +73,8 @@ nlohmann::json gpu_json(const GpuInventory& g) {
                       {"cuda_driver", cuda_version_text(g.driver_version)},
                       {"cuda_runtime", cuda_version_text(g.runtime_version)},
                       {"nccl", g.nccl_version.empty() ? "none" : g.nccl_version},
-                      {"devices", devices}};
+                      {"devices", devices},
+                      {"peer_access", g.peer_access}};  // [a][b]: GPU a reads GPU b's memory directly
   if (g.devices.empty()) j["why_none"] = g.why_none;
   return j;
 }

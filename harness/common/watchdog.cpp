@@ -11,7 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "collectives/mpi/shm_transport.hpp"
+#include "collectives/shm_memory.hpp"
 #include "collectives/progress.hpp"
 #include "harness/common/numeric_flags.hpp"
 #include "harness/common/result_sink.hpp"

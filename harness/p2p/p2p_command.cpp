@@ -4,7 +4,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "collectives/mpi/shm_transport.hpp"
+#include "collectives/mpi/mapped_transport.hpp"
+#include "collectives/shm_memory.hpp"
 #include "collectives/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/metadata.hpp"
@@ -59,9 +60,9 @@ nlohmann::json p2p_definitions() {
 
 int run_p2p(const P2pOptions& o, const Invocation& inv) {
   Session session(*inv.registry, inv.comm, 0);
-  std::optional<ShmTransport> shm;
+  std::optional<MappedTransport> shm;
   if (o.transport == TransportKind::shm) try {
-      shm.emplace(inv.comm);
+      shm.emplace(inv.comm, make_shm_memory());
     } catch (const std::runtime_error& e) {
       throw RunError(e.what());
     }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "collectives/memory_space.hpp"
 #include "harness/common/validation.hpp"
 
 namespace collbench {
@@ -14,25 +15,47 @@ double timed(const auto& body) {
   return MPI_Wtime() - t0;
 }
 
+// Inputs and checks are written and read on the host: in place there, through a host
+// copy (`mirror`) for device memory.
+void write_via_host(MemorySpace& space, std::byte* data, std::size_t bytes, std::vector<std::byte>& mirror,
+                    const auto& write) {
+  if (space.kind() == MemoryKind::host) return write(data);
+  mirror.resize(bytes);
+  write(mirror.data());
+  space.copy_in(data, mirror.data(), bytes);
+}
+const std::byte* read_via_host(MemorySpace& space, const std::byte* data, std::size_t bytes,
+                               std::vector<std::byte>& mirror) {
+  if (space.kind() == MemoryKind::host) return data;
+  mirror.resize(bytes);
+  space.copy_out(mirror.data(), data, bytes);
+  return mirror.data();
+}
+
 class AllreduceExchange final : public Exchange {
  public:
   AllreduceExchange(const Bucket& b, const AlgorithmEntry& algorithm, std::byte* data, const ExchangeContext& ctx)
       : spec_{Collective::allreduce, b.dtype, ReduceOp::sum, ctx.transport->size()},
-        rank_(ctx.transport->rank()), count_(b.elements), bytes_each_(b.bytes), data_(data) {
+        rank_(ctx.transport->rank()), count_(b.elements), bytes_each_(b.bytes), data_(data),
+        space_(ctx.transport->memory()) {
     CollectiveCall call{Collective::allreduce, b.dtype, ReduceOp::sum, b.elements, 0, nullptr, nullptr, true};
     call = bind_buffers(call, buffer_layout(Collective::allreduce, b.elements, spec_.nranks, rank_, 0, true), data, data);
     prepared_ = prepare(algorithm, call, *ctx.transport, *ctx.workspace, ctx.params);
   }
   void prepare_step(std::int64_t, bool check) override {
     checked_ = check;
-    if (check) fill_input(spec_, rank_, data_, count_);
+    if (check) write_via_host(space_, data_, bytes_each_, mirror_, [&](std::byte* p) { fill_input(spec_, rank_, p, count_); });
   }
   double run(std::int64_t) override {
     bytes_.push_back(bytes_each_);
     return timed([&] { prepared_->run(); });
   }
   std::int64_t wrong() const override {
-    return checked_ ? static_cast<std::int64_t>(count_wrong_results(spec_, rank_, 0, count_, data_)) : 0;
+    if (!checked_) return 0;
+    const std::byte* got = read_via_host(space_, data_, bytes_each_, mirror_);
+    const auto bad = static_cast<std::int64_t>(count_wrong_results(spec_, rank_, 0, count_, got));
+    mirror_ = {};
+    return bad;
   }
   std::string kind() const override { return "allreduce"; }
 
@@ -41,6 +64,8 @@ class AllreduceExchange final : public Exchange {
   int rank_;
   std::size_t count_, bytes_each_;
   std::byte* data_;
+  MemorySpace& space_;
+  mutable std::vector<std::byte> mirror_;  // device memory's inputs and results, on the host
   bool checked_ = false;
   std::unique_ptr<PreparedCollective> prepared_;
 };
@@ -66,31 +91,35 @@ class AllgatherExchange final : public Exchange {
   double run(std::int64_t) override {
     unsigned long long mine = rows_.size(), most = 0;
     const double count_s = timed([&] {
-      MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx_.transport->comm());
+      MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx_.comm);
     });
     // Packing and setting up the call are the framework's work, not the network's.
     most_ = most;
     const std::size_t block = most_ * row_stride_;
-    send_.resize(block);
-    recv_.resize(block * nranks_);
-    pack(rank_, rows_, send_.data());
-    if (checked_) poison(recv_.data(), recv_.size());
+    MemorySpace& space = ctx_.transport->memory();
+    if (send_.size() < block) send_ = ctx_.transport->allocate(block);
+    if (recv_.size() < block * nranks_) recv_ = ctx_.transport->allocate(block * nranks_);
+    write_via_host(space, send_.data(), block, mirror_, [&](std::byte* p) { pack(rank_, rows_, p); });
+    if (checked_) write_via_host(space, recv_.data(), block * nranks_, mirror_, [&](std::byte* p) { poison(p, block * nranks_); });
+    mirror_ = {};
     CollectiveCall call{Collective::allgather, DType::i32, ReduceOp::sum, block / 4, 0, nullptr, nullptr, false};
     call = bind_buffers(call, buffer_layout(Collective::allgather, call.count, nranks_, rank_, 0, false), send_.data(),
                         recv_.data());
     auto prepared = prepare(algorithm_, call, *ctx_.transport, workspace_, ctx_.params);
-    bytes_.push_back(recv_.size());
+    bytes_.push_back(block * nranks_);
     return count_s + timed([&] { prepared->run(); });
   }
   std::int64_t wrong() const override {
     if (!checked_) return 0;
     std::int64_t bad = 0;
     std::vector<std::byte> want(most_ * row_stride_);
+    const std::byte* got = read_via_host(ctx_.transport->memory(), recv_.data(), most_ * row_stride_ * nranks_, mirror_);
     for (int k = 0; k < nranks_; ++k) {
       pack(k, sampler_.touched_rows(tensor_.lookups, ctx_.seed, k, step_, index_), want.data());
       for (std::size_t r = 0; r < most_; ++r)
-        bad += std::memcmp(want.data() + r * row_stride_, recv_.data() + (k * most_ + r) * row_stride_, row_stride_) != 0;
+        bad += std::memcmp(want.data() + r * row_stride_, got + (k * most_ + r) * row_stride_, row_stride_) != 0;
     }
+    mirror_ = {};
     return bad;
   }
   std::string kind() const override { return "allgather"; }
@@ -118,7 +147,8 @@ class AllgatherExchange final : public Exchange {
   std::int64_t step_ = 0;
   bool checked_ = false;
   std::vector<std::uint64_t> rows_;
-  std::vector<std::byte> send_, recv_;
+  OwnedBuffer send_, recv_;                // in the transport's memory; grown, never shrunk
+  mutable std::vector<std::byte> mirror_;  // device memory's packed rows and results, on the host
   // Its own scratch: this call is prepared every step, and growing the shared one would
   // move the scratch the prepared allreduces point into.
   Workspace workspace_;

@@ -41,13 +41,15 @@ class Exchange {
 
 // What the exchanges of one configuration share.
 struct ExchangeContext {
-  MpiTransport* transport = nullptr;  // the workers' communicator
+  Transport* transport = nullptr;  // carries the collectives; its memory holds their buffers
+  MPI_Comm comm = MPI_COMM_NULL;   // the same ranks, for the exchanges' own agreement
   Workspace* workspace = nullptr;  // for calls prepared once, before the steps
   AlgorithmParams params;
   std::uint64_t seed = 1;
 };
 
-// A dense bucket allreduced in place with `algorithm`, from `data` (bucket.bytes).
+// A dense bucket allreduced in place with `algorithm`, from `data` (bucket.bytes, in the
+// transport's memory).
 std::unique_ptr<Exchange> make_allreduce_exchange(const Bucket& bucket, const AlgorithmEntry& algorithm,
                                                   std::byte* data, const ExchangeContext& ctx);
 // A sparse tensor's touched rows (index and values) allgathered with `algorithm`

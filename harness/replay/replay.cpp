@@ -22,10 +22,11 @@ struct Configuration {
 };
 
 // The allgather that goes with an allreduce algorithm: the same name where one is
-// registered (ring, mpi), otherwise the MPI library's.
-const AlgorithmEntry& allgather_for(const Registry& registry, const AlgorithmEntry& allreduce) {
+// registered (ring, mpi, nccl), otherwise the MPI library's, or on device memory (which
+// MPI's cannot move) the ring.
+const AlgorithmEntry& allgather_for(const Registry& registry, const AlgorithmEntry& allreduce, MemoryKind memory) {
   if (const AlgorithmEntry* e = registry.find(Collective::allgather, allreduce.name)) return *e;
-  return *registry.find(Collective::allgather, "mpi");
+  return *registry.find(Collective::allgather, memory == MemoryKind::host ? "mpi" : "ring");
 }
 
 // What one worker measured in one configuration.
@@ -38,9 +39,12 @@ struct WorkerRun {
 
 class Replayer {
  public:
-  Replayer(const ReplayOptions& r, Session& session)
-      : r_(r), registry_(session.registry), transport_(session.transport), comm_(session.comm),
-        topology_(session.topology), params_(session.algorithm_params(0)),
+  Replayer(const ReplayOptions& r, Session& session, Transport& references)
+      : r_(r), registry_(session.registry), transport_(session.transport), references_(references),
+        comm_(session.comm), topology_(session.topology),
+        // NCCL groups one step's sends and receives: its schedules run step by step.
+        params_(session.algorithm_params(0, r.transport == TransportKind::nccl ? ExecutionOrder::steps
+                                                                                : ExecutionOrder::dataflow)),
         workload_(load_workload(r_.workload, r_.workload_options)), compute_(model_compute(r_, workload_).value()) {
     for (std::size_t i = 0; i < workload_.tensors.size(); ++i) {
       const GradientTensor& t = workload_.tensors[i];
@@ -136,10 +140,11 @@ class Replayer {
 
   WorkerRun run_worker(const Configuration& c, const std::vector<Bucket>& buckets, bool ps, PsRoles roles,
                        MPI_Comm workers, bool check_first_step) {
+    // The parameter server's workers run their collectives on a communicator of their own.
     std::optional<MpiTransport> own;
-    MpiTransport* tr = &transport_;
+    Transport* tr = &references_;
     if (ps) tr = &own.emplace(workers);
-    ExchangeContext ctx{tr, &workspace_, params_, r_.seed};
+    ExchangeContext ctx{tr, workers, &workspace_, params_, r_.seed};
     ctx.params.node_of_rank.resize(tr->size());
     // Dense buckets live in one arena, as DDP's flat bucket views do.
     std::vector<std::size_t> offset(buckets.size(), 0);
@@ -149,7 +154,7 @@ class Replayer {
         offset[i] = arena;
         arena += (buckets[i].bytes + 63) / 64 * 64;
       }
-    if (arena_.size() < arena) arena_.assign(arena, std::byte{0});
+    if (arena_.size() < arena) arena_ = tr->allocate(arena);
     std::vector<std::unique_ptr<Exchange>> ex(plan_.size());
     // Largest first, so the shared scratch has grown to its final size before any
     // prepared call keeps a pointer into it.
@@ -168,7 +173,7 @@ class Replayer {
         const Bucket& b = buckets[plan_[i]];
         if (b.sparse)
           ex[i] = make_allgather_exchange(workload_, b.tensors.front(), *sampler_for(b.tensors.front()),
-                                          allgather_for(registry_, *c.algorithm), ctx);
+                                          allgather_for(registry_, *c.algorithm, r_.memory), ctx);
         else
           ex[i] = make_allreduce_exchange(b, *c.algorithm, arena_.data() + offset[plan_[i]], ctx);
       }
@@ -180,7 +185,7 @@ class Replayer {
       progress::set_call(s < r_.warmup ? "warm-up step" : "step", s, total);
       const bool check = check_first_step && s == 0;
       for (auto& e : ex) e->prepare_step(s, check);
-      MPI_Barrier(tr->comm());
+      MPI_Barrier(workers);
       std::vector<double> ms;
       for (auto& e : ex) ms.push_back(e->run(s) * 1e3);
       if (s >= r_.warmup) out.durations_ms.insert(out.durations_ms.end(), ms.begin(), ms.end());
@@ -209,7 +214,8 @@ class Replayer {
 
   const ReplayOptions& r_;
   const Registry& registry_;
-  MpiTransport& transport_;
+  MpiTransport& transport_;  // the session's: the parameter server's, and the harness's own traffic
+  Transport& references_;    // carries the dense and allgather exchanges (device memory's, or transport_)
   MPI_Comm comm_;
   const Topology& topology_;
   AlgorithmParams params_;
@@ -220,15 +226,15 @@ class Replayer {
   std::vector<int> plan_;                        // per exchange: its bucket, or -1 for the ps step
   std::vector<double> ready_;                    // per exchange
   Workspace workspace_;
-  PageBytes arena_;
+  OwnedBuffer arena_;  // the dense buckets, in references_' memory
 };
 
 }  // namespace
 
-std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& sink) {
+std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& sink, Transport* references) {
   const int rank = session.rank();
 
-  Replayer replayer(r, session);
+  Replayer replayer(r, session, references ? *references : session.transport);
   const Workload& w = replayer.workload();
   const ComputeModel& c = replayer.compute();
   if (rank == 0)
@@ -303,6 +309,8 @@ void add_replay_metadata(nlohmann::json& m, const ReplayOptions& r) {
                   {"rounds", r.rounds},
                   {"warmup", r.warmup},
                   {"check", r.check},
+                  {"memory", kMemoryKindNames.name(r.memory)},
+                  {"transport", kTransportKindNames.name(r.transport)},
                   {"ranks_per_node", r.ranks_per_node}};
   m["workload"] = {{"name", w.name},
                    {"description", w.description},

@@ -14,7 +14,9 @@ namespace collbench {
 // Collective over the session's ranks. Rank 0 prints the table; rows go to `sink` as
 // each configuration finishes. Returns the wrong results found by the checked step;
 // throws RunError on every rank alike when the parameter server reports an error.
-std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& sink);
+// `references` carries the dense and allgather exchanges, in its memory (device memory's
+// transport); nullptr: the session's MPI transport.
+std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& sink, Transport* references = nullptr);
 
 // The --timeline file, as the sink vets and writes it.
 inline OtherOutput timeline_output(const ReplayOptions& r) { return {"--timeline", r.timeline_path}; }

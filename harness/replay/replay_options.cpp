@@ -46,8 +46,11 @@ void add_replay_flags(CLI::App& app, ReplayFlags& f) {
   add_model_flags(app, r, f.model);
   app.add_option("--workload", r.workload, "resnet50, bert-base, bert-large, lm1b, or a workload FILE.csv")
       ->capture_default_str();
-  app.add_option("--algorithms,-a", f.algorithms, "Allreduce algorithms for the dense buckets (see 'collbench list')")
-      ->capture_default_str();
+  app.add_option("--algorithms,-a", f.algorithms, "Allreduce algorithms for the dense buckets (see 'collbench list'; "
+                                                 "with --memory device the reference ones, and nccl over --transport "
+                                                 "nccl)")
+      ->capture_default_str()
+      ->each([&f](const std::string&) { f.algorithms_given = true; });
   app.add_option("--sparse-strategy", f.sparse, "Sparse tables: dense (allreduce the table), allgather (the touched "
                                                 "rows), ps (push/pull rows to servers), or a list")->capture_default_str();
   app.add_option("--servers", r.servers, "ps: server ranks (the last S); the others are workers")
@@ -62,34 +65,47 @@ void add_replay_flags(CLI::App& app, ReplayFlags& f) {
   app.add_flag("--check,!--no-check", r.check, "Check the first warm-up step's results (default on)");
   app.add_option("--ranks-per-node", r.ranks_per_node, "Emulate nodes of this many ranks for hierarchical algorithms")
       ->check(whole_in(1, INT_MAX));
-  app.add_option("--memory", f.memory, "Where the gradient buckets live: host, or device (not built yet: refused "
-                                     "with the reason)")
+  app.add_option("--memory", f.memory, "Where the gradient buckets and gathered rows live: host, or device (the GPU "
+                                     "local_rank % GPUs; inputs copied in, results copied back and checked)")
       ->capture_default_str();
+  app.add_option("--transport", f.transport, "What carries the dense and allgather exchanges: mpi on host memory; "
+                                           "mpi-staged (the default), cuda-ipc or nccl with --memory device")
+      ->capture_default_str()
+      ->each([&f](const std::string&) { f.transport_given = true; });
   app.add_option("--timeline", r.timeline_path, "Chrome-trace JSON of compute and communication per rank (Perfetto)");
   add_output_flags(app, r.out, "replay");
   add_watchdog_flag(app, r.watchdog_s);
   add_force_flag(app, r.force);
 }
 
-ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks, const Machine& machine) {
+ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks, const Machine& machine,
+                             const std::function<GpuInventory()>& probe) {
   ReplayOptions r = f.parsed;
   r.memory = kMemoryKindNames.parse_or_throw(f.memory, "--memory");
-  if (r.memory == MemoryKind::device) {
-    const std::string why = device_memory_refusal(probe_gpus());
-    throw std::invalid_argument(why.empty() ? "replay --memory device is not built yet (issue 18); run --memory device is" : why);
-  }
+  r.transport = kTransportKindNames.parse_or_throw(f.transport, "--transport");
+  const bool device = r.memory == MemoryKind::device;
+  if (device && !f.transport_given) r.transport = TransportKind::mpi_staged;
+  if (r.transport == TransportKind::shm)
+    throw std::invalid_argument("replay carries host memory over --transport mpi only (shm serves run)");
+  if (const std::string why = memory_refusal(r.memory, r.transport, probe); !why.empty()) throw std::invalid_argument(why);
   const Workload w = resolve_model(r, f.model, true);
   if (r.check && r.warmup < 1) throw std::invalid_argument("--check checks the first warm-up step: give --warmup 1 or more, or --no-check");
+  // Device memory has no MPI baseline; NCCL's runs over the nccl transport.
+  const std::string named = f.algorithms_given || !device ? f.algorithms
+                            : r.transport == TransportKind::nccl ? "nccl,ring"
+                                                                 : "ring";
   r.algorithms = resolve_list<const AlgorithmEntry*>(
-      f.algorithms,
+      named,
       [&](const std::string& s) {
-        const AlgorithmEntry* e = registry.find_on_host(Collective::allreduce, s);
+        const AlgorithmEntry* e = registry.find(Collective::allreduce, s);
         return e ? std::optional{e} : std::nullopt;
       },
       [&](const std::string& s) {
-        return "unknown allreduce algorithm '" + s + "'; valid: " + registry.host_names(Collective::allreduce);
+        return "unknown allreduce algorithm '" + s + "'; valid: " +
+               (device ? registry.names(Collective::allreduce) : registry.host_names(Collective::allreduce));
       },
       "allreduce algorithm names nothing");
+  keep_runnable(r.algorithms, r.memory, r.transport, true);
   r.sparse_strategies = {SparseStrategy::none};
   if (w.sparse_tensors() > 0)
     r.sparse_strategies = resolve_list<SparseStrategy>(
@@ -100,6 +116,9 @@ ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int
         },
         [](const std::string& s) { return "unknown --sparse-strategy '" + s + "'; valid: dense, allgather, ps"; },
         "--sparse-strategy names nothing");
+  if (device && std::find(r.sparse_strategies.begin(), r.sparse_strategies.end(), SparseStrategy::ps) !=
+                    r.sparse_strategies.end())
+    throw std::invalid_argument("--sparse-strategy ps runs on host memory only, not --memory device");
   check_replay_request(r, w, machine);
   if (std::find(r.sparse_strategies.begin(), r.sparse_strategies.end(), SparseStrategy::ps) == r.sparse_strategies.end())
     return r;

@@ -1,11 +1,13 @@
 #pragma once
 // `collbench replay`'s command line.
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "collectives/gpu.hpp"
 #include "collectives/names.hpp"
 #include "collectives/registry.hpp"
+#include "harness/common/device_memory.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/watchdog.hpp"
@@ -32,6 +34,7 @@ struct ReplayOptions : ModelOptions {
   std::string timeline_path;
   int ranks_per_node = 0;
   MemoryKind memory = MemoryKind::host;
+  TransportKind transport = TransportKind::mpi;  // what carries the dense and allgather exchanges
   OutputOptions out;
   double watchdog_s = kDefaultWatchdogSeconds;
   bool force = false;
@@ -40,13 +43,16 @@ struct ReplayOptions : ModelOptions {
 // Strings as typed, resolved by resolve_replay.
 struct ReplayFlags {
   ModelFlags model;
-  std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync", memory = "host";
+  std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync", memory = "host", transport = "mpi";
+  bool algorithms_given = false, transport_given = false;
   ReplayOptions parsed;  // what CLI11 parses straight into numbers
 };
 
 void add_replay_flags(CLI::App& app, ReplayFlags& f);
 // Checks and resolves everything a rank can check alone; throws std::invalid_argument.
 // Refuses (unless --force) a replay whose estimate is absurd (request_limits.hpp).
-ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks, const Machine& machine);
+// `probe` says which GPUs there are, asked only for device memory (tests pass their own).
+ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks, const Machine& machine,
+                             const std::function<GpuInventory()>& probe = probe_gpus);
 
 }  // namespace collbench

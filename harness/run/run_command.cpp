@@ -1,24 +1,21 @@
 #include "harness/run/run_command.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <stdexcept>
 
 #include "collectives/memory_space.hpp"
-#include "collectives/mpi/communicator.hpp"
 #include "collectives/mpi/known_defects.hpp"
 #include "collectives/mpi/forced_algorithm.hpp"
-#include "collectives/mpi/shm_transport.hpp"
-#include "collectives/nccl.hpp"
-#include "collectives/staged_transport.hpp"
+#include "collectives/mpi/mapped_transport.hpp"
+#include "collectives/shm_memory.hpp"
 #include "harness/common/control.hpp"
+#include "harness/common/device_memory.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/session.hpp"
 #include "harness/common/stats.hpp"
-#include "harness/common/topology.hpp"
 #include "harness/run/bound.hpp"
 #include "harness/run/run_table.hpp"
 #include "harness/run/sweep.hpp"
@@ -100,57 +97,6 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                     "so transfer and reduction add up; with offloaded transfers (RDMA, NVLink) they could overlap"}};
 }
 
-namespace {
-
-// Device buffers: this rank's GPU (local rank modulo the GPUs it sees) and the transport
-// that carries them, MPI through host copies or NCCL. Set up on every rank; one failing
-// fails all.
-struct DeviceMemory {
-  std::unique_ptr<MemorySpace> space;
-  std::unique_ptr<Transport> transport;
-  static DeviceMemory start(TransportKind kind, Transport& host, const Invocation& inv) {
-    DeviceMemory d;
-    std::string error;
-    const Communicator node = Communicator::split_shared(inv.comm, inv.rank);
-    int local = 0;
-    MPI_Comm_rank(node.get(), &local);
-    const GpuInventory gpus = probe_gpus();
-    const int gpu = gpu_of_local_rank(local, static_cast<int>(gpus.devices.size()));
-    try {
-      d.space = make_gpu_space(gpu);
-    } catch (const std::exception& e) {
-      error = "rank " + std::to_string(inv.rank) + ": " + e.what();
-    }
-    fail_together(error, inv);
-    if (kind == TransportKind::nccl) {
-      // NCCL's own refusal of a shared GPU is obscure: say it first, on every rank alike.
-      const std::string here = rank_hosts(inv.comm)[static_cast<std::size_t>(inv.rank)] + "/" +
-                               gpus.devices[static_cast<std::size_t>(gpu)].pci_bus_id;
-      const char* multi = std::getenv("NCCL_MULTI_RANK_GPU_ENABLE");
-      const std::string refusal = nccl_layout_refusal(control_allgather(here, inv.comm), gpus.nccl_version,
-                                                      multi && std::string(multi) == "1");
-      if (!refusal.empty()) throw RunError("--transport nccl: " + refusal);
-      try {
-        d.transport = make_nccl_transport(inv.rank, inv.size, *d.space, [&](void* data, std::size_t bytes) {
-          MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, 0, inv.comm);
-        });
-      } catch (const std::exception& e) {
-        error = "rank " + std::to_string(inv.rank) + ": " + e.what();
-      }
-      fail_together(error, inv);
-    } else {
-      d.transport = std::make_unique<StagedTransport>(host, *d.space);
-    }
-    return d;
-  }
-  static void fail_together(const std::string& error, const Invocation& inv) {
-    for (const std::string& e : control_allgather(error, inv.comm))
-      if (!e.empty()) throw RunError("--memory device: " + e);
-  }
-};
-
-}  // namespace
-
 int run_run(RunOptions o, const Invocation& inv) {
   const SweepSpec& s = o.sweep;
   if (auto defect = known_mpi_defect(s.collective, s.in_place, s.root)) throw RunError(*defect);
@@ -160,9 +106,9 @@ int run_run(RunOptions o, const Invocation& inv) {
   if (const ForcedAlgorithm& f = forced_mpi_algorithm(s.collective); runs_mpi && !f.refused.empty())
     throw RunError(f.refused);
   Session session(*inv.registry, inv.comm, o.ranks_per_node);
-  std::optional<ShmTransport> shm;
+  std::optional<MappedTransport> shm;
   if (s.transport == TransportKind::shm) try {
-      shm.emplace(inv.comm);
+      shm.emplace(inv.comm, make_shm_memory());
     } catch (const std::runtime_error& e) {  // every rank learned it together
       throw RunError(e.what());
     }

@@ -78,8 +78,9 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
                                              "point-to-point) or shm (this node's shared memory, each message "
                                              "copied once by its receiver; every rank on one node); for "
                                              "--memory device mpi-staged (MPI through host copies; the default "
-                                             "there), nccl (NCCL send/receive, step by step) or cuda-ipc (not "
-                                             "built yet)")
+                                             "there), nccl (NCCL send/receive, step by step) or cuda-ipc "
+                                             "(peers' GPU buffers mapped through CUDA IPC, each message copied "
+                                             "once on the receiver's stream; every rank on one node)")
       ->capture_default_str()
       ->each([&f](const std::string&) { f.transport_given = true; });
   run.add_option("--memory", f.memory, "Where the buffers live: host, or device (the GPU local_rank % GPUs; "
@@ -135,20 +136,6 @@ RequestEstimate estimate_sweep(const SweepSpec& s, const std::vector<std::size_t
   e.work = std::to_string(s.algorithms.size()) + " algorithm(s) x " + std::to_string(sizes.size()) + " size(s), " +
            std::to_string(static_cast<long long>(calls)) + " calls each";
   return e;
-}
-
-std::string memory_refusal(MemoryKind memory, TransportKind transport, const std::function<GpuInventory()>& probe) {
-  const std::string name(kTransportKindNames.name(transport));
-  if (memory == MemoryKind::host && moves_device_memory(transport))
-    return "--transport " + name + " moves device memory: give --memory device";
-  if (memory == MemoryKind::host) return {};
-  if (!moves_device_memory(transport))
-    return "--transport " + name + " moves host memory; with --memory device use mpi-staged, cuda-ipc or nccl";
-  const GpuInventory gpus = probe();
-  if (const std::string why = device_memory_refusal(gpus); !why.empty()) return why;
-  if (transport == TransportKind::nccl && !gpus.built_with_nccl)
-    return "--transport nccl: this collbench was built without NCCL (no libnccl and nccl.h at configure time)";
-  return {};
 }
 
 RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, const Machine& machine,
@@ -209,8 +196,6 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
     throw std::invalid_argument("--collective ps needs --transport mpi (its tagged messages are MPI's)");
   if (const std::string why = memory_refusal(s.memory, s.transport, probe); !why.empty())
     throw std::invalid_argument(why);
-  if (s.transport == TransportKind::cuda_ipc)
-    throw std::invalid_argument("--transport cuda-ipc is not built yet (issue 18); mpi-staged and nccl are");
   if (s.transport == TransportKind::nccl) {
     // A step's sends and receives go out as one NCCL group; overlapping steps could
     // leave a group waiting for a peer's later one on the same stream.
@@ -218,19 +203,7 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
       throw std::invalid_argument("--transport nccl runs schedules step by step (--order steps), one NCCL group per step");
     s.order = ExecutionOrder::steps;
   }
-  // Each baseline runs on its library's memory and transport: MPI's on host memory,
-  // NCCL's on device memory over the nccl transport (the MPI library's collective would
-  // need a CUDA-aware MPI, which collbench does not assume).
-  const std::string library = s.memory == MemoryKind::host ? "mpi" : s.transport == TransportKind::nccl ? "nccl" : "";
-  auto foreign = [&](const AlgorithmEntry* a) { return a->is_baseline() && a->library != library; };
-  if (f.algorithms_given)
-    for (const AlgorithmEntry* a : s.algorithms)
-      if (foreign(a))
-        throw std::invalid_argument(
-            a->library == "nccl" ? "-a nccl (NCCL's own collective) runs on --memory device --transport nccl"
-                                 : "--memory device runs the MPI library's collective nowhere: it needs host memory "
-                                   "here (the nccl baseline runs with --transport nccl)");
-  std::erase_if(s.algorithms, foreign);
+  keep_runnable(s.algorithms, s.memory, s.transport, f.algorithms_given);
   if (s.memory == MemoryKind::device && s.bound)
     throw std::invalid_argument("--bound measures host memory, not --memory device");
   if (s.bound && ps) throw std::invalid_argument("--bound applies to the collectives, not to --collective ps");

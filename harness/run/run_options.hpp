@@ -8,6 +8,7 @@
 #include "collectives/collective.hpp"
 #include "collectives/gpu.hpp"
 #include "collectives/registry.hpp"
+#include "harness/common/device_memory.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/timing.hpp"
@@ -18,22 +19,6 @@ class App;
 }
 
 namespace collbench {
-
-// What carries the reference algorithms' messages: MPI point-to-point, or this node's
-// shared memory, copied once (collectives/mpi/shm_transport.hpp); for device memory MPI
-// through host copies (staged_transport.hpp), NCCL send/receive (nccl.hpp), or CUDA IPC
-// (not built yet, issue 18).
-enum class TransportKind { mpi, shm, mpi_staged, cuda_ipc, nccl };
-inline constexpr NameTable<TransportKind, 5> kTransportKindNames{{{{TransportKind::mpi, "mpi"},
-                                                                    {TransportKind::shm, "shm"},
-                                                                    {TransportKind::mpi_staged, "mpi-staged"},
-                                                                    {TransportKind::cuda_ipc, "cuda-ipc"},
-                                                                    {TransportKind::nccl, "nccl"}}}};
-inline constexpr bool moves_device_memory(TransportKind t) { return t != TransportKind::mpi && t != TransportKind::shm; }
-
-// Why this build and machine cannot run `transport` on buffers in `memory`, as one
-// sentence; empty where they can. `probe` is asked only where device memory is.
-std::string memory_refusal(MemoryKind memory, TransportKind transport, const std::function<GpuInventory()>& probe);
 
 struct SizeRange {
   std::size_t min_bytes = 8;

@@ -5,6 +5,8 @@
 #include <mpi.h>
 
 #include <fstream>
+#include <functional>
+#include <memory>
 
 #include "algorithms/catalog.hpp"
 #include "harness/command_line.hpp"
@@ -12,6 +14,10 @@
 #include "harness/common/session.hpp"
 #include "harness/replay/replay.hpp"
 #include "harness/replay/replay_rows.hpp"
+#include "collectives/mpi/mapped_transport.hpp"
+#include "collectives/shm_memory.hpp"
+#include "collectives/staged_transport.hpp"
+#include "tests/mpi/deferred_space.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/zipf.hpp"
 
@@ -48,8 +54,10 @@ class Replay : public ::testing::Test {
   }
   void TearDown() override { std::remove(workload_path_.c_str()); }
 
-  // Runs `collbench replay ARGS` in process; rank 0 gets the JSON rows.
-  nlohmann::json replay(std::vector<std::string> args, std::int64_t* wrong) {
+  // Runs `collbench replay ARGS` in process; rank 0 gets the JSON rows. `device` makes
+  // the transport that carries the exchanges on device memory (tests emulate one).
+  nlohmann::json replay(std::vector<std::string> args, std::int64_t* wrong,
+                        const std::function<std::unique_ptr<Transport>(Session&)>& device = {}) {
     args.insert(args.begin(), {"collbench", "replay", "--workload", workload_path_, "--compute-ms", "2", "--steps",
                                std::to_string(kSteps), "--warmup", std::to_string(kWarmup)});
     std::vector<const char*> argv;
@@ -58,10 +66,16 @@ class Replay : public ::testing::Test {
     EXPECT_TRUE(std::holds_alternative<ReplayOptions>(cmd));
     if (!std::holds_alternative<ReplayOptions>(cmd)) return {};
     Session session(registry_, MPI_COMM_WORLD, 0);
+    ReplayOptions options = std::get<ReplayOptions>(cmd);
+    std::unique_ptr<Transport> references;
+    if (device) {
+      references = device(session);
+      options.memory = MemoryKind::device;
+    }
     OutputOptions out{testing::TempDir() + "replay-test.csv", json_path_};
     out.overwrite = true;  // each test replays into the same files
     ResultSink sink = ResultSink::open(out, "replay", replay_columns(), nlohmann::json::object(), MPI_COMM_WORLD);
-    *wrong = run_replay(std::get<ReplayOptions>(cmd), session, sink);
+    *wrong = run_replay(options, session, sink, references.get());
     sink.finish();
     if (rank_ != 0) return {};
     return nlohmann::json::parse(std::ifstream(json_path_))["rows"];
@@ -154,4 +168,34 @@ TEST_F(Replay, ABrokenAllreduceIsCaughtByTheCheckedStep) {
   if (rank_ == 0) {
     EXPECT_GT(rows.back()["errors"].get<std::int64_t>(), 0);
   }
+}
+
+// Device memory as replay moves it (buckets and gathered rows in the transport's memory,
+// inputs copied in, results copied back to be checked), on an emulated device over the
+// staged and the mapped transport: the same bytes as on the host, nothing wrong; and the
+// broken allreduce is still caught there.
+TEST_F(Replay, OnDeviceMemoryTheExchangesAreCheckedAsOnTheHost) {
+  DeferredSpace space;
+  auto staged = [&](Session& s) -> std::unique_ptr<Transport> { return std::make_unique<StagedTransport>(s.transport, space); };
+  auto mapped = [&](Session&) -> std::unique_ptr<Transport> {
+    return std::make_unique<MappedTransport>(MPI_COMM_WORLD, make_shm_memory(space));
+  };
+  for (const auto& device : {std::function<std::unique_ptr<Transport>(Session&)>(staged), std::function<std::unique_ptr<Transport>(Session&)>(mapped)}) {
+    std::int64_t wrong = -1, host_wrong = -1;
+    const nlohmann::json rows = replay({"-a", "ring,rabenseifner", "--sparse-strategy", "dense,allgather"}, &wrong, device);
+    const nlohmann::json host = replay({"-a", "ring,rabenseifner", "--sparse-strategy", "dense,allgather"}, &host_wrong);
+    EXPECT_EQ(wrong, 0);
+    if (rank_ == 0) {
+      ASSERT_EQ(rows.size(), host.size());
+      expect_steps_not_below_compute(rows);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(rows[i]["errors"], 0);
+        EXPECT_EQ(rows[i]["comm_bytes"], host[i]["comm_bytes"]) << rows[i].dump();
+      }
+    }
+    if (size_ < 2) continue;
+    const nlohmann::json broken = replay({"-a", "broken", "--sparse-strategy", "dense"}, &wrong, device);
+    EXPECT_GT(wrong, 0);
+  }
+  EXPECT_GT(space.done(), 0u) << "the reductions went through the device's queue";
 }

@@ -15,6 +15,7 @@
 #include "collectives/reduce_kernels.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/metadata.hpp"
+#include "harness/replay/replay_options.hpp"
 #include "harness/run/run_options.hpp"
 
 using namespace collbench;
@@ -43,15 +44,17 @@ std::string refusal(MemoryKind m, TransportKind t, const GpuInventory& g) {
   return why;
 }
 
-// `collbench run ARGS` resolved on a machine with `gpus`; the error's text, or "".
-std::string resolve(std::vector<std::string> args, const GpuInventory& gpus, RunOptions* out = nullptr) {
+// A command's ARGS resolved on a machine with `gpus` into `out`; the error's text, or "".
+template <class Flags, class Options, class Add, class Resolve>
+std::string parse_and_resolve(std::vector<std::string> args, const GpuInventory& gpus, Options* out, Add add,
+                              Resolve resolve) {
   CLI::App app;
-  RunFlags f;
-  add_run_flags(app, f);
+  Flags f;
+  add(app, f);
   std::reverse(args.begin(), args.end());  // CLI11 parses a vector back to front
   try {
     app.parse(args);
-    const RunOptions o = resolve_run(f, default_registry(), 2, this_machine(2), [&] { return gpus; });
+    const Options o = resolve(f, default_registry(), 2, this_machine(2), [&] { return gpus; });
     if (out) *out = o;
   } catch (const std::exception& e) {
     return e.what();
@@ -59,7 +62,49 @@ std::string resolve(std::vector<std::string> args, const GpuInventory& gpus, Run
   return "";
 }
 
+// `collbench run ARGS`.
+std::string resolve(std::vector<std::string> args, const GpuInventory& gpus, RunOptions* out = nullptr) {
+  return parse_and_resolve<RunFlags>(std::move(args), gpus, out, add_run_flags, resolve_run);
+}
+
+// `collbench replay ARGS --compute-ms 10`.
+std::string resolve_replay_args(std::vector<std::string> args, const GpuInventory& gpus, ReplayOptions* out = nullptr) {
+  args.insert(args.end(), {"--compute-ms", "10"});
+  return parse_and_resolve<ReplayFlags>(std::move(args), gpus, out, add_replay_flags, resolve_replay);
+}
+
 }  // namespace
+
+// Replay on device memory: buckets over a device transport, no MPI baseline, no
+// parameter server; NCCL's allreduce joins over nccl.
+TEST(GpuReplay, DeviceMemoryChoices) {
+  ReplayOptions r;
+  ASSERT_EQ(resolve_replay_args({"--memory", "device"}, with_gpus(1), &r), "");
+  EXPECT_EQ(r.memory, MemoryKind::device);
+  EXPECT_EQ(r.transport, TransportKind::mpi_staged) << "the default with device memory";
+  EXPECT_EQ(names_of(r.algorithms), std::vector<std::string>{"ring"}) << "the default without MPI's";
+  ASSERT_EQ(resolve_replay_args({"--memory", "device", "--transport", "cuda-ipc", "-a", "ring,rabenseifner"}, with_gpus(1), &r), "");
+  EXPECT_EQ(r.transport, TransportKind::cuda_ipc);
+  EXPECT_EQ(names_of(r.algorithms), (std::vector<std::string>{"ring", "rabenseifner"}));
+  ASSERT_EQ(resolve_replay_args({}, with_gpus(0), &r), "") << "host runs never ask for a GPU";
+  EXPECT_EQ(r.transport, TransportKind::mpi);
+  EXPECT_EQ(names_of(r.algorithms), (std::vector<std::string>{"mpi", "ring"}));
+  EXPECT_EQ(resolve_replay_args({"--memory", "device", "-a", "mpi,ring"}, with_gpus(1)),
+            "--memory device runs the MPI library's collective nowhere: it needs host memory here (the nccl "
+            "baseline runs with --transport nccl)");
+  EXPECT_EQ(resolve_replay_args({"--memory", "device", "--workload", "lm1b", "--sparse-strategy", "ps"}, with_gpus(1)),
+            "--sparse-strategy ps runs on host memory only, not --memory device");
+  EXPECT_EQ(resolve_replay_args({"--transport", "nccl"}, with_gpus(1)), "--transport nccl moves device memory: give --memory device");
+  EXPECT_EQ(resolve_replay_args({"--transport", "shm"}, with_gpus(1)),
+            "replay carries host memory over --transport mpi only (shm serves run)");
+  EXPECT_EQ(resolve_replay_args({"--memory", "device"}, with_gpus(0)),
+            "--memory device needs a GPU, and none is usable: no NVIDIA driver is loaded");
+  if (!default_registry().find(Collective::allreduce, "nccl")) return;
+  ASSERT_EQ(resolve_replay_args({"--memory", "device", "--transport", "nccl"}, with_gpus(1), &r), "");
+  EXPECT_EQ(names_of(r.algorithms), (std::vector<std::string>{"nccl", "ring"}));
+  EXPECT_EQ(resolve_replay_args({"-a", "nccl"}, with_gpus(1)),
+            "-a nccl (NCCL's own collective) runs on --memory device --transport nccl");
+}
 
 TEST(GpuRun, DeviceMemoryRunsTheReferenceAlgorithmsStaged) {
   RunOptions o;
@@ -72,8 +117,9 @@ TEST(GpuRun, DeviceMemoryRunsTheReferenceAlgorithmsStaged) {
             "--memory device runs the MPI library's collective nowhere: it needs host memory here (the nccl "
             "baseline runs with --transport nccl)");
   EXPECT_EQ(resolve({"--memory", "device", "--bound"}, with_gpus(1)), "--bound measures host memory, not --memory device");
-  EXPECT_EQ(resolve({"--memory", "device", "--transport", "cuda-ipc"}, with_gpus(1)),
-            "--transport cuda-ipc is not built yet (issue 18); mpi-staged and nccl are");
+  ASSERT_EQ(resolve({"--memory", "device", "--transport", "cuda-ipc"}, with_gpus(1), &o), "");
+  EXPECT_EQ(o.sweep.transport, TransportKind::cuda_ipc);
+  EXPECT_EQ(o.sweep.order, ExecutionOrder::dataflow) << "copies on one stream may overlap steps";
   EXPECT_EQ(resolve({"--memory", "device"}, with_gpus(0)), "--memory device needs a GPU, and none is usable: no NVIDIA driver is loaded");
   EXPECT_EQ(resolve({"--transport", "nccl"}, with_gpus(1)), "--transport nccl moves device memory: give --memory device");
 }
@@ -106,6 +152,22 @@ TEST(GpuRun, NcclLayoutRefusal) {
             "NCCL_MULTI_RANK_GPU_ENABLE=1 is set");
   EXPECT_EQ(nccl_layout_refusal({"h1/0000:01:00.0", "h1/0000:01:00.0"}, "2.30.1", true), "");
   EXPECT_EQ(nccl_layout_refusal({"h1/0000:01:00.0"}, "2.28.9", false), "") << "one rank";
+}
+
+// CUDA IPC copies between two GPUs only where one can read the other's memory; ranks
+// sharing a GPU always can.
+TEST(GpuRun, CudaIpcLayoutRefusal) {
+  GpuInventory g = with_gpus(3);
+  g.peer_access = {{true, true, false}, {true, true, true}, {false, true, true}};
+  EXPECT_EQ(cuda_ipc_layout_refusal(g, {0, 0, 0, 0}), "") << "one GPU shared by every rank";
+  EXPECT_EQ(cuda_ipc_layout_refusal(g, {0, 1, 0, 1}), "");
+  EXPECT_EQ(cuda_ipc_layout_refusal(g, {1, 2}), "");
+  EXPECT_EQ(cuda_ipc_layout_refusal(g, {0, 1, 2}),
+            "rank 0's GPU 0 cannot read rank 2's GPU 2 directly (no peer access), so CUDA IPC copies between them "
+            "are not possible; use --transport mpi-staged or nccl");
+  g.peer_access[1][0] = false;  // one way only is not enough: each rank copies what it receives
+  EXPECT_NE(cuda_ipc_layout_refusal(g, {0, 1}), "");
+  EXPECT_NE(cuda_ipc_layout_refusal(g, {0, 5}), "") << "a GPU the inventory does not have";
 }
 
 TEST(GpuChoice, HostMemoryTakesHostTransportsOnly) {
@@ -154,7 +216,9 @@ TEST(GpuChoice, MemoryAndTransportNames) {
 TEST(GpuMetadata, RecordsVersionsAndDevicesOrWhyNone) {
   GpuInventory g = with_gpus(1);
   g.nccl_version = "2.28.3";
+  g.peer_access = {{true}};
   const nlohmann::json j = gpu_json(g);
+  EXPECT_EQ(j["peer_access"], nlohmann::json::parse("[[true]]"));
   EXPECT_EQ(j["cuda_driver"], "13.0");
   EXPECT_EQ(j["nccl"], "2.28.3");
   ASSERT_EQ(j["devices"].size(), 1u);

@@ -1,37 +1,38 @@
 #pragma once
-// Schedule messages between ranks of one node through shared memory, copied once: every
-// buffer comes from allocate() (a POSIX shared-memory segment), a send only announces
-// where its bytes are, and the receiver copies them straight from the sender's buffer
-// (as XPMEM or CUDA IPC do) instead of through a bounce buffer or a kernel copy. MPI
-// only starts it: the ranks agree on segment names and check they share a node.
+// Schedule messages between ranks of one node, copied once, straight out of the sender's
+// buffer: every buffer comes from allocate() (memory peers can map: POSIX shared memory
+// for `shm`, CUDA IPC for `cuda-ipc`), a send only announces where its bytes are, and the
+// receiver copies them in its memory space (the CPU, or its GPU stream) instead of
+// through a bounce buffer or a kernel copy, as XPMEM or CUDA IPC users do. The
+// announcements travel through channels in POSIX shared memory; MPI only starts it: the
+// ranks agree on names and check they share a node.
 #include <mpi.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "collectives/exported_memory.hpp"
 #include "collectives/transport.hpp"
 
 namespace collbench {
 
-// Removes the names of every shared-memory segment this process still owns (what is
-// mapped stays valid): for exits that skip destructors (_Exit, MPI_Abort), so that an
-// interrupted, stalled or failed run leaves nothing in /dev/shm. Safe to call again.
-void remove_shm_names() noexcept;
-
-class ShmTransport final : public Transport {
+class MappedTransport final : public Transport {
  public:
-  // Collective over `comm`; throws std::runtime_error unless every rank is on this node.
-  explicit ShmTransport(MPI_Comm comm);
-  ~ShmTransport() override;
-  ShmTransport(const ShmTransport&) = delete;
-  ShmTransport& operator=(const ShmTransport&) = delete;
+  // Collective over `comm`; throws std::runtime_error (on every rank) unless every rank is
+  // on this node.
+  MappedTransport(MPI_Comm comm, std::unique_ptr<ExportedMemory> memory);
+  ~MappedTransport() override;
+  MappedTransport(const MappedTransport&) = delete;
+  MappedTransport& operator=(const MappedTransport&) = delete;
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  std::string_view name() const override { return "shm"; }
+  std::string_view name() const override { return memory_->transport_name(); }
   // Messages between two ranks match in posting order and must have the same length.
   Ticket start_send(const Message& m) override;
   Ticket start_recv(const Message& m) override;
@@ -41,8 +42,9 @@ class ShmTransport final : public Transport {
   // Schedule traffic only: the parameter server's tagged messages need the MPI transport.
   Ticket post_send(int peer, int tag, const std::byte* data, std::size_t bytes) override;
   Ticket post_recv(int peer, int tag, std::byte* data, std::size_t capacity) override;
-  // Not collective: peers map a segment when its first message reaches them.
+  // Not collective: peers map a buffer when its first message reaches them.
   OwnedBuffer allocate(std::size_t bytes) override;
+  MemorySpace& memory() override { return memory_->space(); }
 
   struct Channel;  // one direction between two ranks, in the receiver's control segment
 
@@ -51,6 +53,7 @@ class ShmTransport final : public Transport {
     std::uint64_t id;
     std::byte* base;
     std::size_t bytes;
+    ExportHandle handle;
   };
   struct Record {  // a ticket
     bool in_use = false, is_send = false, done = false;
@@ -61,8 +64,14 @@ class ShmTransport final : public Transport {
   };
   struct Pending {  // a send announced once its channel has room
     std::uint64_t segment, offset, bytes;
+    ExportHandle handle;
+  };
+  struct Copying {  // a receive whose copy is queued in the memory space
+    Ticket ticket;
+    std::uint64_t mark;
   };
 
+  std::unique_ptr<ExportedMemory> memory_;
   int rank_ = 0, size_ = 1;
   std::string prefix_;                    // "/collbench-<job>-", then rank and segment id
   std::vector<Channel*> inbound_;         // [source]: in this rank's control segment
@@ -71,23 +80,22 @@ class ShmTransport final : public Transport {
   std::vector<std::byte*> control_maps_;  // [rank]
   std::vector<std::uint64_t> send_seq_, recv_seq_;
   std::vector<std::vector<Pending>> backlog_;  // [destination], in order
-  std::vector<Segment> own_;                   // live segments of this rank
-  std::uint64_t next_segment_ = 1;
-  std::map<std::pair<int, std::uint64_t>, std::pair<std::byte*, std::size_t>> mapped_;  // peers'
+  std::vector<Segment> own_;                   // live buffers of this rank
+  std::map<std::pair<int, std::uint64_t>, const std::byte*> mapped_;  // peers' buffers
   std::vector<Record> records_;
   std::vector<Ticket> free_;
   std::vector<Ticket> recvs_waiting_;  // posting order
+  std::deque<Copying> copying_;        // in the order queued, so in the order done
   std::uint64_t pass_ = 0;             // of progress(): when each channel's `posted` was read
   std::vector<std::uint64_t> looked_, announced_;  // [source]
 
-  std::string segment_name(int rank, std::uint64_t id) const;
-  const std::byte* peer_segment(int peer, std::uint64_t id);
+  const std::byte* peer_buffer(int peer, std::uint64_t id, const ExportHandle& handle);
   Ticket keep(const Record& r);
   bool complete(Ticket t) const;
   void release(Ticket t);
   bool announce(std::size_t peer);  // the backlog's sends the channel has room for
-  // Announces what the channels have room for and copies every message that has
-  // arrived; returns whether anything moved.
+  // Announces what the channels have room for, queues a copy for every message that has
+  // arrived and frees the senders of copies done; returns whether anything moved.
   bool progress();
   void pause(int idle_rounds) const;
   // Runs progress() until `finished()` holds, pausing between fruitless rounds.

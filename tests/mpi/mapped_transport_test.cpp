@@ -1,5 +1,8 @@
-// The shared-memory transport: messages match in order and arrive intact under load,
-// memory it cannot map is refused, and every reference algorithm is exact over it.
+// The mapped transport over shared memory (shm): messages match in order and arrive
+// intact under load, memory it cannot map is refused, and every reference algorithm is
+// exact over it. Over an emulated device (as cuda-ipc runs on a GPU: copies queued on the
+// receiver's stream, senders freed only when they are done) every reference algorithm is
+// right too.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -7,16 +10,18 @@
 #include <stdexcept>
 #include <vector>
 
-#include "collectives/mpi/shm_transport.hpp"
+#include "collectives/mpi/mapped_transport.hpp"
+#include "collectives/shm_memory.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/session.hpp"
 #include "harness/run/sweep.hpp"
+#include "tests/mpi/deferred_space.hpp"
 
 using namespace collbench;
 
 namespace {
-ShmTransport& shm() {
-  static ShmTransport t(MPI_COMM_WORLD);
+MappedTransport& shm() {
+  static MappedTransport t(MPI_COMM_WORLD, make_shm_memory());
   return t;
 }
 
@@ -34,8 +39,8 @@ bool holds(const std::byte* p, std::size_t bytes, unsigned tag) {
 // Several messages in flight each way, of different sizes, receives completed out of
 // posting order: each channel must still hand them over (and free the sender) in order,
 // or a sender reuses a buffer its receiver has not copied yet.
-TEST(ShmTransport, MessagesInFlightArriveInOrderAndIntact) {
-  ShmTransport& t = shm();
+TEST(MappedTransport, MessagesInFlightArriveInOrderAndIntact) {
+  MappedTransport& t = shm();
   const int n = t.size(), me = t.rank();
   if (n < 2) GTEST_SKIP() << "needs two ranks";
   const int right = (me + 1) % n, left = (me + n - 1) % n;
@@ -67,8 +72,8 @@ TEST(ShmTransport, MessagesInFlightArriveInOrderAndIntact) {
 }
 
 // More sends than a channel has slots, posted before any receive.
-TEST(ShmTransport, SendsBeyondTheChannelsSlotsWaitTheirTurn) {
-  ShmTransport& t = shm();
+TEST(MappedTransport, SendsBeyondTheChannelsSlotsWaitTheirTurn) {
+  MappedTransport& t = shm();
   const int n = t.size(), me = t.rank();
   if (n < 2) GTEST_SKIP() << "needs two ranks";
   constexpr int kMessages = 300;
@@ -83,15 +88,15 @@ TEST(ShmTransport, SendsBeyondTheChannelsSlotsWaitTheirTurn) {
   for (int k = 0; k < kMessages; ++k) EXPECT_TRUE(holds(recv.data() + k * 8, 8, static_cast<unsigned>(k))) << k;
 }
 
-TEST(ShmTransport, RefusesMemoryItDidNotAllocateAndTaggedMessages) {
-  ShmTransport& t = shm();
+TEST(MappedTransport, RefusesMemoryItDidNotAllocateAndTaggedMessages) {
+  MappedTransport& t = shm();
   std::vector<std::byte> heap(64);
   EXPECT_THROW(t.start_send({0, heap.data(), heap.size()}), std::logic_error);
   EXPECT_THROW(t.post_send(0, 1, heap.data(), heap.size()), std::logic_error);
 }
 
 // Every reference algorithm of every collective, checked against the exact values.
-TEST(ShmTransport, EveryReferenceAlgorithmIsExact) {
+TEST(MappedTransport, EveryReferenceAlgorithmIsExact) {
   const Registry& r = default_registry();
   Session session(r, MPI_COMM_WORLD, 0);
   ResultSink discard;
@@ -110,4 +115,19 @@ TEST(ShmTransport, EveryReferenceAlgorithmIsExact) {
       for (const auto& a : e.algorithms)
         EXPECT_EQ(a.wrong, 0) << c.name << "/" << a.name << (in_place ? " in place" : "");
     }
+}
+
+// Device memory the way cuda-ipc moves it: every reference algorithm of every collective,
+// several dtypes, ops and both orders, against the exact values.
+TEST(MappedTransport, EveryReferenceAlgorithmIsRightOnDeviceMemory) {
+  Registry r = default_registry();
+  Session session(r, MPI_COMM_WORLD, 0);
+  DeferredSpace device;
+  MappedTransport mapped(MPI_COMM_WORLD, make_shm_memory(device));
+  EXPECT_EQ(&mapped.memory(), &device);
+  expect_every_reference_algorithm_right(session, mapped, TransportKind::cuda_ipc,
+                                         {{DType::f32, ReduceOp::sum, ExecutionOrder::dataflow, false},
+                                          {DType::f16, ReduceOp::min, ExecutionOrder::steps, true},
+                                          {DType::i32, ReduceOp::prod, ExecutionOrder::dataflow, true}});
+  EXPECT_GT(device.done(), 0u) << "the reductions and copies went through the space";
 }
