@@ -52,15 +52,16 @@ Schedule split_large_transfers(const Schedule& s, std::size_t max_count) {
 
 std::string describe(const Schedule& s, std::size_t elem) {
   std::ostringstream os;
-  os << "scratch " << s.scratch_count << " elements, " << s.steps.size() << " steps\n";
+  os << "scratch " << s.scratch_count << " elements, " << s.steps.size() << " steps of " << s.span() << "\n";
   for (std::size_t i = 0; i < s.steps.size(); ++i) {
     const Step& st = s.steps[i];
+    const std::size_t n = s.number(i);
     for (const auto& t : st.sends)
-      os << "step " << i << ": send " << t.region << " -> " << t.peer << " (" << t.region.count * elem << " B)\n";
+      os << "step " << n << ": send " << t.region << " -> " << t.peer << " (" << t.region.count * elem << " B)\n";
     for (const auto& t : st.recvs)
-      os << "step " << i << ": recv " << t.region << " <- " << t.peer << " (" << t.region.count * elem << " B)\n";
+      os << "step " << n << ": recv " << t.region << " <- " << t.peer << " (" << t.region.count * elem << " B)\n";
     for (const auto& op : st.ops) {
-      os << "step " << i << ": " << op.dst << " = " << op.a;
+      os << "step " << n << ": " << op.dst << " = " << op.a;
       if (op.kind == LocalOp::Kind::reduce) os << " op " << op.b << " (reduce, " << op.dst.count * elem << " B)\n";
       else os << " (copy, " << op.dst.count * elem << " B)\n";
     }

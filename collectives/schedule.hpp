@@ -42,6 +42,15 @@ struct Step {
 struct Schedule {
   std::size_t scratch_count = 0;  // elements of scratch this rank needs
   std::vector<Step> steps;
+  // Each step's number in the collective's sequence of steps, which every rank counts
+  // alike (the step semantics match messages across ranks by it), increasing. Builders
+  // leave out the steps where a rank has nothing to do, so a rank idle for most of a
+  // long collective (far down a chain, a ring's empty blocks) holds only what it does;
+  // executors need no idle step. Empty: the steps are numbered 0, 1, 2, ...
+  std::vector<std::size_t> numbers;
+  std::size_t number(std::size_t k) const { return numbers.empty() ? k : numbers[k]; }
+  // Steps counted with the idle ones: the last step's number + 1.
+  std::size_t span() const { return steps.empty() ? 0 : number(steps.size() - 1) + 1; }
 };
 
 // How an executor orders a schedule's work (dataflow.hpp).

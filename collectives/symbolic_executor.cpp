@@ -54,7 +54,8 @@ class Player {
   }
 
   SymbolicReport run(ExecutionOrder order) {
-    for (const Schedule& s : sched_) report_.max_steps = std::max(report_.max_steps, s.steps.size());
+    for (const Schedule& s : sched_) report_.max_steps = std::max(report_.max_steps, s.span());
+    cursor_.assign(sched_.size(), 0);
     if (order == ExecutionOrder::steps)
       for (std::size_t step = 0; step < report_.max_steps && !full(); ++step) play_step(step);
     else
@@ -107,12 +108,22 @@ class Player {
     return a.buf == b.buf && na && nb && a.offset < b.offset + nb && b.offset < a.offset + na;
   }
 
+  // Rank r's step numbered `step`, or nullptr where it has none; asked in increasing order.
+  const Step* step_numbered(int r, std::size_t step) {
+    const Schedule& s = sched_[r];
+    std::size_t& k = cursor_[static_cast<std::size_t>(r)];
+    while (k < s.steps.size() && s.number(k) < step) ++k;
+    return k < s.steps.size() && s.number(k) == step ? &s.steps[k] : nullptr;
+  }
+
   void play_step(std::size_t step) {
     const std::string at = "step " + std::to_string(step);
     std::map<std::pair<int, int>, std::deque<Payload>> in_flight;
+    std::vector<const Step*> now(static_cast<std::size_t>(p_.nranks));
+    for (int r = 0; r < p_.nranks; ++r) now[static_cast<std::size_t>(r)] = step_numbered(r, step);
     for (int r = 0; r < p_.nranks; ++r) {
-      if (step >= sched_[r].steps.size()) continue;
-      for (const Transfer& t : sched_[r].steps[step].sends) {
+      if (!now[r]) continue;
+      for (const Transfer& t : now[r]->sends) {
         if (t.peer < 0 || t.peer >= p_.nranks || t.peer == r) {
           error("rank " + std::to_string(r) + " " + at + ": send to invalid peer " + std::to_string(t.peer));
           continue;
@@ -130,8 +141,8 @@ class Player {
       }
     }
     for (int r = 0; r < p_.nranks; ++r) {
-      if (step >= sched_[r].steps.size()) continue;
-      const Step& st = sched_[r].steps[step];
+      if (!now[r]) continue;
+      const Step& st = *now[r];
       check_races(r, st, at);
       for (const Transfer& t : st.recvs) receive(r, t, at, in_flight);
     }
@@ -140,8 +151,8 @@ class Player {
         error("rank " + std::to_string(key.first) + " " + at + ": " + std::to_string(queue.size()) +
               " send(s) to rank " + std::to_string(key.second) + " have no matching receive");
     for (int r = 0; r < p_.nranks; ++r)
-      if (step < sched_[r].steps.size())
-        for (const LocalOp& op : sched_[r].steps[step].ops) local(r, op, at);
+      if (now[r])
+        for (const LocalOp& op : now[r]->ops) local(r, op, at);
   }
 
   // --- Dataflow order: every rank starts what its plan allows (dataflow.hpp); a transfer
@@ -192,7 +203,7 @@ class Player {
         const Step& st = sched_[r].steps[k];
         for (const Transfer& t : st.recvs) f.flat.recvs.push_back(&t);
         for (const Transfer& t : st.sends) f.flat.sends.push_back(&t);
-        for (const LocalOp& o : st.ops) f.flat.ops.push_back({k, &o});
+        for (const LocalOp& o : st.ops) f.flat.ops.push_back({sched_[r].number(k), &o});
       }
       f.progress = FlowProgress(f.plan);
     }
@@ -445,6 +456,7 @@ class Player {
 
   const SymbolicProblem& p_;
   const std::vector<Schedule>& sched_;
+  std::vector<std::size_t> cursor_;  // per rank: its first step not yet played (step order)
   std::size_t words_;
   std::vector<Rank> ranks_;
   SymbolicReport report_;

@@ -55,8 +55,19 @@ void Placement::cuts(Span span, std::vector<std::size_t>& out) const {
 }
 
 Step& ScheduleWriter::at(std::size_t step) {
-  if (s_.steps.size() <= step) s_.steps.resize(step + 1);
-  return s_.steps[step];
+  // Only the steps written are kept, numbered (Schedule::numbers); builders mostly write
+  // them in order, so a step is nearly always the last one or a new one after it.
+  std::vector<std::size_t>& numbers = s_.numbers;
+  if (numbers.size() != s_.steps.size())
+    throw std::logic_error("ScheduleWriter: a schedule whose steps are not all numbered");
+  if (!numbers.empty() && numbers.back() == step) return s_.steps.back();
+  auto it = std::lower_bound(numbers.begin(), numbers.end(), step);
+  const auto k = static_cast<std::size_t>(it - numbers.begin());
+  if (it == numbers.end() || *it != step) {
+    numbers.insert(it, step);
+    s_.steps.insert(s_.steps.begin() + static_cast<std::ptrdiff_t>(k), Step{});
+  }
+  return s_.steps[k];
 }
 
 void ScheduleWriter::send(std::size_t step, int peer, Region r) {

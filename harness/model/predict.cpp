@@ -36,6 +36,7 @@ bool same_transfers(const std::vector<Transfer>& a, const std::vector<Transfer>&
 bool is_image(const Schedule& base, const Schedule& image, const Symmetry& s, int n, int h) {
   if (base.steps.size() != image.steps.size()) return false;
   for (std::size_t i = 0; i < base.steps.size(); ++i) {
+    if (base.number(i) != image.number(i)) return false;
     const Step &x = base.steps[i], &y = image.steps[i];
     if (!same_transfers(x.sends, y.sends, s, n, h) || !same_transfers(x.recvs, y.recvs, s, n, h) ||
         x.ops.size() != y.ops.size())

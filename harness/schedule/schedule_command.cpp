@@ -98,7 +98,7 @@ nlohmann::json schedule_json(const Schedule& s, std::size_t elem) {
       if (op.kind == LocalOp::Kind::reduce) j["b"] = region_json(op.b, elem);
       ops.push_back(j);
     }
-    steps.push_back({{"step", i}, {"sends", sends}, {"recvs", recvs}, {"ops", ops}});
+    steps.push_back({{"step", s.number(i)}, {"sends", sends}, {"recvs", recvs}, {"ops", ops}});
   }
   return {{"scratch_elements", s.scratch_count}, {"steps", steps}};
 }
