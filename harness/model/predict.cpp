@@ -66,21 +66,44 @@ bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
   return true;
 }
 
+double transfers_and_steps(const Schedule& s) {
+  double n = 0;
+  for (const Step& x : s.steps) n += static_cast<double>(x.sends.size() + x.recvs.size()) + 1;
+  return n;
+}
+
 // Counts what a full simulation of every rank would hold, refusing once it is too much.
 class FullSimulationBudget {
  public:
   FullSimulationBudget(const PredictRequest& q, std::string why) : q_(q), why_(std::move(why)) {}
   void count(int r, const Schedule& s) {
-    for (const Step& x : s.steps) transfers_ += static_cast<double>(x.sends.size() + x.recvs.size()) + 1;
+    transfers_ += transfers_and_steps(s);
     if (transfers_ > kMostSimulatedTransfers)
-      throw std::invalid_argument(q_.algorithm->name + " on " + std::to_string(q_.ranks) + " ranks needs a full " +
-                                  "simulation (" + why_ + ") of more than " +
-                                  std::to_string(static_cast<long long>(kMostSimulatedTransfers)) +
-                                  " transfers and steps, more than collbench simulates (its first " +
-                                  std::to_string(r + 1) + " ranks already have that many)");
+      refuse("more than", "its first " + std::to_string(r + 1) + " ranks already have that many");
+  }
+  // Refuses at once where ranks sampled evenly say the whole would be too much: building
+  // every rank only to learn that can take minutes (a ring's n steps on each of n ranks).
+  void estimate(Built& b) {
+    const int samples = std::min(q_.ranks, 64);
+    double sampled = 0;
+    for (int i = 0; i < samples; ++i) {
+      const int r = static_cast<int>(static_cast<long long>(i) * (q_.ranks - 1) / std::max(samples - 1, 1));
+      sampled += transfers_and_steps(schedule_of(q_, b, r));
+    }
+    const double total = sampled / samples * q_.ranks;
+    if (total > kMostSimulatedTransfers)
+      refuse("about " + std::to_string(static_cast<long long>(total)),
+             "estimated from " + std::to_string(samples) + " ranks spread evenly");
   }
 
  private:
+  [[noreturn]] void refuse(const std::string& how_many, const std::string& evidence) const {
+    throw std::invalid_argument(q_.algorithm->name + " on " + std::to_string(q_.ranks) + " ranks needs a full " +
+                                "simulation (" + why_ + ") of " + how_many + " transfers and steps, more than the " +
+                                std::to_string(static_cast<long long>(kMostSimulatedTransfers)) +
+                                " collbench simulates (" + evidence + ")");
+  }
+
   const PredictRequest& q_;
   std::string why_;
   double transfers_ = 0;
@@ -114,6 +137,7 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
   // 65,536 of them cost as much to free as to simulate.
   CostSimulation sim(q.ranks, sym, p, layout);
   FullSimulationBudget budget(q, method == PredictMethod::full ? "asked for" : "no symmetry found");
+  if (sym.kind == Symmetry::Kind::none) budget.estimate(b);
   // Per rank, the buffers a run allocates and fills (send and receive, out of place) or
   // the schedule touches, whichever is more, and its scratch.
   std::size_t footprint = 0;

@@ -76,7 +76,7 @@ model hosts '{"name": "hosts", "ranks_per_node": 8, "intra_host": {"alpha_us": 1
 out=$("$mpiexec" -n 1 "$collbench" model predict -m "$dir/hosts.json" -c broadcast -n 65536 -a scatter_allgather,binomial \
   -b 64M -e 64M --csv "$dir/part.csv" 2>&1)
 [ $? -eq 2 ] || fail "a prediction too large to simulate did not exit 2: $out"
-grep -q "cannot predict scatter_allgather at 67108864 bytes: .*more than collbench simulates" <<<"$out" &&
+grep -q "cannot predict scatter_allgather at 67108864 bytes: .*more than the 50000000 collbench simulates" <<<"$out" &&
   grep -q "collbench: error: some predictions are missing" <<<"$out" || fail "the refused algorithm is not named: $out"
 python3 - "$dir" <<'PY' || exit 1
 import csv, sys
