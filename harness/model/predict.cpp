@@ -81,19 +81,33 @@ class FullSimulationBudget {
     if (transfers_ > kMostSimulatedTransfers)
       refuse("more than", "its first " + std::to_string(r + 1) + " ranks already have that many");
   }
-  // Refuses at once where ranks sampled evenly say the whole would be too much: building
-  // every rank only to learn that can take minutes (a ring's n steps on each of n ranks).
+  // Refuses at once where ranks sampled evenly say the whole would be too much: a
+  // typical (median) rank's transfers and steps n times over, or building every rank's
+  // schedule for longer than kMostBuildSeconds (builders that look at every rank, as
+  // hierarchical's node grouping does, cost O(n) each). Finding out by building them
+  // all could take minutes.
   void estimate(Built& b) {
     const int samples = std::min(q_.ranks, 64);
-    double sampled = 0;
+    std::vector<double> counts;
+    double build_s = 0;
     for (int i = 0; i < samples; ++i) {
       const int r = static_cast<int>(static_cast<long long>(i) * (q_.ranks - 1) / std::max(samples - 1, 1));
-      sampled += transfers_and_steps(schedule_of(q_, b, r));
+      const auto t0 = std::chrono::steady_clock::now();
+      const Schedule& s = schedule_of(q_, b, r);
+      build_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      counts.push_back(transfers_and_steps(s));
     }
-    const double total = sampled / samples * q_.ranks;
-    if (total > kMostSimulatedTransfers)
-      refuse("about " + std::to_string(static_cast<long long>(total)),
-             "estimated from " + std::to_string(samples) + " ranks spread evenly");
+    const std::string evidence = "estimated from " + std::to_string(samples) + " ranks spread evenly";
+    std::nth_element(counts.begin(), counts.begin() + samples / 2, counts.end());
+    const double total = counts[static_cast<std::size_t>(samples / 2)] * q_.ranks;
+    if (total > kMostSimulatedTransfers) refuse("about " + std::to_string(static_cast<long long>(total)), evidence);
+    const double all_s = build_s / samples * q_.ranks;
+    if (all_s > kMostBuildSeconds)
+      throw std::invalid_argument(q_.algorithm->name + " on " + std::to_string(q_.ranks) + " ranks needs a full " +
+                                  "simulation (" + why_ + "), and building its " + std::to_string(q_.ranks) +
+                                  " schedules would take about " + std::to_string(static_cast<long long>(all_s)) +
+                                  " s here, more than the " + std::to_string(static_cast<int>(kMostBuildSeconds)) +
+                                  " s collbench allows (" + evidence + ")");
   }
 
  private:

@@ -5,7 +5,9 @@
 // second, the middle, the last) are images of block 0 under a shift or an XOR by whole
 // blocks at sampled ranks (each block's first and last), step by step:
 // same sizes, operations, and peers moved alike. Otherwise every rank's schedule is
-// built and simulated, up to kMostSimulatedTransfers.
+// built and simulated, up to kMostSimulatedTransfers; 64 ranks spread evenly are built
+// first, and a full simulation whose typical rank has too much, or whose schedules would
+// take longer than kMostBuildSeconds to build, is refused at once.
 #include <cstddef>
 #include <string>
 
@@ -19,6 +21,7 @@ inline constexpr NameTable<PredictMethod, 3> kPredictMethodNames{
     {{{PredictMethod::automatic, "auto"}, {PredictMethod::full, "full"}, {PredictMethod::symmetric, "symmetric"}}}};
 
 inline constexpr double kMostSimulatedTransfers = 5e7;
+inline constexpr double kMostBuildSeconds = 60;
 
 struct PredictRequest {
   const AlgorithmEntry* algorithm = nullptr;  // a schedule builder
