@@ -89,7 +89,7 @@ struct DeviceCase {
 
 // Runs device_sweep for every collective and case over `transport`; no element may be wrong.
 inline void expect_every_reference_algorithm_right(Session& session, Transport& transport, TransportKind kind,
-                                                   std::initializer_list<DeviceCase> cases) {
+                                                   const std::vector<DeviceCase>& cases) {
   ResultSink discard;
   for (Collective c : kAllCollectives)
     for (const DeviceCase& k : cases) {
