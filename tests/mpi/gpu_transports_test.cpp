@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "collectives/exported_memory.hpp"
@@ -46,24 +48,28 @@ std::vector<DeviceCase> every_dtype_and_op() {
   return cases;
 }
 
+// Runs the cases over the transport `make` builds on this rank's GPU, or skips.
+void expect_right_on_gpu(TransportKind kind,
+                         const std::function<std::unique_ptr<Transport>(Session&, MemorySpace&)>& make) {
+  std::string why_not;
+  const std::unique_ptr<MemorySpace> space = gpu_space(why_not);
+  if (!space) GTEST_SKIP() << why_not;
+  Registry r = default_registry();
+  Session session(r, MPI_COMM_WORLD, 0);
+  const std::unique_ptr<Transport> transport = make(session, *space);
+  expect_every_reference_algorithm_right(session, *transport, kind, every_dtype_and_op());
+}
+
 }  // namespace
 
 TEST(GpuTransports, EveryReferenceAlgorithmOverMpiStaged) {
-  std::string why_not;
-  const std::unique_ptr<MemorySpace> space = gpu_space(why_not);
-  if (!space) GTEST_SKIP() << why_not;
-  Registry r = default_registry();
-  Session session(r, MPI_COMM_WORLD, 0);
-  StagedTransport staged(session.transport, *space);
-  expect_every_reference_algorithm_right(session, staged, TransportKind::mpi_staged, every_dtype_and_op());
+  expect_right_on_gpu(TransportKind::mpi_staged, [](Session& s, MemorySpace& space) -> std::unique_ptr<Transport> {
+    return std::make_unique<StagedTransport>(s.transport, space);
+  });
 }
 
 TEST(GpuTransports, EveryReferenceAlgorithmOverCudaIpc) {
-  std::string why_not;
-  const std::unique_ptr<MemorySpace> space = gpu_space(why_not);
-  if (!space) GTEST_SKIP() << why_not;
-  Registry r = default_registry();
-  Session session(r, MPI_COMM_WORLD, 0);
-  MappedTransport mapped(MPI_COMM_WORLD, make_cuda_ipc_memory(*space));
-  expect_every_reference_algorithm_right(session, mapped, TransportKind::cuda_ipc, every_dtype_and_op());
+  expect_right_on_gpu(TransportKind::cuda_ipc, [](Session&, MemorySpace& space) -> std::unique_ptr<Transport> {
+    return std::make_unique<MappedTransport>(MPI_COMM_WORLD, make_cuda_ipc_memory(space));
+  });
 }
