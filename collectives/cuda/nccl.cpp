@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -53,8 +54,6 @@ class NcclTransport final : public Transport {
     check(ncclCommInitRank(&comm_, size, id, rank), "ncclCommInitRank");
   }
   ~NcclTransport() override {
-    for (auto& [e, uses] : events_) cudaEventDestroy(e);
-    for (cudaEvent_t e : spare_events_) cudaEventDestroy(e);
     if (comm_) ncclCommDestroy(comm_);
   }
   int rank() const override { return rank_; }
@@ -85,7 +84,8 @@ class NcclTransport final : public Transport {
   void wait_all(std::span<const Ticket> tickets) override {
     launch();
     for (Ticket t : tickets) {
-      check(cudaEventSynchronize(flights_.at(t).event), "cudaEventSynchronize");
+      while (!done(t)) {
+      }
       spend(t);
     }
   }
@@ -94,12 +94,12 @@ class NcclTransport final : public Transport {
   struct Flight {
     bool send = false;
     Message m;
-    cudaEvent_t event = nullptr;  // recorded after its group; null until launched
+    std::uint64_t mark = 0;  // the stream's mark after its group (MemorySpace::mark)
   };
 
   Ticket queue(bool send, const Message& m) {
     const Ticket t = next_++;
-    flights_.emplace(t, Flight{send, m, nullptr});
+    flights_.emplace(t, Flight{send, m, 0});
     pending_.push_back(t);
     return t;
   }
@@ -116,27 +116,16 @@ class NcclTransport final : public Transport {
       else check(ncclRecv(f.m.data, f.m.bytes, ncclUint8, f.m.peer, comm_, stream_), "ncclRecv");
     }
     check(ncclGroupEnd(), "ncclGroupEnd");
-    cudaEvent_t e = nullptr;
-    if (spare_events_.empty()) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
-    else e = spare_events_.back(), spare_events_.pop_back();
-    check(cudaEventRecord(e, stream_), "cudaEventRecord");
-    events_[e] = pending_.size();
-    for (Ticket t : pending_) flights_.at(t).event = e;
+    const std::uint64_t mark = space_.mark();
+    for (Ticket t : pending_) flights_.at(t).mark = mark;
     pending_.clear();
   }
-  bool done(Ticket t) const {
-    const cudaError_t r = cudaEventQuery(flights_.at(t).event);
-    if (r == cudaErrorNotReady) return false;
-    check(r, "cudaEventQuery");
-    return true;
-  }
+  bool done(Ticket t) { return space_.reached(flights_.at(t).mark); }
   // Forgets a completed ticket; returns the bytes a receive got.
   std::size_t spend(Ticket t) {
     auto it = flights_.find(t);
     const std::size_t bytes = it->second.send ? 0 : it->second.m.bytes;
-    cudaEvent_t e = it->second.event;
     flights_.erase(it);
-    if (--events_.at(e) == 0) events_.erase(e), spare_events_.push_back(e);
     return bytes;
   }
 
@@ -147,8 +136,6 @@ class NcclTransport final : public Transport {
   Ticket next_ = 0;
   std::unordered_map<Ticket, Flight> flights_;
   std::vector<Ticket> pending_;
-  std::unordered_map<cudaEvent_t, std::size_t> events_;  // launched groups' events, by tickets not yet spent
-  std::vector<cudaEvent_t> spare_events_;
 };
 
 // NCCL's own collective on the call's device buffers, then the stream waited for.
