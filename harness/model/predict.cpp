@@ -79,7 +79,7 @@ class FullSimulationBudget {
   void count(int r, const Schedule& s) {
     transfers_ += transfers_and_steps(s);
     if (transfers_ > kMostSimulatedTransfers)
-      refuse("more than", "its first " + std::to_string(r + 1) + " ranks already have that many");
+      refuse_count("more than", "its first " + std::to_string(r + 1) + " ranks already have that many");
   }
   // Refuses at once where ranks sampled evenly say the whole would be too much: a
   // typical (median) rank's transfers and steps n times over, or building every rank's
@@ -100,22 +100,23 @@ class FullSimulationBudget {
     const std::string evidence = "estimated from " + std::to_string(samples) + " ranks spread evenly";
     std::nth_element(counts.begin(), counts.begin() + samples / 2, counts.end());
     const double total = counts[static_cast<std::size_t>(samples / 2)] * q_.ranks;
-    if (total > kMostSimulatedTransfers) refuse("about " + std::to_string(static_cast<long long>(total)), evidence);
+    if (total > kMostSimulatedTransfers) refuse_count("about " + std::to_string(static_cast<long long>(total)), evidence);
     const double all_s = build_s / samples * q_.ranks;
     if (all_s > kMostBuildSeconds)
-      throw std::invalid_argument(q_.algorithm->name + " on " + std::to_string(q_.ranks) + " ranks needs a full " +
-                                  "simulation (" + why_ + "), and building its " + std::to_string(q_.ranks) +
-                                  " schedules would take about " + std::to_string(static_cast<long long>(all_s)) +
-                                  " s here, more than the " + std::to_string(static_cast<int>(kMostBuildSeconds)) +
-                                  " s collbench allows (" + evidence + ")");
+      refuse(", and building its " + std::to_string(q_.ranks) + " schedules would take about " +
+             std::to_string(static_cast<long long>(all_s)) + " s here, more than the " +
+             std::to_string(static_cast<int>(kMostBuildSeconds)) + " s collbench allows (" + evidence + ")");
   }
 
  private:
-  [[noreturn]] void refuse(const std::string& how_many, const std::string& evidence) const {
+  // "<algorithm> on <n> ranks needs a full simulation (<why>)" and what makes it too much.
+  [[noreturn]] void refuse(const std::string& too_much) const {
     throw std::invalid_argument(q_.algorithm->name + " on " + std::to_string(q_.ranks) + " ranks needs a full " +
-                                "simulation (" + why_ + ") of " + how_many + " transfers and steps, more than the " +
-                                std::to_string(static_cast<long long>(kMostSimulatedTransfers)) +
-                                " collbench simulates (" + evidence + ")");
+                                "simulation (" + why_ + ")" + too_much);
+  }
+  [[noreturn]] void refuse_count(const std::string& how_many, const std::string& evidence) const {
+    refuse(" of " + how_many + " transfers and steps, more than the " +
+           std::to_string(static_cast<long long>(kMostSimulatedTransfers)) + " collbench simulates (" + evidence + ")");
   }
 
   const PredictRequest& q_;
