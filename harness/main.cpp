@@ -3,18 +3,17 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <cstdlib>
-#include <mutex>
-#include <thread>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
 #include <variant>
 
 #include "collectives/fnv1a.hpp"
+#include "collectives/mpi/clean_finalize.hpp"
 #include "collectives/mpi/communicator.hpp"
 #include "collectives/shm_memory.hpp"
 #include "harness/command_line.hpp"
@@ -114,42 +113,17 @@ int run_command(const Invocation& inv) {
 
 }  // namespace
 
-// MPI_Finalize over UCX's TCP transport can spin for ever flushing endpoints to peers
-// that have already left (openucx/ucx#8738; seen here ~1 run in 5 with 4 ranks on two
-// emulated hosts), after every result is written. Past this deadline the process
-// exits with the status the run already earned.
-class FinalizeDeadline {
- public:
-  static constexpr auto kLimit = std::chrono::seconds(20);
-  FinalizeDeadline(int rc, int rank)
-      : thread_([this, rc, rank] {
-          std::unique_lock lock(mutex_);
-          if (done_.wait_for(lock, kLimit, [this] { return finished_; })) return;
-          std::fprintf(stderr, "collbench: rank %d: MPI_Finalize has not returned in %lld s (UCX's TCP transport "
-                               "can hang in cleanup, openucx/ucx#8738); exiting with status %d, results are "
-                               "complete\n", rank, static_cast<long long>(kLimit.count()), rc);
-          std::fflush(nullptr);
-          std::_Exit(rc);
-        }) {}
-  ~FinalizeDeadline() {
-    {
-      const std::lock_guard lock(mutex_);
-      finished_ = true;
-    }
-    done_.notify_all();
-    thread_.join();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable done_;
-  bool finished_ = false;
-  std::thread thread_;  // last: starts once the rest exists
-};
-
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 0;
+  // A bad COLLBENCH_FINALIZE_QUIET_MS is refused before anything runs; MPI then ends as the library needs.
+  FinalizePolicy finalize = finalize_policy(mpi_library(), nullptr);
+  std::string finalize_error;
+  try {
+    finalize = finalize_policy_here();
+  } catch (const std::invalid_argument& e) {
+    finalize_error = e.what();
+  }
   {
     const Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
     Invocation inv{argc, argv, comm.get(), &default_registry()};
@@ -157,6 +131,7 @@ int main(int argc, char** argv) {
     MPI_Comm_size(comm.get(), &inv.size);
     const InterruptHandler interrupts(inv.rank);
     try {
+      if (!finalize_error.empty()) throw RunError(finalize_error);
       rc = run_command(inv);
     } catch (const RunError& e) {  // every rank threw it: bad input, or an error all ranks learned of
       if (inv.rank == 0) std::fprintf(stderr, "collbench: error: %s\n", e.what());
@@ -168,11 +143,6 @@ int main(int argc, char** argv) {
       MPI_Abort(MPI_COMM_WORLD, kExitInternal);
     }
   }
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  {
-    const FinalizeDeadline deadline(rc, rank);
-    MPI_Finalize();
-  }
+  finalize_mpi(finalize, rc);
   return rc;
 }

@@ -37,8 +37,8 @@ MpiLibrary parse_mpi_library(const std::string& text) {
     l.family = MpiFamily::mpich;
     l.name = "MPICH";
     l.version = v;
-    const std::string device = field(text, "MPICH Device:");
-    l.summary = "MPICH " + v + (device.empty() ? "" : " (" + device + ")");
+    l.device = field(text, "MPICH Device:");
+    l.summary = "MPICH " + v + (l.device.empty() ? "" : " (" + l.device + ")");
   } else if (std::regex_search(first_line, m, std::regex(R"(^Open MPI v(\d+\.\d+(\.\d+)?))"))) {
     l.family = MpiFamily::open_mpi;
     l.name = "Open MPI";

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "collectives/gpu.hpp"
+#include "collectives/mpi/clean_finalize.hpp"
 #include "collectives/mpi/library.hpp"
 #include "collectives/mpi/library_call.hpp"
 #include "collectives/reduce_kernels.hpp"
@@ -130,6 +131,9 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
               {"library_version", mpi_library_version()},
               {"built_with", build_info::mpi_build},
               {"large_counts", large_counts_description()}};
+  // How the run ends MPI (a bad variable was refused before the run started).
+  const FinalizePolicy finalize = finalize_policy_here();
+  m["mpi"]["finalize"] = {{"quiet_ms", finalize.quiet_ms}, {"reason", finalize.reason}};
   m["ranks"] = size;
   m["hosts"] = ranks_by_host;
   // Busy-polling ranks beyond a host's cores take turns on them, and every wait then

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include "collectives/mpi/clean_finalize.hpp"
 #include "collectives/mpi/library.hpp"
+
+#include <stdexcept>
+#include <string>
 
 using namespace collbench;
 
@@ -33,4 +37,36 @@ TEST(MpiLibrary, OthersKeepTheirFirstLine) {
   EXPECT_EQ(mvapich.name, "MVAPICH2");
   EXPECT_EQ(mvapich.version_number, 20307);
   EXPECT_EQ(parse_mpi_library("").version_number, 0);
+}
+
+// MPICH before 4.2 on ch4:ucx waits in a PMI barrier after closing its endpoints;
+// collbench then quiets every rank before MPI_Finalize (clean_finalize.hpp).
+TEST(FinalizePolicy, QuietsMpichBefore42OnUcxOnly) {
+  const auto mpich = [](const char* version, const char* device) {
+    return parse_mpi_library(std::string("MPICH Version:\t") + version + "\nMPICH Device:\t" + device + "\n");
+  };
+  EXPECT_EQ(finalize_policy(mpich("4.0.2", "ch4:ucx"), nullptr).quiet_ms, 200);
+  EXPECT_EQ(finalize_policy(mpich("4.1.2", "ch4:ucx"), nullptr).quiet_ms, 200);
+  EXPECT_NE(finalize_policy(mpich("4.0.2", "ch4:ucx"), nullptr).reason.find("openucx/ucx#8738"), std::string::npos);
+  EXPECT_EQ(finalize_policy(mpich("4.2.0", "ch4:ucx"), nullptr).quiet_ms, 0);
+  EXPECT_EQ(finalize_policy(mpich("4.0.2", "ch4:ofi"), nullptr).quiet_ms, 0);
+  EXPECT_EQ(finalize_policy(mpich("3.4.3", "ch3:nemesis"), nullptr).quiet_ms, 0);
+  EXPECT_EQ(finalize_policy(parse_mpi_library("Open MPI v4.1.4, package: Debian OpenMPI"), nullptr).quiet_ms, 0);
+}
+
+TEST(FinalizePolicy, TheVariableDecidesAndBadValuesAreRefused) {
+  const MpiLibrary lib = parse_mpi_library("MPICH Version:\t4.0.2\nMPICH Device:\tch4:ucx\n");
+  EXPECT_EQ(finalize_policy(lib, "0").quiet_ms, 0);
+  EXPECT_EQ(finalize_policy(lib, "1500").quiet_ms, 1500);
+  EXPECT_EQ(finalize_policy(parse_mpi_library("Open MPI v4.1.4"), "50").quiet_ms, 50);
+  EXPECT_EQ(finalize_policy(lib, "50").reason, "set by COLLBENCH_FINALIZE_QUIET_MS");
+  for (const char* bad : {"", "-1", "10001", "2s", "1e3", " 5"}) {
+    try {
+      finalize_policy(lib, bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("COLLBENCH_FINALIZE_QUIET_MS must be a whole number of milliseconds from 0 to "
+                                                   "10000, not '") + bad + "'");
+    }
+  }
 }

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Summarises results/finalize/ (scripts/measure_finalize.sh): per arm, how many runs
+exited 0, how many waited out collbench's MPI_Finalize deadline, how many hung until
+the script's limit, how many exited non-zero, and whether every collbench run's results
+were complete and right."""
+import csv
+import statistics
+import sys
+from pathlib import Path
+
+ARMS = {
+    "plain": "collbench-plain-loop: a plain MPI program, MPI_Finalize at once",
+    "before": "collbench, COLLBENCH_FINALIZE_QUIET_MS=0 (MPI_Finalize at once, as before)",
+    "after": "collbench as it is now (barrier, quiet time, MPI_Finalize)",
+}
+
+
+def main(out):
+    rows = list(csv.DictReader(open(out / "runs.csv")))
+    lines = ["# Clean exits across 3 emulated hosts (MPICH over UCX's TCP transport)\n",
+             "One run of `scripts/measure_finalize.sh`; the three arms take turns, run by run. "
+             "Machine and packages: `machine.txt`; every run: `runs.csv`.\n",
+             "| arm | runs | exit 0 | waited out the 20 s deadline | hung to the script's limit | non-zero exit | "
+             "results complete and right | median s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for arm, what in ARMS.items():
+        rs = [r for r in rows if r["arm"] == arm]
+        if not rs:
+            continue
+        ok = sum(r["exit"] == "0" for r in rs)
+        deadline = sum(int(r["deadline_exits"]) > 0 for r in rs)
+        hung = sum(r["hung"] == "1" for r in rs)
+        bad = sum(r["exit"] != "0" and r["hung"] != "1" for r in rs)
+        if arm == "plain":
+            right = "n/a"
+        else:
+            right = f"{sum(r['completed'] == '1' and r['wrong'] == '0' and int(r['rows'] or 0) > 0 for r in rs)}"
+        median = statistics.median(float(r["seconds"]) for r in rs)
+        lines.append(f"| {what} | {len(rs)} | {ok} | {deadline} | {hung} | {bad} | {right} | {median:.1f} |")
+    lines.append("\nA run 'waited out the deadline' when some rank printed that MPI_Finalize had not "
+                 "returned in 20 s and exited with the run's status; 'hung' runs were interrupted by the "
+                 "script (plain MPI programs have no deadline).")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
