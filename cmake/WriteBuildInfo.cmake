@@ -5,6 +5,7 @@ if(NOT RC EQUAL 0 OR REV STREQUAL "")
 endif()
 set(TEXT "#pragma once
 namespace collbench::build_info {
+inline constexpr const char* version = \"${VERSION}\";
 inline constexpr const char* git_revision = \"${REV}\";
 inline constexpr const char* compiler = \"${COMPILER}\";
 inline constexpr const char* build_type = \"${BUILD_TYPE}\";

@@ -3,9 +3,16 @@
 #include <CLI/CLI.hpp>
 #include <stdexcept>
 
+#include "generated/build_info.hpp"
 #include "harness/common/exit_status.hpp"
 
 namespace collbench {
+
+std::string version_text() {
+  return std::string("collbench ") + build_info::version + " (git " + build_info::git_revision + ", " +
+         build_info::build_type + ", " + build_info::mpi_build + ", CUDA " + (build_info::have_cuda ? "on" : "off") +
+         ", NCCL " + (build_info::have_nccl ? "on" : "off") + ")";
+}
 
 Command parse_command_line(int argc, const char* const* argv, const Registry& registry, int nranks,
                            const Machine& machine) {
@@ -13,6 +20,7 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every subcommand");
   app.footer(exit_status_text());
+  app.set_version_flag("--version", version_text());
 
   ListOptions list_options;
   CLI::App* list = add_list_command(app, list_options);
@@ -54,6 +62,8 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
     for (CLI::App* sub : {run, replay, workloads, workloads_flags.show, schedule, p2p, model, model_flags.predict, model_flags.best, model_flags.fit_app})
       if (sub->parsed()) text = sub->help();
     return HelpText{text};
+  } catch (const CLI::CallForVersion& v) {
+    return HelpText{v.what() + std::string("\n")};
   } catch (const CLI::CallForAllHelp&) {
     return HelpText{app.help("", CLI::AppFormatMode::All)};
   } catch (const CLI::ParseError& e) {

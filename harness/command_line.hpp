@@ -27,6 +27,9 @@ struct CommandError {
 using Command = std::variant<CommandError, HelpText, ListOptions, RunOptions, PsOptions, ReplayOptions,
                              WorkloadsOptions, ScheduleOptions, P2pOptions, CostModelOptions, ModelFitOptions>;
 
+// "collbench VERSION (git REVISION, build type, MPI built with, CUDA, NCCL)", as --version prints it.
+std::string version_text();
+
 // `nranks` lets rank-dependent checks (a root, a server count) happen here too, and
 // `machine` the request limits (memory).
 Command parse_command_line(int argc, const char* const* argv, const Registry& registry, int nranks,
