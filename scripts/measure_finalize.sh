@@ -25,6 +25,7 @@ plain=$PWD/$build/harness/collbench-plain-loop
 cluster=cbfin
 source scripts/emulated_runs.sh
 emulated_preflight "$bin" "$cluster"
+trap 'echo "measure_finalize: interrupted" >&2; exit 130' INT TERM
 raw=$out/raw
 rm -rf "$out"
 mkdir -p "$raw"
