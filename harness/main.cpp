@@ -21,6 +21,7 @@
 #include "harness/common/default_registry.hpp"
 #include "harness/common/exit_status.hpp"
 #include "harness/common/interrupt.hpp"
+#include "harness/common/launcher.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/topology.hpp"
 #include "harness/common/watchdog.hpp"
@@ -132,7 +133,14 @@ int main(int argc, char** argv) {
     const InterruptHandler interrupts(inv.rank);
     try {
       if (!finalize_error.empty()) throw RunError(finalize_error);
-      rc = run_command(inv);
+      if (const auto why = launch_mismatch(detect_launcher(), inv.size)) {
+        // Every task is a rank 0 of its own: the first task alone says so.
+        const char* task = std::getenv("SLURM_PROCID");
+        if (!task || std::string(task) == "0") std::fprintf(stderr, "collbench: error: %s\n", why->c_str());
+        rc = kExitRefused;
+      } else {
+        rc = run_command(inv);
+      }
     } catch (const RunError& e) {  // every rank threw it: bad input, or an error all ranks learned of
       if (inv.rank == 0) std::fprintf(stderr, "collbench: error: %s\n", e.what());
       rc = kExitRefused;

@@ -5,8 +5,11 @@
 # stack gives). MPI runs across them through Hydra, with a launcher that starts each
 # proxy inside its host, and UCX limited to TCP on the host's link.
 #
-#   emulate_cluster.sh up --hosts H [--profile P | --rate R] [--name N] [--force]
+#   emulate_cluster.sh up --hosts H [--profile P | --rate R] [--name N] [--force] [--slurm]
 #   emulate_cluster.sh mpiexec [--name N] [--ranks-per-host K] -- PROGRAM [ARGS...]
+#   emulate_cluster.sh srun [--name N] -- SRUN_ARGS...     (with --slurm)
+#   emulate_cluster.sh sbatch [--name N] -- SBATCH_ARGS... (with --slurm)
+#   emulate_cluster.sh slurm-env [--name N]                (export lines for srun/sbatch by hand)
 #   emulate_cluster.sh down [--name N]
 #   emulate_cluster.sh status [--name N]
 #   emulate_cluster.sh profiles
@@ -19,7 +22,12 @@
 # (default cb, at most 6 characters) prefixes every namespace (N-h1..), link, the
 # bridge (N-br) and the /etc/hosts lines it adds. `up` removes what it created if it
 # fails or is interrupted; `down` is safe to repeat and also clears what a killed `up`
-# left.
+# left, processes still running in the hosts included.
+#
+# --slurm also starts Slurm (Debian's slurmctld, slurmd, munge; scripts/slurm_cluster.sh):
+# one munged and the controller (N-ctl) on the bridge, one slurmd per host inside it.
+# srun and sbatch then place tasks on the hosts as on a cluster; MPICH needs
+# --mpi=pmi2, Open MPI --mpi=pmix.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 state_root=/run/collbench-emulate
@@ -52,15 +60,15 @@ launch() {
   local host=${1:-}
   [ $# -gt 0 ] && shift
   ip netns list 2>/dev/null | awk '{print $1}' | grep -qx -- "$host" ||
-    die "unknown command or emulated host '$host'; use up, mpiexec, down, status, profiles, shaping or tcp"
+    die "unknown command or emulated host '$host'; use up, mpiexec, srun, sbatch, slurm-env, down, status, profiles, shaping or tcp"
   exec ip netns exec "$host" unshare --uts sh -c "hostname $host && exec $*"
 }
 case "${1:-}" in
-  up | down | status | profiles | mpiexec | shaping | tcp | "") ;;
+  up | down | status | profiles | mpiexec | shaping | tcp | srun | sbatch | slurm-env | "") ;;
   *) launch "$@" ;;
 esac
 
-name=cb hosts= profile= rate= rph=1 seconds=3 force=0 cmd=${1:-}
+name=cb hosts= profile= rate= rph=1 seconds=3 force=0 slurm=0 cmd=${1:-}
 [ $# -gt 0 ] && shift
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -71,6 +79,7 @@ while [ $# -gt 0 ]; do
     --ranks-per-host) rph=${2:-}; shift 2 ;;
     --seconds) seconds=${2:-}; shift 2 ;;
     --force) force=1; shift ;;
+    --slurm) slurm=1; shift ;;
     --) shift; break ;;
     *) die "unknown argument '$1'; see the usage at the top of $0" ;;
   esac
@@ -83,7 +92,13 @@ marker="# collbench-emulate $name"
 host_ns() { echo "$name-h$1"; }
 
 down() {
-  local ns link
+  local ns link pid
+  source "$here/slurm_cluster.sh"
+  slurm_down
+  # Processes still running in the hosts (a hung or killed run's ranks): ours to end.
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$name-h[0-9]+$" || true); do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+  done
   # The root side of each veth pair first: deleting a namespace removes its links only
   # later, from a kernel work queue.
   for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^$name-h[0-9]+$" || true); do
@@ -228,8 +243,23 @@ up() {
   echo "$(shaping) unshaped_tcp=$reach hosts=$hosts" >"$state/summary"
   # What collbench's rows will call it.
   if [ "$profile" = custom ]; then echo "emulated-$rate"; else echo "emulated-$profile"; fi >"$state/interconnect"
+  if [ "$slurm" = 1 ]; then
+    source "$here/slurm_cluster.sh"
+    slurm_up
+  fi
   trap - ERR INT TERM
-  echo "up: $(cat "$state/summary"); hosts $(paste -sd, "$state/hosts"); bridge $bridge 10.213.0.1"
+  echo "up: $(cat "$state/summary"); hosts $(paste -sd, "$state/hosts"); bridge $bridge 10.213.0.1$([ "$slurm" = 1 ] && echo "; slurm: controller $name-ctl, SLURM_CONF=$state/slurm/slurm.conf")"
+}
+
+# What a rank needs to reach the others over the emulated links, and what collbench
+# records about them: "VARIABLE=VALUE" lines.
+rank_environment() {
+  echo "UCX_TLS=tcp,self"
+  echo "UCX_NET_DEVICES=eth0"
+  echo "OMPI_MCA_btl_tcp_if_include=eth0"
+  echo "OMPI_MCA_oob_tcp_if_include=eth0"
+  echo "COLLBENCH_INTERCONNECT=$(cat "$state/interconnect")"
+  echo "COLLBENCH_INTERCONNECT_DETAILS=cluster=$name $(cat "$state/summary")${1:+ $1}"
 }
 
 run_mpiexec() {
@@ -240,13 +270,19 @@ run_mpiexec() {
   local hostlist n summary
   hostlist=$(paste -sd, "$state/hosts")
   n=$(($(wc -l <"$state/hosts") * rph))
-  summary=$(cat "$state/summary")
   # collbench puts COLLBENCH_INTERCONNECT in every row and both in its metadata.
+  local genv=() kv
+  while IFS= read -r kv; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done < <(rank_environment "ranks_per_host=$rph")
   HYDRA_LAUNCHER_AUTOFORK=0 exec /usr/bin/mpiexec.mpich -launcher ssh -launcher-exec "$here/emulate_cluster.sh" \
-    -localhost 10.213.0.1 -hosts "$hostlist" -ppn "$rph" -n "$n" \
-    -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 \
-    -genv COLLBENCH_INTERCONNECT "$(cat "$state/interconnect")" \
-    -genv COLLBENCH_INTERCONNECT_DETAILS "cluster=$name $summary ranks_per_host=$rph" "$@"
+    -localhost 10.213.0.1 -hosts "$hostlist" -ppn "$rph" -n "$n" "${genv[@]}" "$@"
+}
+
+# slurm-env: export lines for a shell that runs srun and sbatch on the cluster by hand.
+slurm_env() {
+  [ -f "$state/slurm/slurm.conf" ] || die "'$name' runs no Slurm; bring it up with --slurm"
+  echo "export SLURM_CONF=$state/slurm/slurm.conf"
+  local kv
+  while IFS= read -r kv; do printf 'export %s=%q\n' "${kv%%=*}" "${kv#*=}"; done < <(rank_environment)
 }
 
 case "$cmd" in
@@ -261,5 +297,9 @@ case "$cmd" in
   status) [ -f "$state/summary" ] && echo "$name: $(cat "$state/summary"); hosts $(paste -sd, "$state/hosts")" || echo "$name: down" ;;
   profiles) echo "loopback (unshaped), 10gbe (10gbit), 1gbe (1gbit), 100mbe (100mbit)" ;;
   mpiexec) run_mpiexec "$@" ;;
-  *) die "unknown command '$cmd'; use up, mpiexec, down, status, profiles, shaping or tcp" ;;
+  slurm-env) slurm_env ;;
+  srun | sbatch)
+    eval "$(slurm_env)"
+    exec "$cmd" "$@" ;;
+  *) die "unknown command '$cmd'; use up, mpiexec, srun, sbatch, slurm-env, down, status, profiles, shaping or tcp" ;;
 esac

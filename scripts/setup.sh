@@ -3,6 +3,9 @@
 #   scripts/setup.sh                builds ./build against MPICH (the default)
 #   scripts/setup.sh --mpi openmpi  builds ./build-openmpi against Open MPI
 #   scripts/setup.sh --mpi all      both
+#   scripts/setup.sh --slurm        also Debian's Slurm and munge, for emulate_cluster.sh up --slurm
+#                                   (which starts daemons of its own; the packages' services are
+#                                   left as Debian installs them)
 # Each tree names its MPI explicitly (COLLBENCH_MPI, cmake/SelectMpi.cmake), so it does
 # not matter where Debian's mpicc/mpiexec alternatives point. Installing Open MPI moves
 # those alternatives to it; this script puts them back where they were (or on MPICH
@@ -11,11 +14,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mpis=mpich
+slurm=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --slurm) slurm=1; shift ;;
     --mpi) mpis=${2:-}; shift 2 || { echo "$0: --mpi needs mpich, openmpi or all" >&2; exit 2; } ;;
     --mpi=*) mpis=${1#--mpi=}; shift ;;
-    *) echo "$0: unknown argument '$1'; usage: $0 [--mpi mpich|openmpi|all]" >&2; exit 2 ;;
+    *) echo "$0: unknown argument '$1'; usage: $0 [--mpi mpich|openmpi|all] [--slurm]" >&2; exit 2 ;;
   esac
 done
 case "$mpis" in
@@ -31,6 +36,7 @@ for m in "${mpis[@]}"; do
     openmpi) packages+=(openmpi-bin libopenmpi-dev) ;;
   esac
 done
+[ "$slurm" = 1 ] && packages+=(slurmctld slurmd slurm-client munge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,6 +14,7 @@
 #include "collectives/reduce_kernels.hpp"
 #include "generated/build_info.hpp"
 #include "harness/common/control.hpp"
+#include "harness/common/launcher.hpp"
 
 extern char** environ;
 
@@ -171,6 +172,7 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
   m["gpus"] = gpus_by_host;
   m["transport"] = session.transport.name();
   m["interconnect"] = to_json(session.interconnect);
+  m["launcher"] = to_json(detect_launcher());  // rank 0's view: srun, hydra or mpirun, and the Slurm job
   m["environment"] = relevant_environment();
   const Topology& t = session.topology;
   m["topology"] = {{"nodes", t.nodes},

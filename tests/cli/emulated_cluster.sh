@@ -13,23 +13,10 @@ name=cbci
 dir=$(mktemp -d)
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-command -v ip >/dev/null && command -v tc >/dev/null || skip "needs ip and tc (iproute2)"
-command -v mpiexec.mpich >/dev/null || skip "the emulator launches through MPICH's Hydra (mpiexec.mpich)"
-# Every primitive the emulator needs, tried once and removed: a namespace, a bridge, a
-# veth pair into the namespace, a tbf qdisc, and /etc/hosts writable.
-probe() {
-  ip netns add "$name-try" 2>/dev/null || { echo "cannot create network namespaces here"; return; }
-  ip link add "$name-tb" type bridge 2>/dev/null || echo "cannot create a bridge here"
-  ip link add "$name-tv" type veth peer name eth0 netns "$name-try" 2>/dev/null || echo "cannot create veth pairs here"
-  tc qdisc replace dev "$name-tv" root tbf rate 1gbit burst 65536 latency 100ms 2>/dev/null || echo "cannot shape links with tc tbf here"
-  [ -w /etc/hosts ] || echo "/etc/hosts is not writable here"
-  ip link del "$name-tv" 2>/dev/null
-  ip link del "$name-tb" 2>/dev/null
-  ip netns del "$name-try" 2>/dev/null
-}
-why=$(probe | head -1)
+source "$(dirname "$0")/emulator_probe.sh"
+why=$(emulator_unusable "$name")
 [ -z "$why" ] || skip "$why"
+command -v mpiexec.mpich >/dev/null || skip "the emulator launches through MPICH's Hydra (mpiexec.mpich)"
 "$emu" down --name "$name" >/dev/null  # what a killed earlier run left
 trap '"$emu" down --name "$name" >/dev/null 2>&1; grep -q collbench-emulate-test-clash /etc/hosts &&
   { grep -v collbench-emulate-test-clash /etc/hosts >"$dir/h" && cat "$dir/h" >/etc/hosts; }; rm -rf "$dir"' EXIT
