@@ -4,7 +4,9 @@
 // stores by the one thread that measures, cheap enough for the timed loops; only the
 // task text takes a lock.
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace collbench::progress {
 
@@ -12,8 +14,10 @@ namespace collbench::progress {
 void set_task(std::string text);
 // Which call of the task: `stage` is a string literal ("warm-up call", "timed call").
 void set_call(const char* stage, int index, int of);
-// Which step of a schedule the executor is in (0-based; `of` steps in all).
-void set_step(int index, int of);
+// Which step of a schedule the executor is in (0-based; `of` steps in all), and the
+// ranks that step sends to or receives from (the first kMostPeers are kept).
+inline constexpr int kMostPeers = 4;
+void set_step(int index, int of, std::span<const int> peers = {});
 // Counts as progress without changing the position (e.g. a finished check).
 void beat();
 
@@ -21,9 +25,13 @@ struct Snapshot {
   std::string task;
   const char* stage = nullptr;
   int call = 0, calls = 0, step = -1, steps = 0;
+  std::vector<int> peers;     // of the step; empty outside schedules
+  int more_peers = 0;         // beyond those kept
   std::uint64_t beats = 0;  // grows with every update: unchanged means no progress
 };
 Snapshot snapshot();
-std::string describe(const Snapshot& s);
+// "TASK, timed call 3 of 20, schedule step 2 of 4, exchanging with rank 1 (HOST)": each
+// peer named by `host_of_rank` where it knows the rank.
+std::string describe(const Snapshot& s, const std::vector<std::string>& host_of_rank = {});
 
 }  // namespace collbench::progress

@@ -51,6 +51,11 @@ BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& cal
             static_cast<std::byte*>(call.recv), scratch, layout.send_count,
             layout.recv_count, s.scratch_count, elem};
   for (const Step& st : s.steps) {
+    // The peers a stalled step waits on, for the watchdog.
+    std::vector<int>& peers = step_peers_.emplace_back();
+    for (const auto* transfers : {&st.sends, &st.recvs})
+      for (const Transfer& t : *transfers)
+        if (std::find(peers.begin(), peers.end(), t.peer) == peers.end()) peers.push_back(t.peer);
     for (const Transfer& t : st.sends)
       sends_.push_back({t.peer, b.resolve(t.region), t.region.count * elem});
     for (const Transfer& t : st.recvs)
@@ -98,7 +103,7 @@ struct BoundSchedule::Executing {
   }
   // The watchdog names the earliest step with work left.
   void report(int step) {
-    if (step != reported) progress::set_step(reported = step, static_cast<int>(s.steps_));
+    if (step != reported) progress::set_step(reported = step, static_cast<int>(s.steps_), s.peers_of(step));
   }
 };
 
@@ -149,7 +154,8 @@ void BoundSchedule::run_program(Transport& transport) const {
         const Wait& w = waits_[a.index];
         wait_tickets_.clear();
         for (std::size_t k = w.first; k < w.last; ++k) wait_tickets_.push_back(slot_tickets_[slots_[k]]);
-        if (w.step != reported) progress::set_step(reported = w.step, static_cast<int>(steps_));
+        if (w.step != reported)
+          progress::set_step(reported = w.step, static_cast<int>(steps_), peers_of(w.step));
         transport.wait_all(wait_tickets_);
         break;
       }

@@ -63,6 +63,11 @@ class BoundSchedule {
   };
   DataflowPlan plan_;
   std::size_t steps_ = 0;
+  std::vector<std::vector<int>> step_peers_;  // per step, the ranks it sends to or receives from
+  std::span<const int> peers_of(int step) const {
+    return step >= 0 && static_cast<std::size_t>(step) < step_peers_.size() ? std::span<const int>(step_peers_[static_cast<std::size_t>(step)])
+                                                                             : std::span<const int>();
+  }
   std::vector<Action> program_;
   std::vector<Wait> waits_;
   std::vector<std::uint32_t> slots_;

@@ -81,18 +81,17 @@ double watchdog_seconds(const Command& cmd) {
       cmd);
 }
 
-// By host name through control traffic (topology.hpp): MPI_Comm_split_type runs the
-// library's own small collectives, which a forced algorithm may refuse.
-int ranks_on_this_node(MPI_Comm comm) {
-  const auto hosts = rank_hosts(comm);
-  return static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(rank_of(comm))]));
-}
-
 int run_command(const Invocation& inv) {
-  const Command cmd = parse_command_line(inv.argc, inv.argv, *inv.registry, inv.size,
-                                         this_machine(ranks_on_this_node(inv.comm)));
+  // Ranks per node by host name through control traffic (topology.hpp): MPI_Comm_split_type
+  // runs the library's own small collectives, which a forced algorithm may refuse.
+  const auto hosts = rank_hosts(inv.comm);
+  if (const std::string clash = host_name_conflict(hosts, control_allgather(host_identity_here(), inv.comm)); !clash.empty())
+    throw RunError(clash);
+  const int on_this_node =
+      static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(inv.rank)]));
+  const Command cmd = parse_command_line(inv.argc, inv.argv, *inv.registry, inv.size, this_machine(on_this_node));
   require_agreement(inv, cmd);
-  const Watchdog watchdog(watchdog_seconds(cmd), inv.rank);
+  const Watchdog watchdog(watchdog_seconds(cmd), inv.rank, hosts);
   return std::visit(Overloaded{
                         [](const CommandError& e) -> int { throw RunError(e.text); },
                         [&](const HelpText& h) {

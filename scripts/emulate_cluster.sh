@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Emulated hosts on one machine (root): each host a network namespace with its own
-# address and host name, joined by a veth pair to one bridge, its link shaped in both
+# address and host name, joined by a veth pair to one bridge (the data network, eth0 in
+# the host, 10.213.0.0/24), its link shaped in both
 # directions with tc tbf (this kernel has no netem: no added delay, latency is what the
 # stack gives). MPI runs across them through Hydra, with a launcher that starts each
 # proxy inside its host, and UCX limited to TCP on the host's link.
@@ -10,6 +11,10 @@
 #   emulate_cluster.sh srun [--name N] -- SRUN_ARGS...     (with --slurm)
 #   emulate_cluster.sh sbatch [--name N] -- SBATCH_ARGS... (with --slurm)
 #   emulate_cluster.sh slurm-env [--name N]                (export lines for srun/sbatch by hand)
+#   emulate_cluster.sh link [--name N] --host K down|up    (take host K's link down or up: fault drills)
+#   emulate_cluster.sh rate [--name N] --host K --rate R | --profile P   (change host K's link rate)
+#   emulate_cluster.sh identity [--name N] --host K [--hostname H] [--clock-offset S]
+#                                     (what processes launched on host K from now on see)
 #   emulate_cluster.sh down [--name N]
 #   emulate_cluster.sh status [--name N]
 #   emulate_cluster.sh profiles
@@ -25,7 +30,7 @@
 # left, processes still running in the hosts included.
 #
 # --slurm also starts Slurm (Debian's slurmctld, slurmd, munge; scripts/slurm_cluster.sh):
-# one munged and the controller (N-ctl) on the bridge, one slurmd per host inside it.
+# one munged and the controller (N-ctl) on the management network, one slurmd per host inside it.
 # srun and sbatch then place tasks on the hosts as on a cluster; MPICH needs
 # --mpi=pmi2, Open MPI --mpi=pmix.
 set -euo pipefail
@@ -54,21 +59,33 @@ rate_bits() {
 }
 
 # Hydra's ssh launcher runs "LAUNCHER [-x] HOST COMMAND...": run COMMAND in HOST's
-# namespace, with HOST as its host name (a UTS namespace of its own).
+# namespace, with HOST as its host name (a UTS namespace of its own), or with the host
+# name and clock offset `identity` gave it (a time namespace: CLOCK_MONOTONIC and
+# CLOCK_BOOTTIME moved; CLOCK_REALTIME cannot be moved per namespace).
 launch() {
   while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do shift; done
-  local host=${1:-}
+  local host=${1:-} as offset=0 f
   [ $# -gt 0 ] && shift
   ip netns list 2>/dev/null | awk '{print $1}' | grep -qx -- "$host" ||
-    die "unknown command or emulated host '$host'; use up, mpiexec, srun, sbatch, slurm-env, down, status, profiles, shaping or tcp"
-  exec ip netns exec "$host" unshare --uts sh -c "hostname $host && exec $*"
+    die "unknown command or emulated host '$host'; use $commands"
+  as=$host
+  for f in "$state_root"/*/"identity-$host"; do
+    [ -f "$f" ] || continue
+    as=$(sed -n 's/^hostname=//p' "$f")
+    offset=$(sed -n 's/^clock_offset=//p' "$f")
+  done
+  if [ "$offset" != 0 ]; then
+    exec ip netns exec "$host" unshare --uts --time --monotonic "$offset" --boottime "$offset" sh -c "hostname $as && exec $*"
+  fi
+  exec ip netns exec "$host" unshare --uts sh -c "hostname $as && exec $*"
 }
+commands="up, mpiexec, srun, sbatch, slurm-env, link, rate, identity, down, status, profiles, shaping or tcp"
 case "${1:-}" in
-  up | down | status | profiles | mpiexec | shaping | tcp | srun | sbatch | slurm-env | "") ;;
+  up | down | status | profiles | mpiexec | shaping | tcp | srun | sbatch | slurm-env | link | rate | identity | "") ;;
   *) launch "$@" ;;
 esac
 
-name=cb hosts= profile= rate= rph=1 seconds=3 force=0 slurm=0 cmd=${1:-}
+name=cb hosts= profile= rate= rph=1 seconds=3 force=0 slurm=0 host= as= clock_offset= link_state= cmd=${1:-}
 [ $# -gt 0 ] && shift
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -80,13 +97,22 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=${2:-}; shift 2 ;;
     --force) force=1; shift ;;
     --slurm) slurm=1; shift ;;
+    --host) host=${2:-}; shift 2 ;;
+    --hostname) as=${2:-}; shift 2 ;;
+    --clock-offset) clock_offset=${2:-}; shift 2 ;;
     --) shift; break ;;
+    down | up) [ "$cmd" = link ] || die "unknown argument '$1'; see the usage at the top of $0"
+      link_state=$1; shift ;;
     *) die "unknown argument '$1'; see the usage at the top of $0" ;;
   esac
 done
 [[ $name =~ ^[a-z][a-z0-9]{0,5}$ ]] || die "--name must be 1 to 6 lower-case letters or digits, starting with a letter, not '$name'"
 state=$state_root/$name
 bridge=$name-br
+# The management network, as clusters keep one apart from their fabric: the launcher's
+# and Slurm's control traffic (mgmt0 in each host, 10.214.0.0/24, unshaped), so a fault
+# on a host's data link leaves the launcher able to end the job.
+mgmt_bridge=$name-mg
 marker="# collbench-emulate $name"
 
 host_ns() { echo "$name-h$1"; }
@@ -101,13 +127,14 @@ down() {
   done
   # The root side of each veth pair first: deleting a namespace removes its links only
   # later, from a kernel work queue.
-  for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^$name-h[0-9]+$" || true); do
+  for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^$name-h[0-9]+(-m)?$" || true); do
     ip link del "$link" 2>/dev/null || true
   done
   for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$name-(h[0-9]+|probe)$" || true); do
     ip netns del "$ns" 2>/dev/null || true
   done
   ip link del "$bridge" 2>/dev/null || true
+  ip link del "$mgmt_bridge" 2>/dev/null || true
   if [ -f /etc/hosts ] && grep -qF "$marker" /etc/hosts; then
     grep -vF "$marker" /etc/hosts >/etc/hosts.collbench-emulate.tmp && cat /etc/hosts.collbench-emulate.tmp >/etc/hosts
     rm -f /etc/hosts.collbench-emulate.tmp
@@ -197,7 +224,8 @@ up() {
   resolve_rate
   [ -e "$state" ] && die "'$name' is already up ($(cat "$state/summary")); run '$0 down --name $name' first"
   ip link show "$bridge" >/dev/null 2>&1 && die "a link named $bridge exists but is not ours; choose another --name"
-  ip -o addr show | grep -q ' 10\.213\.0\.1/' && die "another emulated cluster is up (10.213.0.1 is taken); run down for it first"
+  ip link show "$mgmt_bridge" >/dev/null 2>&1 && die "a link named $mgmt_bridge exists but is not ours; choose another --name"
+  ip -o addr show | grep -Eq ' 10\.21[34]\.0\.1/' && die "another emulated cluster is up (10.213.0.1 or 10.214.0.1 is taken); run down for it first"
   local i
   for i in $(seq "$hosts"); do
     getent hosts "$(host_ns "$i")" >/dev/null && die "host name $(host_ns "$i") is already known to this machine; choose another --name"
@@ -210,6 +238,9 @@ up() {
   ip link add "$bridge" type bridge
   ip addr add 10.213.0.1/24 dev "$bridge"
   ip link set "$bridge" up
+  ip link add "$mgmt_bridge" type bridge
+  ip addr add 10.214.0.1/24 dev "$mgmt_bridge"
+  ip link set "$mgmt_bridge" up
   for i in $(seq "$hosts"); do
     local ns; ns=$(host_ns "$i")
     ip netns add "$ns"
@@ -217,6 +248,10 @@ up() {
     ip link set "$ns" master "$bridge" up
     ip netns exec "$ns" ip addr add "10.213.0.$((i + 1))/24" dev eth0
     ip netns exec "$ns" ip link set eth0 up
+    ip link add "$ns-m" type veth peer name mgmt0 netns "$ns"
+    ip link set "$ns-m" master "$mgmt_bridge" up
+    ip netns exec "$ns" ip addr add "10.214.0.$((i + 1))/24" dev mgmt0
+    ip netns exec "$ns" ip link set mgmt0 up
     ip netns exec "$ns" ip link set lo up
     echo "$(ip netns exec "$ns" ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1) $ns $marker" >>/etc/hosts
     echo "$ns" >>"$state/hosts"
@@ -248,7 +283,7 @@ up() {
     slurm_up
   fi
   trap - ERR INT TERM
-  echo "up: $(cat "$state/summary"); hosts $(paste -sd, "$state/hosts"); bridge $bridge 10.213.0.1$([ "$slurm" = 1 ] && echo "; slurm: controller $name-ctl, SLURM_CONF=$state/slurm/slurm.conf")"
+  echo "up: $(cat "$state/summary"); hosts $(paste -sd, "$state/hosts"); data $bridge 10.213.0.1, management $mgmt_bridge 10.214.0.1$([ "$slurm" = 1 ] && echo "; slurm: controller $name-ctl, SLURM_CONF=$state/slurm/slurm.conf")"
 }
 
 # What a rank needs to reach the others over the emulated links, and what collbench
@@ -257,7 +292,7 @@ rank_environment() {
   echo "UCX_TLS=tcp,self"
   echo "UCX_NET_DEVICES=eth0"
   echo "OMPI_MCA_btl_tcp_if_include=eth0"
-  echo "OMPI_MCA_oob_tcp_if_include=eth0"
+  echo "OMPI_MCA_oob_tcp_if_include=mgmt0"
   echo "COLLBENCH_INTERCONNECT=$(cat "$state/interconnect")"
   echo "COLLBENCH_INTERCONNECT_DETAILS=cluster=$name $(cat "$state/summary")${1:+ $1}"
 }
@@ -274,7 +309,7 @@ run_mpiexec() {
   local genv=() kv
   while IFS= read -r kv; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done < <(rank_environment "ranks_per_host=$rph")
   HYDRA_LAUNCHER_AUTOFORK=0 exec /usr/bin/mpiexec.mpich -launcher ssh -launcher-exec "$here/emulate_cluster.sh" \
-    -localhost 10.213.0.1 -hosts "$hostlist" -ppn "$rph" -n "$n" "${genv[@]}" "$@"
+    -localhost 10.214.0.1 -hosts "$hostlist" -ppn "$rph" -n "$n" "${genv[@]}" "$@"
 }
 
 # slurm-env: export lines for a shell that runs srun and sbatch on the cluster by hand.
@@ -297,9 +332,33 @@ case "$cmd" in
   status) [ -f "$state/summary" ] && echo "$name: $(cat "$state/summary"); hosts $(paste -sd, "$state/hosts")" || echo "$name: down" ;;
   profiles) echo "loopback (unshaped), 10gbe (10gbit), 1gbe (1gbit), 100mbe (100mbit)" ;;
   mpiexec) run_mpiexec "$@" ;;
+  link | rate | identity)
+    need_root
+    [ -f "$state/hosts" ] || die "'$name' is not up"
+    [[ $host =~ ^[0-9]+$ ]] && [ "$host" -ge 1 ] && [ "$host" -le "$(wc -l <"$state/hosts")" ] ||
+      die "--host must be a host number from 1 to $(wc -l <"$state/hosts"), not '$host'"
+    ns=$(host_ns "$host")
+    case "$cmd" in
+      link)
+        [ -n "$link_state" ] || die "link needs down or up"
+        ip link set "$ns" "$link_state"
+        echo "link: $ns $link_state" ;;
+      rate)
+        resolve_rate
+        [ -n "$rate" ] || die "rate needs --rate or a shaped --profile"
+        shape "$ns"
+        shape eth0 "$ns"
+        echo "rate: $ns $(shaping)" ;;
+      identity)
+        [ -z "$as" ] || [[ $as =~ ^[a-zA-Z0-9][a-zA-Z0-9.-]{0,62}$ ]] || die "--hostname must be a host name, not '$as'"
+        [ -z "$clock_offset" ] || [[ $clock_offset =~ ^-?[0-9]+$ ]] || die "--clock-offset must be whole seconds, not '$clock_offset'"
+        if [ -z "$as" ] && [ -z "$clock_offset" ]; then rm -f "$state/identity-$ns"; echo "identity: $ns as itself"; exit 0; fi
+        printf 'hostname=%s\nclock_offset=%s\n' "${as:-$ns}" "${clock_offset:-0}" >"$state/identity-$ns"
+        echo "identity: $ns reports host name ${as:-$ns}, clocks moved by ${clock_offset:-0} s" ;;
+    esac ;;
   slurm-env) slurm_env ;;
   srun | sbatch)
     eval "$(slurm_env)"
     exec "$cmd" "$@" ;;
-  *) die "unknown command '$cmd'; use up, mpiexec, srun, sbatch, slurm-env, down, status, profiles, shaping or tcp" ;;
+  *) die "unknown command '$cmd'; use $commands" ;;
 esac

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <ctime>
-#include <fstream>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -13,6 +12,7 @@
 #include "collectives/mpi/library_call.hpp"
 #include "collectives/reduce_kernels.hpp"
 #include "generated/build_info.hpp"
+#include "harness/common/clocks.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/launcher.hpp"
 
@@ -44,13 +44,6 @@ nlohmann::json relevant_environment() {
       }
   }
   return env;
-}
-
-std::string kernel_boot_id() {
-  std::ifstream f("/proc/sys/kernel/random/boot_id");
-  std::string id;
-  std::getline(f, id);
-  return id;
 }
 
 std::string utc_now() {
@@ -99,6 +92,14 @@ std::string oversubscription_warning(const nlohmann::json& metadata) {
            std::to_string(cores) + " cores";
   }
   if (!out.empty()) out += " (oversubscribed: ranks that busy-poll take turns on the cores, so times include waiting for one)";
+  return out;
+}
+
+std::vector<std::string> metadata_warnings(const nlohmann::json& metadata) {
+  std::vector<std::string> out;
+  if (std::string w = oversubscription_warning(metadata); !w.empty()) out.push_back(std::move(w));
+  if (metadata.contains("clocks"))
+    if (std::string w = clock_warning(metadata["clocks"]); !w.empty()) out.push_back(std::move(w));
   return out;
 }
 
@@ -163,6 +164,7 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
     oversubscribed |= exceeds_cores(mc.second, machine_cores);
   }
   m["oversubscription"] = {{"oversubscribed", oversubscribed}, {"hosts", per_host}, {"machines", per_machine}};
+  m["clocks"] = measure_clock_offsets(inv.comm, ranks_by_host, boots);
   // The GPUs each host's first rank sees (the others do not start CUDA for this).
   const bool leader = ranks_by_host[hosts[static_cast<std::size_t>(inv.rank)]].front() == inv.rank;
   const auto gpus = control_allgather(leader ? gpu_json(probe_gpus()).dump() : std::string(), inv.comm);

@@ -17,6 +17,8 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session);
 
 // "host h runs 3 ranks on 2 cores ..." from the metadata's "oversubscription", or empty.
 std::string oversubscription_warning(const nlohmann::json& metadata);
+// What a table header warns of: oversubscription, and hosts whose clocks are off.
+std::vector<std::string> metadata_warnings(const nlohmann::json& metadata);
 
 // A GPU inventory as the metadata records it (per host, under "gpus").
 nlohmann::json gpu_json(const GpuInventory& g);

@@ -43,7 +43,7 @@ struct ResultRow {
   std::size_t segment_bytes = 0;      // pipelined algorithms; 0 for the others
   std::string aggregate;              // how ranks' times were combined
   int checked_calls = 0;              // calls whose results were checked (per rank)
-  int outliers = 0;                   // timed calls above kOutlierFactor x p50
+  int outliers = 0;                   // timed calls that stalled (stats.hpp's is_outlier)
   std::vector<double> round_mean_us;  // JSON only: the spread between rounds
   Fields extra;            // a command's own columns after these (the parameter server's)
   nlohmann::json details;  // JSON only: per-server and distribution data

@@ -1,6 +1,7 @@
 #include "harness/common/stats.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <numeric>
 
@@ -27,8 +28,19 @@ Summary summarize(const std::vector<double>& v) {
   return s;
 }
 
+bool is_outlier(double us, double median_us) {
+  return us > kOutlierFactor * median_us || (us > kStallFactor * median_us && us - median_us >= kStallExtraUs);
+}
+
 int count_outliers(const std::vector<double>& v, double median) {
-  return static_cast<int>(std::count_if(v.begin(), v.end(), [&](double x) { return x > kOutlierFactor * median; }));
+  return static_cast<int>(std::count_if(v.begin(), v.end(), [&](double x) { return is_outlier(x, median); }));
+}
+
+std::string outlier_rule() {
+  char text[160];
+  std::snprintf(text, sizeof text, "timed calls over %gx p50, or over %gx p50 and %g s beyond it (a stall: preemption, a "
+                "lost link's retransmission)", kOutlierFactor, kStallFactor, kStallExtraUs / 1e6);
+  return text;
 }
 
 double algbw_gbps(double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0; }

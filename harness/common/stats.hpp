@@ -1,4 +1,5 @@
 #pragma once
+#include <string>
 #include <vector>
 
 namespace collbench {
@@ -11,10 +12,19 @@ struct Summary {
 double percentile(std::vector<double> values, double p);
 Summary summarize(const std::vector<double>& values);
 
-// A sample this many times the median is an outlier (a stalled rank, a preempted core):
-// the mean, max and bandwidths of its row then say more about the stall than the call.
+// A timed call (in microseconds) is an outlier when it took over kOutlierFactor x the
+// median (a stalled rank, a preempted core), or over kStallFactor x the median and at
+// least kStallExtraUs beyond it: a call that waited out a TCP retransmission (Linux
+// retransmits after 200 ms at the soonest: a link down for a moment, a lost packet),
+// which at large sizes is only a few times a call. The mean, max and bandwidths of its
+// row then say more about the stall than the call.
 inline constexpr double kOutlierFactor = 20;
-int count_outliers(const std::vector<double>& values, double median);
+inline constexpr double kStallFactor = 3;
+inline constexpr double kStallExtraUs = 200000;
+bool is_outlier(double us, double median_us);
+int count_outliers(const std::vector<double>& values_us, double median_us);
+// The rule in words, for table headers and the JSON's definitions.
+std::string outlier_rule();
 
 // nccl-tests' definitions, in GB/s (1e9 bytes per second).
 double algbw_gbps(double bytes, double seconds);

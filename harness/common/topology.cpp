@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -25,6 +26,33 @@ std::vector<std::string> rank_hosts(MPI_Comm comm) {
   int len = 0;
   MPI_Get_processor_name(name, &len);
   return control_allgather(std::string(name, static_cast<std::size_t>(len)), comm);
+}
+
+std::string kernel_boot_id() {
+  std::ifstream f("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(f, id);
+  return id;
+}
+
+std::string host_identity_here() {
+  char net[128] = {};
+  const ssize_t n = readlink("/proc/self/ns/net", net, sizeof net - 1);
+  return kernel_boot_id() + " " + (n > 0 ? std::string(net, static_cast<std::size_t>(n)) : std::string("net:unknown"));
+}
+
+std::string host_name_conflict(const std::vector<std::string>& names, const std::vector<std::string>& identities) {
+  std::map<std::string, std::size_t> first_of;  // host name -> its lowest rank
+  for (std::size_t r = 0; r < names.size() && r < identities.size(); ++r) {
+    const auto [it, fresh] = first_of.emplace(names[r], r);
+    if (fresh || identities[it->second] == identities[r]) continue;
+    const bool same_machine = identities[it->second].substr(0, identities[it->second].find(' ')) ==
+                              identities[r].substr(0, identities[r].find(' '));
+    return "ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " both report host name '" + names[r] +
+           "' but run " + (same_machine ? "in different network namespaces of one machine" : "on different machines (kernel boot ids differ)") +
+           ": collbench groups ranks into nodes by host name and would merge them; give every host its own name";
+  }
+  return "";
 }
 
 long cores_here() { return sysconf(_SC_NPROCESSORS_ONLN); }

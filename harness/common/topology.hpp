@@ -22,6 +22,15 @@ Topology discover_topology(MPI_Comm comm, int ranks_per_node);
 // Host names of all ranks, in rank order (collective over comm).
 std::vector<std::string> rank_hosts(MPI_Comm comm);
 
+// This kernel's boot id: one per machine, shared by its containers and namespaces.
+std::string kernel_boot_id();
+// Where a rank runs: the kernel's boot id and the network namespace ("BOOT net:[INODE]").
+std::string host_identity_here();
+// Ranks that report one host name from different machines or network namespaces (a
+// cloned image, emulated hosts given one name) would be merged into one node: the
+// message naming them, or "" when each name belongs to one place. Pure.
+std::string host_name_conflict(const std::vector<std::string>& names, const std::vector<std::string>& identities);
+
 // The cores this machine has online.
 long cores_here();
 // Whether `ranks` busy-polling ranks on a host of `cores` cores must take turns on them

@@ -27,14 +27,18 @@ struct Watchdog::State {
 
 namespace {
 
-[[noreturn]] void report_and_exit(double seconds, int rank, const progress::Snapshot& where) {
-  char why[96];
-  std::snprintf(why, sizeof why, "rank %d made no progress for %g s (the watchdog)", rank, seconds);
-  stop_results(why);  // also flushes the table printed so far
+[[noreturn]] void report_and_exit(double seconds, int rank, const std::vector<std::string>& hosts,
+                                  const progress::Snapshot& where) {
+  const std::string who = "rank " + std::to_string(rank) +
+                          (static_cast<std::size_t>(rank) < hosts.size() ? " on " + hosts[static_cast<std::size_t>(rank)] : "");
+  char seconds_text[32];
+  std::snprintf(seconds_text, sizeof seconds_text, "%g", seconds);
+  const std::string place = progress::describe(where, hosts);
+  stop_results(who + " made no progress for " + seconds_text + " s (the watchdog); it is in: " + place);  // also flushes the table
   std::fprintf(stderr,
-               "collbench: watchdog: rank %d made no progress for %g s; it is in: %s. Ending the run with exit "
+               "collbench: watchdog: %s made no progress for %s s; it is in: %s. Ending the run with exit "
                "status %d (rows finished so far are in the CSV and JSON, marked not completed; --watchdog 0 turns this off)\n",
-               rank, seconds, progress::describe(where).c_str(), kExitStalled);
+               who.c_str(), seconds_text, place.c_str(), kExitStalled);
   std::fflush(stderr);
   remove_shm_names();
   // The other ranks stalled at about the same moment: give their watchdogs time to say
@@ -53,11 +57,11 @@ void add_watchdog_flag(CLI::App& app, double& seconds) {
       ->capture_default_str();
 }
 
-Watchdog::Watchdog(double seconds, int rank) {
+Watchdog::Watchdog(double seconds, int rank, std::vector<std::string> host_of_rank) {
   if (!(seconds > 0)) return;
   state_ = std::make_unique<State>();
   State* st = state_.get();
-  st->thread = std::thread([st, seconds, rank] {
+  st->thread = std::thread([st, seconds, rank, hosts = std::move(host_of_rank)] {
     using Clock = std::chrono::steady_clock;
     const auto limit = std::chrono::duration<double>(seconds);
     const auto poll = std::chrono::duration<double>(std::min(1.0, seconds / 4));
@@ -70,7 +74,7 @@ Watchdog::Watchdog(double seconds, int rank) {
         beats = now.beats;
         since = Clock::now();
       } else if (Clock::now() - since >= limit) {
-        report_and_exit(seconds, rank, now);
+        report_and_exit(seconds, rank, hosts, now);
       }
     }
   });

@@ -6,6 +6,8 @@
 // kExitStalled. MPI launchers then end the other ranks. Rows already written stay, and
 // the JSON is marked stopped.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "harness/common/exit_status.hpp"
 
@@ -22,8 +24,8 @@ void add_watchdog_flag(CLI::App& app, double& seconds);
 
 class Watchdog {
  public:
-  // seconds <= 0: off.
-  Watchdog(double seconds, int rank);
+  // seconds <= 0: off. host_of_rank names this rank's host and its peers' in the report.
+  Watchdog(double seconds, int rank, std::vector<std::string> host_of_rank = {});
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;

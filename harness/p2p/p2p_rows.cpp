@@ -85,7 +85,7 @@ void print_p2p_header(const nlohmann::json& m) {
   for (const auto& p : m["p2p"]["pairs"])
     std::printf("# %s: ranks %d (%s) and %d (%s)\n", p["link"].get<std::string>().c_str(), p["ranks"][0].get<int>(),
                 p["hosts"][0].get<std::string>().c_str(), p["ranks"][1].get<int>(), p["hosts"][1].get<std::string>().c_str());
-  if (const std::string w = oversubscription_warning(m); !w.empty()) std::printf("# %s\n", w.c_str());
+  for (const std::string& w : metadata_warnings(m)) std::printf("# WARNING: %s\n", w.c_str());
   for (const char* k : {"latency", "exchange", "bandwidth", "times", "link", "errors", "fit"})
     std::printf("# %s: %s\n", k, m["definitions"][k].get<std::string>().c_str());
   std::printf("# %-9s %-10s %-5s %11s %6s %10s %10s %10s %10s %10s %9s %6s\n", "test", "link", "ranks", "bytes", "window",

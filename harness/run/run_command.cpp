@@ -84,8 +84,7 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                                  "checked calls; -1 when not checked"},
                       {"checked_calls", "calls whose results were checked: one untimed call, the last timed call "
                                         "of each round, and every check_every-th timed call"},
-                      {"outliers", "timed calls above " + std::to_string(static_cast<int>(kOutlierFactor)) +
-                                       "x p50; when above 0, trust p50 rather than avg, max and the bandwidths"},
+                      {"outliers", outlier_rule() + "; when above 0, trust p50 rather than avg, max and the bandwidths"},
                       {"aggregate", "how ranks' times were combined; see timing_policy"}};
   if (s.bound)
     m["definitions"]["bound"] = {

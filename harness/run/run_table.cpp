@@ -44,8 +44,7 @@ void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
   for (const auto& caution : metadata["mpi_baseline"]["cautions"])
     std::printf("# note (%s): %s\n", metadata["mpi_baseline"]["row_name"].get<std::string>().c_str(),
                 caution.get<std::string>().c_str());
-  if (const std::string warning = oversubscription_warning(metadata); !warning.empty())
-    std::printf("# WARNING: %s\n", warning.c_str());
+  for (const std::string& warning : metadata_warnings(metadata)) std::printf("# WARNING: %s\n", warning.c_str());
   std::printf("# timing: %s.\n#   %s\n", timing_policy_text(o.timing, o.aggregate).c_str(),
               repetitions_text(o.reps).c_str());
   std::printf("# algbw = bytes/time (GB/s = 1e9 B/s); busbw = algbw x %s (nccl-tests); bytes = %s\n",
@@ -59,8 +58,7 @@ void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
                 o.check_every > 0 ? (" and every " + std::to_string(o.check_every) + "th").c_str() : "");
   else
     std::printf("# check: off (--no-check); errors = -1\n");
-  std::printf("# '!' marks rows with timed calls over %gx p50 (a stall or preemption): trust p50 there, not "
-              "avg/max/bandwidth\n", kOutlierFactor);
+  std::printf("# '!' marks rows with outliers, %s: trust p50 there, not avg/max/bandwidth\n", outlier_rule().c_str());
   if (o.bound)
     std::printf("# ring_bound = %s, measured interleaved with the algorithms (exchange: a window of messages to the "
                 "right neighbour while receiving from the left, as osu_bibw; reduce: the kernel on one block, in "

@@ -41,6 +41,19 @@ TEST(Stats, OutliersAreCallsFarAboveTheMedian) {
   EXPECT_EQ(count_outliers(t, percentile(t, 50)), 1);
 }
 
+TEST(Stats, AStallOfARetransmissionAtLargeSizesIsAnOutlier) {
+  // 16 MiB over 1 Gbit/s: 180 ms calls; a link down for 2 s stalls one call for ~3 s.
+  std::vector<double> t(20, 180e3);
+  t.push_back(3.1e6);
+  EXPECT_EQ(count_outliers(t, percentile(t, 50)), 1);
+  EXPECT_TRUE(is_outlier(180e3 * 3.1, 180e3)) << "over 3x and 0.38 s beyond";
+  EXPECT_FALSE(is_outlier(60e3 * 4, 60e3)) << "4x but only 0.18 s beyond";
+  EXPECT_FALSE(is_outlier(180e3 * 2.9, 180e3)) << "0.34 s beyond, but under 3x";
+  EXPECT_TRUE(is_outlier(50e3 * 19, 50e3)) << "19x, under the 20x rule, but 0.9 s beyond";
+  EXPECT_FALSE(is_outlier(10e6 * 1.5, 10e6)) << "a 10 s call 5 s slower: only 1.5x, ordinary spread at 1 GiB";
+  EXPECT_FALSE(is_outlier(5000, 1000)) << "5x but 4 ms beyond: a scheduler tick, not a stall";
+}
+
 TEST(SweepErrors, BlamesTheLibraryWhenOnlyItsRowsAreWrong) {
   SweepErrors e{{{"mpi", true, 3}, {"ring", false, 0}, {"tree", false, 0}}};
   EXPECT_EQ(e.total(), 3);
