@@ -6,13 +6,15 @@
 #             MPI_Finalize at once), to see the MPI library's own behaviour
 #   before    collbench with COLLBENCH_FINALIZE_QUIET_MS=0: MPI_Finalize at once, as
 #             collbench did before (a 20 s deadline then ends a hung rank)
+#   quiet-Nms collbench with COLLBENCH_FINALIZE_QUIET_MS=N for each N of QUIET (1 10):
+#             how much quiet time the order needs
 #   after     collbench as it is now (a barrier and a quiet time before MPI_Finalize
 #             where the library needs it; see collectives/mpi/clean_finalize.hpp)
 # collbench runs `run -a mpi,ring -b 1K -e 64K` with fixed counts (-w 5 -n 20). A run
 # still going after LIMIT seconds counts as hung and is interrupted. Writes
 # results/finalize/ (or $1): runs.csv (one row per run), SUMMARY.md, machine.txt, and
 # raw/ with the output of every run that did not exit 0 within 20 s.
-# Environment: BUILD (build), RUNS (30), PROFILE (1gbe), LIMIT (40).
+# Environment: BUILD (build), RUNS (30), PROFILE (1gbe), LIMIT (40), QUIET (1 10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/finalize}
@@ -20,6 +22,7 @@ build=${BUILD:-build}
 runs=${RUNS:-30}
 profile=${PROFILE:-1gbe}
 limit=${LIMIT:-40}
+quiet=${QUIET:-1 10}
 bin=$PWD/$build/harness/collbench
 plain=$PWD/$build/harness/collbench-plain-loop
 cluster=cbfin
@@ -68,6 +71,10 @@ for run in $(seq "$runs"); do
   one plain "$run" "${emu[@]}" "$plain" 65536 20 5
   one before "$run" env COLLBENCH_FINALIZE_QUIET_MS=0 "${emu[@]}" "$bin" "${collbench_args[@]}" \
     --csv "$raw/before-$run.csv" --json "$raw/before-$run.json"
+  for ms in $quiet; do
+    one "quiet-${ms}ms" "$run" env COLLBENCH_FINALIZE_QUIET_MS="$ms" "${emu[@]}" "$bin" "${collbench_args[@]}" \
+      --csv "$raw/quiet-${ms}ms-$run.csv" --json "$raw/quiet-${ms}ms-$run.json"
+  done
   one after "$run" "${emu[@]}" "$bin" "${collbench_args[@]}" --csv "$raw/after-$run.csv" --json "$raw/after-$run.json"
 done
 scripts/emulate_cluster.sh down --name "$cluster" >/dev/null
