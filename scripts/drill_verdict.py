@@ -113,6 +113,18 @@ def main():
     if drill == "healthy":
         finished_ok()
         rec["what"] = "the sweep without a fault: the reference for speeds"
+    elif drill == "srun_sweep":
+        finished_ok()
+        m = doc["metadata"] if doc else {}
+        launcher = m.get("launcher", {})
+        job = launcher.get("slurm", {})
+        if launcher.get("kind") != "srun" or not job.get("job_id"):
+            problems.append(f"the metadata does not name srun and Slurm's job: {launcher}")
+        if len(m.get("hosts", {})) != 3:
+            problems.append(f"hosts {m.get('hosts')}, want 3")
+        rec["what"] = (f"completed, right: {len(rows)} rows from {m.get('mpi', {}).get('library', '?')} on "
+                       f"{', '.join(sorted(m.get('hosts', {})))}; job {job.get('job_id')}, {job.get('tasks')} tasks, "
+                       f"{job.get('tasks_per_node')} per node, plugin {job.get('mpi_plugin')}")
     elif drill == "link_flap":
         same_speed("the stall reported as speed")
         stalled = [r for r in rows if key(r) in healthy and

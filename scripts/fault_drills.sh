@@ -9,10 +9,10 @@
 #
 #   scripts/fault_drills.sh [--out DIR] [--name CLUSTER] [--quick] [DRILL...]
 #
-# Drills (all by default): link_flap link_down_long rate_cut host_killed
-# writer_host_killed hostname_clash clock_offset slurm_host_killed (needs Debian's
-# Slurm; with --kill-on-bad-exit and without, with MPICH and, where BUILD_OPENMPI is
-# built, Open MPI). Writes DIR (results/faults): drills.jsonl (one record per drill),
+# Drills (all by default): srun_sweep (no fault: the sweep through srun) link_flap
+# link_down_long rate_cut host_killed writer_host_killed hostname_clash clock_offset
+# slurm_host_killed (with --kill-on-bad-exit and without). The srun ones need Debian's
+# Slurm, and run with MPICH and, where BUILD_OPENMPI is built, Open MPI. Writes DIR (results/faults): drills.jsonl (one record per drill),
 # SUMMARY.md and drills.csv (scripts/summarize_drills.py), machine.txt, and raw/ with
 # every run's output, CSV and JSON. Exits 1 when any drill's verdict fails, 2 when the
 # drills cannot run here, 0 otherwise. --quick: smaller sweeps, for the test suite.
@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     *) drills+=("$1"); shift ;;
   esac
 done
-all=(link_flap link_down_long rate_cut host_killed writer_host_killed hostname_clash clock_offset slurm_host_killed)
+all=(srun_sweep link_flap link_down_long rate_cut host_killed writer_host_killed hostname_clash clock_offset slurm_host_killed)
 [ ${#drills[@]} -gt 0 ] || drills=("${all[@]}")
 for d in "${drills[@]}"; do
   [[ " ${all[*]} " == *" $d "* ]] || { echo "fault_drills: unknown drill '$d'; valid: ${all[*]}" >&2; exit 2; }
@@ -216,25 +216,41 @@ drill_clock_offset() {
   record clock_offset $(facts) "healthy=$healthy_json" "offset=1000000" "moved_host=$cluster-h3"
 }
 
-drill_slurm_host_killed() {
+# each_library DRILL: for MPICH and Open MPI (where built), sets lib, exe and plugin
+# and calls DRILL_one; records a skip where Slurm or the build is missing.
+each_library() {
+  local drill=$1
   if [ "$slurm" != 1 ]; then
-    record slurm_host_killed "skipped=Debian's Slurm is not installed (scripts/setup.sh --slurm)"
+    record "$drill" "skipped=Debian's Slurm is not installed (scripts/setup.sh --slurm)"
     return
   fi
-  local lib plugin exe kflag
   for lib in mpich openmpi; do
     exe=$bin plugin=pmi2
     if [ "$lib" = openmpi ]; then
       exe=$bin_openmpi plugin=pmix
-      [ -x "$exe" ] || { record "slurm_host_killed" "skipped=no Open MPI build at $exe" "library=openmpi"; continue; }
+      [ -x "$exe" ] || { record "$drill" "skipped=no Open MPI build at $exe" "library=openmpi"; continue; }
     fi
-    for kflag in 1 0; do
-      local srun_args=(-N 3 --ntasks-per-node 1 --mpi=$plugin --kill-on-bad-exit=$kflag)
-      kill_host "slurm_host_killed-$lib-k$kflag" 3 "$emu" srun --name "$cluster" -- "${srun_args[@]}" \
-        "$exe" "${sweep[@]}" --watchdog $watchdog
-      record slurm_host_killed $(facts) "${killed_facts[@]}" "library=$lib" "kill_on_bad_exit=$kflag" \
-        "launcher=srun ${srun_args[*]}"
-    done
+    "${drill}_one"
+  done
+}
+
+drill_srun_sweep() { each_library srun_sweep; }
+srun_sweep_one() {
+  local srun_args=(-N 3 --ntasks-per-node 1 --mpi=$plugin)
+  start "srun_sweep-$lib" "$emu" srun --name "$cluster" -- "${srun_args[@]}" "$exe" "${sweep[@]}"
+  finish 600
+  record srun_sweep $(facts) "library=$lib" "launcher=srun ${srun_args[*]}"
+}
+
+drill_slurm_host_killed() { each_library slurm_host_killed; }
+slurm_host_killed_one() {
+  local kflag
+  for kflag in 1 0; do
+    local srun_args=(-N 3 --ntasks-per-node 1 --mpi=$plugin --kill-on-bad-exit=$kflag)
+    kill_host "slurm_host_killed-$lib-k$kflag" 3 "$emu" srun --name "$cluster" -- "${srun_args[@]}" \
+      "$exe" "${sweep[@]}" --watchdog $watchdog
+    record slurm_host_killed $(facts) "${killed_facts[@]}" "library=$lib" "kill_on_bad_exit=$kflag" \
+      "launcher=srun ${srun_args[*]}"
   done
 }
 

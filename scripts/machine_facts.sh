@@ -4,6 +4,7 @@
 # usage: scripts/machine_facts.sh > machine.txt
 set -u
 echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "source: $(git -C "$(dirname "$0")/.." describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"
 echo "kernel: $(uname -srm)"
 echo "cores: $(nproc)"
 echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"

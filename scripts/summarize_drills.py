@@ -8,6 +8,7 @@ from pathlib import Path
 
 FAULTS = {
     "healthy": "none (the reference sweep)",
+    "srun_sweep": "none: the sweep through srun on the emulated Slurm",
     "link_flap": "host 3's link down for 2 s mid-sweep, then up",
     "link_down_long": "host 3's link down for longer than --watchdog",
     "rate_cut": "host 3's link cut to a tenth of its rate mid-sweep (tc)",
@@ -25,6 +26,8 @@ def row(r):
     launcher = "Hydra (mpiexec)"
     if r["drill"] == "slurm_host_killed":
         launcher = f"srun, {r.get('library', '?')}, --kill-on-bad-exit={r.get('kill_on_bad_exit', '?')}"
+    elif r["drill"] == "srun_sweep":
+        launcher = f"srun, {r.get('library', '?')}"
     kept = ""
     if "rows_in_csv" in r:
         kept = f"{r['rows_in_csv']} CSV / {r['rows_in_json']} JSON"
