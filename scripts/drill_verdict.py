@@ -17,6 +17,7 @@ import sys
 SLACK_S = 30       # a fault must end the run within --watchdog + this
 SAME_SPEED = 1.5   # a row's p50 within this factor of the healthy run's: not slowed
 SLOWER = 3         # rows after a cut to a tenth of the rate: at least this much slower
+ENDING_FAULTS = ("link_down_long", "host_killed", "writer_host_killed", "slurm_host_killed", "hostname_clash")
 
 
 def load_json(path):
@@ -63,6 +64,7 @@ def main():
                ranks_left=int(facts["ranks_left"]))
     if "rows_before" in facts:
         rec["rows_before_fault"] = int(facts["rows_before"])
+    if drill in ENDING_FAULTS:  # the fault must end the run: how long that took
         rec["detect_s"] = round(float(facts["end"]) - fault_start, 1)
     if hung:
         problems.append("still running at the script's limit (a hang)")
@@ -176,9 +178,10 @@ def main():
             problems.append("exit status 0 after a host's ranks were killed")
         if int(facts["killed"]) == 0:
             problems.append("found no rank to kill")
-        ended_by = "the watchdog" if rc == 4 or "made no progress" in log else \
-            "Slurm (--kill-on-bad-exit)" if "task" in log and facts.get("kill_on_bad_exit") == "1" else \
-            "the launcher" if "BAD TERMINATION" in log or "srun: error" in log else "MPI's own error"
+        ended_by = "the watchdog" if "made no progress" in log else \
+            "MPI's own error" if "Fatal error" in log or "MPI_ABORT" in log else \
+            "Slurm (--kill-on-bad-exit)" if facts.get("kill_on_bad_exit") == "1" else \
+            "the launcher (Hydra)" if "BAD TERMINATION" in log else "the launcher"
         rec["what"] = f"exit {rc} {rec['detect_s']} s after the kill, ended by {ended_by}"
     elif drill == "hostname_clash":
         if rc != 2:
@@ -187,7 +190,6 @@ def main():
             problems.append("no message naming the clash")
         if rows:
             problems.append("rows were measured")
-        rec["detect_s"] = rec["seconds"]
         rec["what"] = f"refused (exit {rc}) before measuring: " + next(
             (l.split("error: ", 1)[1][:120] + "..." for l in log.splitlines() if "both report host name" in l), "no message")
     elif drill == "clock_offset":
@@ -204,6 +206,7 @@ def main():
     else:
         problems.append(f"unknown drill {drill}")
     rec["verdict"] = "fail: " + "; ".join(problems) if problems else "pass"
+    rec["facts"] = facts
     print(json.dumps(rec))
 
 

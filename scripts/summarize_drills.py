@@ -49,7 +49,7 @@ def main(out):
     lines = ["# Fault drills on 3 emulated hosts\n",
              "One run of `scripts/fault_drills.sh` (machine and packages: `machine.txt`; every run's output, CSV and "
              "JSON: `raw/`; one record per drill with every fact judged: `drills.jsonl`). Time to detect: from the "
-             "fault to the end of the run. Rows kept: rows in the CSV and the JSON afterwards (rows finished "
+             "fault to the end of the run, for the faults that must end it. Rows kept: rows in the CSV and the JSON afterwards (rows finished "
              "before the fault).\n",
              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for t in table:

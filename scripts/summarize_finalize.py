@@ -18,7 +18,7 @@ ARMS = {
 def main(out):
     rows = list(csv.DictReader(open(out / "runs.csv")))
     lines = ["# Clean exits across 3 emulated hosts (MPICH over UCX's TCP transport)\n",
-             "One run of `scripts/measure_finalize.sh`; the three arms take turns, run by run. "
+             "One run of `scripts/measure_finalize.sh`; the arms take turns, run by run. "
              "Machine and packages: `machine.txt`; every run: `runs.csv`.\n",
              "| arm | runs | exit 0 | waited out the 20 s deadline | hung to the script's limit | non-zero exit | "
              "results complete and right | median s |",
