@@ -107,7 +107,6 @@ endif()
 # MPI's mpirun cannot start an MPICH program as one job, nor Hydra an Open MPI one.
 include(CheckCSourceCompiles)
 include(CheckCXXSourceCompiles)
-set(_families "")
 foreach(lang C CXX)
   set(CMAKE_REQUIRED_LIBRARIES MPI::MPI_${lang})
   set(_family other)

@@ -42,12 +42,12 @@ std::string host_identity_here() {
 }
 
 std::string host_name_conflict(const std::vector<std::string>& names, const std::vector<std::string>& identities) {
+  const auto boot_id = [](const std::string& identity) { return identity.substr(0, identity.find(' ')); };
   std::map<std::string, std::size_t> first_of;  // host name -> its lowest rank
   for (std::size_t r = 0; r < names.size() && r < identities.size(); ++r) {
     const auto [it, fresh] = first_of.emplace(names[r], r);
     if (fresh || identities[it->second] == identities[r]) continue;
-    const bool same_machine = identities[it->second].substr(0, identities[it->second].find(' ')) ==
-                              identities[r].substr(0, identities[r].find(' '));
+    const bool same_machine = boot_id(identities[it->second]) == boot_id(identities[r]);
     return "ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " both report host name '" + names[r] +
            "' but run " + (same_machine ? "in different network namespaces of one machine" : "on different machines (kernel boot ids differ)") +
            ": collbench groups ranks into nodes by host name and would merge them; give every host its own name";
