@@ -314,6 +314,7 @@ run_mpiexec() {
 
 # slurm-env: export lines for a shell that runs srun and sbatch on the cluster by hand.
 slurm_env() {
+  [ -f "$state/hosts" ] || die "'$name' is not up; run '$0 up --name $name --hosts H --slurm' first"
   [ -f "$state/slurm/slurm.conf" ] || die "'$name' runs no Slurm; bring it up with --slurm"
   echo "export SLURM_CONF=$state/slurm/slurm.conf"
   local kv
@@ -358,7 +359,8 @@ case "$cmd" in
     esac ;;
   slurm-env) slurm_env ;;
   srun | sbatch)
-    eval "$(slurm_env)"
+    exports=$(slurm_env) || exit 2  # slurm_env said why
+    eval "$exports"
     exec "$cmd" "$@" ;;
   *) die "unknown command '$cmd'; use $commands" ;;
 esac

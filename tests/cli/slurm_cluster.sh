@@ -31,6 +31,14 @@ esac
 trap '"$emu" down --name "$name" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 trap 'exit 1' INT TERM
 
+echo "== srun on a cluster that is down, or up without Slurm: one message, exit 2"
+for how in down plain; do
+  [ "$how" = plain ] && "$emu" up --name "$name" --hosts 2 >/dev/null
+  "$emu" srun --name "$name" -- -N 1 hostname >"$dir/out" 2>&1
+  rc=$?
+  [ "$rc" = 2 ] && [ "$(wc -l <"$dir/out")" = 1 ] || { cat "$dir/out"; fail "srun on a $how cluster: exit $rc, not one message and 2"; }
+done
+"$emu" down --name "$name" >/dev/null
 "$emu" up --name "$name" --hosts 3 --profile 1gbe --slurm || fail "up --slurm exited $?"
 srun_() { timeout 180 "$emu" srun --name "$name" -- "$@"; }
 
