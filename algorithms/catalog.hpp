@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <string_view>
 
-#include "collectives/registry.hpp"
-#include "collectives/schedule.hpp"
+#include "collectives/schedule/registry.hpp"
+#include "collectives/schedule/schedule.hpp"
 
 namespace collbench {
 

@@ -153,7 +153,7 @@ if(_home)
 endif()
 
 # MPI-4's large-count (_c) collectives, where the library has them; otherwise
-# collectives/mpi/large_count.cpp splits calls above INT_MAX elements.
+# collectives/transport/mpi/library_call.cpp splits calls above INT_MAX elements.
 set(CMAKE_REQUIRED_LIBRARIES MPI::MPI_CXX)
 check_cxx_source_compiles([=[
 #include <mpi.h>

@@ -1,9 +1,9 @@
 #pragma once
 // One description per collective: every place that needs to know what a collective
 // means (its name, whether it has a root or a reduction, how its size is counted,
-// its bus-bandwidth factor, its buffers, which elements its result holds, its MPI
-// function) reads the row of kCollectiveTraits. Adding a collective is one row here,
-// its builders, and its MPI call.
+// its bus-bandwidth factor, its buffers, which elements its result holds) reads the
+// row of kCollectiveTraits. Adding a collective is one row here, its builders, and its
+// MPI row (collectives/transport/mpi/mpi_names.cpp) and call.
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -59,10 +59,6 @@ struct CollectiveTraits {
   BufferLayout (*layout)(const LayoutRequest& q);
   // For result element i (i < layout.result_count) of rank q.rank.
   ResultSource (*result_of)(const LayoutRequest& q, std::size_t i);
-  std::string_view mpi_function;          // the MPI library's own collective
-  std::string_view mpich_algorithm_cvar;  // forces MPICH's algorithm for it
-  std::string_view mpich_algorithms;      // MPICH 4.0's names for that variable, space-separated
-  std::string_view open_mpi_name;  // its name in Open MPI's coll_tuned_<name>_algorithm
 };
 
 const CollectiveTraits& traits(Collective c);

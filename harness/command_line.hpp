@@ -4,7 +4,7 @@
 #include <string>
 #include <variant>
 
-#include "collectives/registry.hpp"
+#include "collectives/schedule/registry.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/list/list_command.hpp"
 #include "harness/model/model_command.hpp"

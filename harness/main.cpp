@@ -12,10 +12,10 @@
 #include <string>
 #include <variant>
 
-#include "collectives/fnv1a.hpp"
-#include "collectives/mpi/clean_finalize.hpp"
-#include "collectives/mpi/communicator.hpp"
-#include "collectives/shm_memory.hpp"
+#include "collectives/process/fnv1a.hpp"
+#include "collectives/transport/mpi/clean_finalize.hpp"
+#include "collectives/transport/mpi/communicator.hpp"
+#include "collectives/transport/shm_memory.hpp"
 #include "harness/command_line.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/default_registry.hpp"

@@ -18,7 +18,7 @@ emulated_preflight() {  # BIN CLUSTER
 # `checked JSON COMMAND...` runs a collbench command writing JSON; anything but a clean
 # exit stops the script. (Runs across emulated hosts once hung in MPI_Finalize over UCX's
 # TCP transport and were accepted when their JSON was complete; collbench now ends MPI
-# so that they exit cleanly: collectives/mpi/clean_finalize.hpp.)
+# so that they exit cleanly: collectives/transport/mpi/clean_finalize.hpp.)
 checked() {  # JSON COMMAND...
   local json=$1
   shift

@@ -9,7 +9,7 @@
 #   quiet-Nms collbench with COLLBENCH_FINALIZE_QUIET_MS=N for each N of QUIET (1 10):
 #             how much quiet time the order needs
 #   after     collbench as it is now (a barrier and a quiet time before MPI_Finalize
-#             where the library needs it; see collectives/mpi/clean_finalize.hpp)
+#             where the library needs it; see collectives/transport/mpi/clean_finalize.hpp)
 # collbench runs `run -a mpi,ring -b 1K -e 64K` with fixed counts (-w 5 -n 20). A run
 # still going after LIMIT seconds counts as hung and is interrupted. Writes
 # results/finalize/ (or $1): runs.csv (one row per run), SUMMARY.md, machine.txt, and

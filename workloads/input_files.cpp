@@ -12,7 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "collectives/fnv1a.hpp"
+#include "collectives/process/fnv1a.hpp"
 
 namespace collbench {
 namespace {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "collectives/fnv1a.hpp"
+#include "collectives/process/fnv1a.hpp"
 
 namespace collbench {
 

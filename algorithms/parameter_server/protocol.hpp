@@ -12,8 +12,8 @@
 
 #include "algorithms/parameter_server/plan.hpp"
 #include "algorithms/parameter_server/wire.hpp"
-#include "collectives/registry.hpp"
-#include "collectives/transport.hpp"
+#include "collectives/schedule/registry.hpp"
+#include "collectives/transport/transport.hpp"
 
 namespace collbench {
 

@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "algorithms/parameter_server/protocol.hpp"
-#include "collectives/reduce_kernels.hpp"
-#include "collectives/registry.hpp"
+#include "collectives/kernels/reduce_kernels.hpp"
+#include "collectives/schedule/registry.hpp"
 
 namespace collbench {
 namespace {

@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "collectives/schedule.hpp"
+#include "collectives/schedule/schedule.hpp"
 
 namespace collbench {
 

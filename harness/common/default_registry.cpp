@@ -2,8 +2,9 @@
 
 #include "algorithms/catalog.hpp"
 #include "algorithms/parameter_server/protocol.hpp"
-#include "collectives/mpi/baselines.hpp"
-#include "collectives/nccl.hpp"
+#include "algorithms/baselines/mpi_baselines.hpp"
+#include "algorithms/baselines/nccl_baselines.hpp"
+#include "collectives/transport/gpu/nccl.hpp"
 #include "generated/build_info.hpp"
 
 namespace collbench {

@@ -1,5 +1,5 @@
 #pragma once
-#include "collectives/registry.hpp"
+#include "collectives/schedule/registry.hpp"
 
 namespace collbench {
 

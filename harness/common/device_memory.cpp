@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "collectives/mpi/communicator.hpp"
-#include "collectives/mpi/mapped_transport.hpp"
-#include "collectives/nccl.hpp"
-#include "collectives/staged_transport.hpp"
+#include "collectives/transport/mpi/communicator.hpp"
+#include "collectives/transport/mpi/mapped_transport.hpp"
+#include "collectives/transport/gpu/nccl.hpp"
+#include "collectives/transport/staged_transport.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/topology.hpp"

@@ -7,17 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "collectives/gpu.hpp"
-#include "collectives/memory_space.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
+#include "collectives/transport/memory_space.hpp"
 #include "collectives/names.hpp"
-#include "collectives/registry.hpp"
-#include "collectives/transport.hpp"
+#include "collectives/schedule/registry.hpp"
+#include "collectives/transport/transport.hpp"
 #include "harness/common/invocation.hpp"
 
 namespace collbench {
 
 // What carries the reference algorithms' messages: MPI point-to-point, or this node's
-// shared memory, copied once (collectives/mpi/mapped_transport.hpp); for device memory
+// shared memory, copied once (collectives/transport/mpi/mapped_transport.hpp); for device memory
 // MPI through host copies (staged_transport.hpp), NCCL send/receive (nccl.hpp), or this
 // node's GPU memory mapped through CUDA IPC and copied once on the receiver's stream
 // (mapped_transport.hpp again).

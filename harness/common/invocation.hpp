@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "collectives/registry.hpp"
+#include "collectives/schedule/registry.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/run_error.hpp"
 

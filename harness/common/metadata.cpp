@@ -6,11 +6,11 @@
 #include <iterator>
 #include <map>
 
-#include "collectives/gpu.hpp"
-#include "collectives/mpi/clean_finalize.hpp"
-#include "collectives/mpi/library.hpp"
-#include "collectives/mpi/library_call.hpp"
-#include "collectives/reduce_kernels.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
+#include "collectives/transport/mpi/clean_finalize.hpp"
+#include "collectives/transport/mpi/library.hpp"
+#include "collectives/transport/mpi/library_call.hpp"
+#include "collectives/kernels/reduce_kernels.hpp"
 #include "generated/build_info.hpp"
 #include "harness/common/clocks.hpp"
 #include "harness/common/control.hpp"

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "collectives/gpu.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
 #include "harness/common/invocation.hpp"
 #include "harness/common/session.hpp"
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <thread>
 
-#include "collectives/shm_memory.hpp"
+#include "collectives/transport/shm_memory.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/exit_status.hpp"
 #include "harness/common/run_error.hpp"

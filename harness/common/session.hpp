@@ -3,8 +3,8 @@
 // ranks' transport, and the nodes they sit on. Parsed options stay apart from this.
 #include <mpi.h>
 
-#include "collectives/mpi/transport.hpp"
-#include "collectives/registry.hpp"
+#include "collectives/transport/mpi/transport.hpp"
+#include "collectives/schedule/registry.hpp"
 #include "harness/common/interconnect.hpp"
 #include "harness/common/topology.hpp"
 

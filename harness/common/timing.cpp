@@ -5,7 +5,7 @@
 #include <numeric>
 #include <string>
 
-#include "collectives/progress.hpp"
+#include "collectives/process/progress.hpp"
 #include "harness/common/control.hpp"
 
 namespace collbench {

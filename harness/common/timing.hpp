@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "collectives/names.hpp"
-#include "collectives/registry.hpp"
+#include "collectives/schedule/registry.hpp"
 
 namespace collbench {
 

@@ -7,9 +7,9 @@
 #include <map>
 #include <string>
 
-#include "collectives/mpi/communicator.hpp"
+#include "collectives/transport/mpi/communicator.hpp"
 #include "harness/common/control.hpp"
-#include "collectives/mpi/forced_algorithm.hpp"
+#include "collectives/transport/mpi/forced_algorithm.hpp"
 
 namespace collbench {
 

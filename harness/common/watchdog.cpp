@@ -11,8 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "collectives/shm_memory.hpp"
-#include "collectives/progress.hpp"
+#include "collectives/transport/shm_memory.hpp"
+#include "collectives/process/progress.hpp"
 #include "harness/common/numeric_flags.hpp"
 #include "harness/common/result_sink.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // A rank that makes no progress for a while (a peer stopped, a network that dropped a
 // message, a library deadlock) would otherwise leave every other rank spinning in MPI
-// forever. The watchdog is a thread that watches collectives/progress.hpp's beats; when
+// forever. The watchdog is a thread that watches collectives/process/progress.hpp's beats; when
 // they stop for `seconds`, it prints where this rank is and ends the process with
 // kExitStalled. MPI launchers then end the other ranks. Rows already written stay, and
 // the JSON is marked stopped.

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "collectives/mpi/forced_algorithm.hpp"
-#include "collectives/mpi/library.hpp"
+#include "collectives/transport/mpi/forced_algorithm.hpp"
+#include "collectives/transport/mpi/library.hpp"
 
 namespace collbench {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "collectives/registry.hpp"
+#include "collectives/schedule/registry.hpp"
 #include "harness/common/invocation.hpp"
 #include "harness/common/result_sink.hpp"
-#include "harness/model/model_file.hpp"
+#include "collectives/cost_model/model_file.hpp"
 #include "harness/model/model_fit.hpp"
-#include "harness/model/predict.hpp"
+#include "collectives/cost_model/predict.hpp"
 #include "harness/run/run_options.hpp"
 
 namespace CLI {

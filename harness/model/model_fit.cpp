@@ -2,111 +2,17 @@
 
 #include <mpi.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <stdexcept>
 #include <tuple>
-#include <vector>
 
-#include "collectives/page_bytes.hpp"
-#include "collectives/reduce_kernels.hpp"
 #include "generated/build_info.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/writers.hpp"
-#include "harness/p2p/alpha_beta.hpp"
 
 namespace collbench {
-
-namespace {
-
-constexpr FitSettings kModelFit{.max_ranges = 8, .min_points = 2, .tolerance = 0.02};
-
-// A model file's range: a p2p fit row's, or a fit's own (beta null where the range's
-// times do not grow with the size).
-nlohmann::json range_json(const nlohmann::json& from_bytes, const nlohmann::json& alpha_us, const nlohmann::json& beta_gbps) {
-  return {{"from_bytes", from_bytes}, {"alpha_us", alpha_us}, {"beta_gbps", beta_gbps}};
-}
-
-}  // namespace
-
-nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path) {
-  if (!doc.is_object() || !doc.contains("rows") || !doc["rows"].is_array())
-    throw std::invalid_argument("'" + path + "' is not a collbench p2p result (no rows)");
-  nlohmann::json out = {{"notes", nlohmann::json::array()}};
-  auto fits = [&](const std::string& link, const std::string& test) {
-    nlohmann::json ranges = nlohmann::json::array();
-    for (const nlohmann::json& r : doc["rows"])
-      if (r.value("kind", "") == "fit" && r.value("link", "") == link && r.value("test", "") == test)
-        ranges.push_back(range_json(r["from_bytes"], r["alpha_us"], r["beta_gbps"]));
-    return ranges;
-  };
-  // The p2p run's own fit allows 4 ranges within 5%; a model is better served by a
-  // finer one (protocol switches and the fall out of cache): refitted from the measured
-  // medians where the document has them.
-  auto refit = [&](const std::string& link, const std::string& test) {
-    std::vector<SizeTime> points;
-    for (const nlohmann::json& r : doc["rows"])
-      if (r.value("kind", "") == "measured" && r.value("link", "") == link && r.value("test", "") == test &&
-          r.contains("p50_us") && r["p50_us"].is_number() && r["p50_us"].get<double>() > 0)
-        points.push_back({r["bytes"].get<double>(), r["p50_us"].get<double>()});
-    return points.size() < 2 ? fits(link, test) : fitted_ranges(points)["ranges"];
-  };
-  for (const std::string link : {"intra-host", "inter-host"}) {
-    // Ping-pong: one message at a time, as a step's transfer goes.
-    const auto lat = refit(link, "latency"), ex = refit(link, "exchange");
-    if (lat.empty() || std::none_of(lat.begin(), lat.end(), [](const nlohmann::json& r) { return r["beta_gbps"].is_number(); }))
-      continue;
-    const std::string key = link == "intra-host" ? "intra_host" : "inter_host";
-    nlohmann::json l = {{"ranges", lat},
-                        {"from", "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
-                                 "(latency), exchange from the exchange test"}};
-    if (ex.empty()) out["notes"].push_back(key + ": no exchange test in the p2p run, so exchanges cost as one way");
-    else l["exchange"] = {{"ranges", ex}};
-    out[key] = l;
-  }
-  if (!out.contains("intra_host") && !out.contains("inter_host"))
-    throw std::invalid_argument("'" + path + "' has no p2p latency fit rows with a bandwidth (run collbench p2p over "
-                                "more sizes)");
-  for (auto [have, missing] : {std::pair{"intra_host", "inter_host"}, std::pair{"inter_host", "intra_host"}})
-    if (out.contains(have) && !out.contains(missing)) {
-      out[missing] = out[have];
-      out["notes"].push_back(std::string(missing) + " copied from " + have + ": the p2p run had no such pair");
-    }
-  return out;
-}
-
-nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes, const std::function<void()>& together) {
-  std::vector<SizeTime> points;
-  const std::size_t elem = dtype_size(dtype);
-  PageBytes a(max_bytes), b(a.size()), dst(a.size());
-  std::memset(a.data(), 0, a.size()), std::memset(b.data(), 0, b.size()), std::memset(dst.data(), 0, dst.size());
-  for (std::size_t bytes = 64; bytes <= a.size(); bytes *= 4) {
-    const std::size_t count = bytes / elem;
-    double best = 1e30;
-    const int reps = bytes < (1 << 20) ? 20 : 3;
-    for (int rep = 0; rep < reps; ++rep) {
-      together();
-      const auto t0 = std::chrono::steady_clock::now();
-      if (op) reduce(dtype, *op, dst.data(), a.data(), b.data(), count);
-      else std::memcpy(dst.data(), a.data(), bytes);
-      best = std::min(best, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-    }
-    points.push_back({static_cast<double>(bytes), std::max(best, 1e-3)});
-  }
-  return fitted_ranges(points);
-}
-
-nlohmann::json fitted_ranges(const std::vector<SizeTime>& points) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const AlphaBetaRange& r : fit_alpha_beta(points, kModelFit).ranges)
-    out.push_back(range_json(r.from_bytes, r.alpha_us, r.us_per_byte > 0 ? nlohmann::json(r.beta_gbps()) : nlohmann::json(nullptr)));
-  return {{"ranges", out}};
-}
 
 namespace {
 

@@ -4,9 +4,9 @@
 #include <optional>
 #include <stdexcept>
 
-#include "collectives/mpi/mapped_transport.hpp"
-#include "collectives/shm_memory.hpp"
-#include "collectives/progress.hpp"
+#include "collectives/transport/mpi/mapped_transport.hpp"
+#include "collectives/transport/shm_memory.hpp"
+#include "collectives/process/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/common/session.hpp"

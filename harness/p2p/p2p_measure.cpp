@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "collectives/progress.hpp"
+#include "collectives/process/progress.hpp"
 
 namespace collbench {
 namespace {

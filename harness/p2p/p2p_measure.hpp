@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/transport.hpp"
+#include "collectives/transport/transport.hpp"
 #include "harness/common/timing.hpp"
 #include "harness/p2p/p2p_options.hpp"
 

@@ -11,7 +11,7 @@
 #include "harness/common/result_sink.hpp"
 #include "harness/common/timing.hpp"
 #include "harness/common/watchdog.hpp"
-#include "harness/p2p/alpha_beta.hpp"
+#include "collectives/cost_model/alpha_beta.hpp"
 #include "harness/run/run_options.hpp"
 
 namespace CLI {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "harness/common/result_row.hpp"
-#include "harness/p2p/alpha_beta.hpp"
+#include "collectives/cost_model/alpha_beta.hpp"
 #include "harness/p2p/p2p_measure.hpp"
 
 namespace collbench {

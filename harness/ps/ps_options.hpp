@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "algorithms/parameter_server/plan.hpp"
-#include "collectives/registry.hpp"
+#include "collectives/schedule/registry.hpp"
 #include "harness/run/run_options.hpp"
 
 namespace collbench {

@@ -6,8 +6,8 @@
 #include <limits>
 #include <thread>
 
-#include "collectives/mpi/communicator.hpp"
-#include "collectives/progress.hpp"
+#include "collectives/transport/mpi/communicator.hpp"
+#include "collectives/process/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/sizes.hpp"

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "collectives/memory_space.hpp"
+#include "collectives/transport/memory_space.hpp"
 #include "harness/common/validation.hpp"
 
 namespace collbench {

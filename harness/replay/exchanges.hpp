@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "workloads/bucketing.hpp"
-#include "collectives/mpi/transport.hpp"
+#include "collectives/transport/mpi/transport.hpp"
 #include "algorithms/parameter_server/protocol.hpp"
-#include "collectives/registry.hpp"
+#include "collectives/schedule/registry.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/zipf.hpp"
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "collectives/mpi/communicator.hpp"
-#include "collectives/page_bytes.hpp"
-#include "collectives/progress.hpp"
+#include "collectives/transport/mpi/communicator.hpp"
+#include "collectives/process/page_bytes.hpp"
+#include "collectives/process/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/writers.hpp"

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "collectives/gpu.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/names.hpp"
-#include "collectives/registry.hpp"
+#include "collectives/schedule/registry.hpp"
 #include "harness/common/device_memory.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "collectives/reduce_kernels.hpp"
+#include "collectives/kernels/reduce_kernels.hpp"
 
 namespace collbench {
 namespace {

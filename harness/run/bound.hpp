@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
-#include "collectives/page_bytes.hpp"
-#include "collectives/registry.hpp"
-#include "collectives/transport.hpp"
+#include "collectives/process/page_bytes.hpp"
+#include "collectives/schedule/registry.hpp"
+#include "collectives/transport/transport.hpp"
 
 namespace collbench {
 

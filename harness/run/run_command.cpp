@@ -5,11 +5,11 @@
 #include <optional>
 #include <stdexcept>
 
-#include "collectives/memory_space.hpp"
-#include "collectives/mpi/known_defects.hpp"
-#include "collectives/mpi/forced_algorithm.hpp"
-#include "collectives/mpi/mapped_transport.hpp"
-#include "collectives/shm_memory.hpp"
+#include "collectives/transport/memory_space.hpp"
+#include "collectives/transport/mpi/known_defects.hpp"
+#include "collectives/transport/mpi/forced_algorithm.hpp"
+#include "collectives/transport/mpi/mapped_transport.hpp"
+#include "collectives/transport/shm_memory.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/device_memory.hpp"
 #include "harness/common/metadata.hpp"
@@ -19,6 +19,7 @@
 #include "harness/run/bound.hpp"
 #include "harness/run/run_table.hpp"
 #include "harness/run/sweep.hpp"
+#include "collectives/transport/mpi/mpi_names.hpp"
 
 namespace collbench {
 namespace {
@@ -133,7 +134,7 @@ int run_run(RunOptions o, const Invocation& inv) {
                                      field_names(csv_fields(columns)), metadata, inv.comm);
   if (inv.rank == 0) print_table_header(s, metadata);
   const SweepErrors errors = run_sweep(s, session, references, sink);
-  return finish_run(inv, sink, errors.total(), errors.blame(traits(s.collective).mpi_function));
+  return finish_run(inv, sink, errors.total(), errors.blame(mpi_names(s.collective).function));
 }
 
 }  // namespace collbench

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
-#include "collectives/gpu.hpp"
-#include "collectives/registry.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
+#include "collectives/schedule/registry.hpp"
 #include "harness/common/device_memory.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"

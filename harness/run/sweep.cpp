@@ -5,9 +5,9 @@
 #include <memory>
 #include <optional>
 
-#include "collectives/memory_space.hpp"
-#include "collectives/mpi/forced_algorithm.hpp"
-#include "collectives/progress.hpp"
+#include "collectives/transport/memory_space.hpp"
+#include "collectives/transport/mpi/forced_algorithm.hpp"
+#include "collectives/process/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/sizes.hpp"
 #include "harness/common/stats.hpp"

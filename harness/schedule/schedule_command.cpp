@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "collectives/symbolic_executor.hpp"
+#include "collectives/schedule/symbolic_executor.hpp"
 #include "harness/common/numeric_flags.hpp"
 #include "harness/common/sizes.hpp"
 

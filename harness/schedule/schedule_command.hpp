@@ -6,7 +6,7 @@
 #include <string>
 
 #include "collectives/collective.hpp"
-#include "collectives/registry.hpp"
+#include "collectives/schedule/registry.hpp"
 #include "harness/common/invocation.hpp"
 
 namespace CLI {

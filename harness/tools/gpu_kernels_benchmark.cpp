@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "collectives/dtype_visit.hpp"
-#include "collectives/gpu.hpp"
-#include "collectives/memory_space.hpp"
+#include "collectives/kernels/dtype_visit.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
+#include "collectives/transport/memory_space.hpp"
 
 namespace collbench {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "collectives/dtype_visit.hpp"
-#include "collectives/reduce_kernels.hpp"
+#include "collectives/kernels/dtype_visit.hpp"
+#include "collectives/kernels/reduce_kernels.hpp"
 #include "harness/tools/gpu_kernels_benchmark.hpp"
 
 using namespace collbench;

@@ -3,9 +3,9 @@
 
 #include <vector>
 
-#include "collectives/mpi/known_defects.hpp"
-#include "collectives/mpi/library_call.hpp"
-#include "collectives/mpi/transport.hpp"
+#include "collectives/transport/mpi/known_defects.hpp"
+#include "collectives/transport/mpi/library_call.hpp"
+#include "collectives/transport/mpi/transport.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/validation.hpp"
 

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "collectives/memory_space.hpp"
+#include "collectives/transport/memory_space.hpp"
 #include "harness/common/session.hpp"
 #include "harness/run/sweep.hpp"
 

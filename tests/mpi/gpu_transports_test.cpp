@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "collectives/exported_memory.hpp"
-#include "collectives/gpu.hpp"
-#include "collectives/mpi/communicator.hpp"
-#include "collectives/mpi/mapped_transport.hpp"
-#include "collectives/staged_transport.hpp"
+#include "collectives/transport/exported_memory.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
+#include "collectives/transport/mpi/communicator.hpp"
+#include "collectives/transport/mpi/mapped_transport.hpp"
+#include "collectives/transport/staged_transport.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/session.hpp"
 #include "tests/mpi/deferred_space.hpp"

@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "collectives/mpi/mapped_transport.hpp"
-#include "collectives/shm_memory.hpp"
+#include "collectives/transport/mpi/mapped_transport.hpp"
+#include "collectives/transport/shm_memory.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/session.hpp"
 #include "harness/run/sweep.hpp"

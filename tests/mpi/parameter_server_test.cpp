@@ -10,7 +10,7 @@
 #include <functional>
 #include <thread>
 
-#include "collectives/mpi/transport.hpp"
+#include "collectives/transport/mpi/transport.hpp"
 #include "algorithms/parameter_server/protocol.hpp"
 #include "harness/common/validation.hpp"
 

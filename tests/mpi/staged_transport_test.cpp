@@ -11,8 +11,8 @@
 #include <functional>
 #include <vector>
 
-#include "collectives/memory_space.hpp"
-#include "collectives/staged_transport.hpp"
+#include "collectives/transport/memory_space.hpp"
+#include "collectives/transport/staged_transport.hpp"
 #include "tests/mpi/deferred_space.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/session.hpp"

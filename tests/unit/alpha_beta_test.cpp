@@ -5,7 +5,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "harness/p2p/alpha_beta.hpp"
+#include "collectives/cost_model/alpha_beta.hpp"
 
 using namespace collbench;
 

@@ -7,7 +7,7 @@
 
 #include "algorithms/catalog.hpp"
 #include "collectives/collective.hpp"
-#include "collectives/schedule.hpp"
+#include "collectives/schedule/schedule.hpp"
 #include "harness/common/default_registry.hpp"
 
 using namespace collbench;

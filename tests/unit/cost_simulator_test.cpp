@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "algorithms/catalog.hpp"
-#include "collectives/cost_simulator.hpp"
+#include "collectives/cost_model/cost_simulator.hpp"
 
 using namespace collbench;
 

@@ -1,9 +1,9 @@
-// The dependency rules that let the executor overlap steps (collectives/dataflow.hpp):
+// The dependency rules that let the executor overlap steps (collectives/schedule/dataflow.hpp):
 // each test names one rule and a schedule where breaking it would change the plan.
 #include <gtest/gtest.h>
 
 #include "algorithms/catalog.hpp"
-#include "collectives/dataflow.hpp"
+#include "collectives/schedule/dataflow.hpp"
 
 using namespace collbench;
 

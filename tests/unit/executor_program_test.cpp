@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/schedule_executor.hpp"
+#include "collectives/schedule/schedule_executor.hpp"
 #include "harness/common/default_registry.hpp"
 
 using namespace collbench;

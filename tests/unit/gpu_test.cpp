@@ -9,10 +9,10 @@
 #include <random>
 #include <vector>
 
-#include "collectives/gpu.hpp"
-#include "collectives/memory_space.hpp"
-#include "collectives/nccl.hpp"
-#include "collectives/reduce_kernels.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
+#include "collectives/transport/memory_space.hpp"
+#include "collectives/transport/gpu/nccl.hpp"
+#include "collectives/kernels/reduce_kernels.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/replay/replay_options.hpp"

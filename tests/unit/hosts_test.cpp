@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/progress.hpp"
+#include "collectives/process/progress.hpp"
 #include "harness/common/topology.hpp"
 
 using namespace collbench;

@@ -5,8 +5,8 @@
 #include <random>
 #include <vector>
 
-#include "collectives/dtype_visit.hpp"
-#include "collectives/reduce_kernels.hpp"
+#include "collectives/kernels/dtype_visit.hpp"
+#include "collectives/kernels/reduce_kernels.hpp"
 
 using namespace collbench;
 

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "harness/model/model_file.hpp"
+#include "collectives/cost_model/model_file.hpp"
 #include "harness/model/model_fit.hpp"
 
 using namespace collbench;

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "collectives/mpi/clean_finalize.hpp"
-#include "collectives/mpi/library.hpp"
+#include "collectives/transport/mpi/clean_finalize.hpp"
+#include "collectives/transport/mpi/library.hpp"
 
 #include <stdexcept>
 #include <string>

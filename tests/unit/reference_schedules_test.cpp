@@ -6,7 +6,7 @@
 #include <string>
 
 #include "harness/common/default_registry.hpp"
-#include "collectives/symbolic_executor.hpp"
+#include "collectives/schedule/symbolic_executor.hpp"
 
 using namespace collbench;
 

@@ -3,7 +3,7 @@
 #include <numeric>
 
 #include "algorithms/catalog.hpp"
-#include "collectives/symbolic_executor.hpp"
+#include "collectives/schedule/symbolic_executor.hpp"
 
 using namespace collbench;
 

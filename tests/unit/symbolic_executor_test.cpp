@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "algorithms/catalog.hpp"
-#include "collectives/symbolic_executor.hpp"
+#include "collectives/schedule/symbolic_executor.hpp"
 
 using namespace collbench;
 

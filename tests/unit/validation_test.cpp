@@ -3,8 +3,8 @@
 #include <cmath>
 #include <vector>
 
-#include "collectives/dtype_visit.hpp"
-#include "collectives/reduce_kernels.hpp"
+#include "collectives/kernels/dtype_visit.hpp"
+#include "collectives/kernels/reduce_kernels.hpp"
 #include "harness/common/validation.hpp"
 
 using namespace collbench;

@@ -1,0 +1,10 @@
+#pragma once
+#include "collectives/schedule/registry.hpp"
+
+namespace collbench {
+
+// Adds `nccl` (library "nccl") for every collective: NCCL's own collective on device
+// memory, over --transport nccl (collectives/transport/gpu/nccl.hpp runs it).
+void register_nccl_baselines(Registry& registry);
+
+}  // namespace collbench

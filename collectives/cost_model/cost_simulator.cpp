@@ -1,0 +1,423 @@
+#include "collectives/cost_model/cost_simulator.hpp"
+
+#include "collectives/schedule/dataflow.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <memory_resource>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+namespace collbench {
+namespace {
+
+// What a message or operation of `bytes` costs: alpha at the size itself, and the bytes
+// at the per-byte rate measured where the measurement touched as much memory as this
+// call does (`footprint_equivalent` bytes).
+struct Charge {
+  double alpha_us = 0, bytes_us = 0;
+};
+Charge charge(const Piecewise& cost, double bytes, double footprint_equivalent) {
+  if (bytes <= 0) return {};
+  return {cost.at(bytes).alpha_us, bytes * cost.at(std::max(bytes, footprint_equivalent)).us_per_byte};
+}
+
+struct Posted {
+  double at = 0;
+  std::size_t bytes = 0;
+  std::uint32_t item = 0;  // its position in the poster's receive or send queue
+  bool both_ways = false;  // the poster's step sends and receives
+};
+
+// Sends or receives of one (sender, receiver) pair waiting for their match, oldest
+// first: a channel never holds both, since a post matches whatever waits on the other
+// side. Waiting posts come from one pool, so posting allocates nothing once it has grown.
+class Channels {
+ public:
+  static constexpr std::uint32_t kNone = ~0u;
+  struct Channel {
+    int from = 0, to = 0;  // simulated sender and receiver
+    bool local = true;
+    bool sends = false;  // what waits
+    std::uint32_t head = kNone, tail = kNone;
+  };
+
+  std::uint32_t add(int from, int to, bool local) {
+    channels_.push_back({from, to, local});
+    return static_cast<std::uint32_t>(channels_.size() - 1);
+  }
+  Channel& operator[](std::uint32_t i) { return channels_[i]; }
+  bool empty(const Channel& c) const { return c.head == kNone; }
+  const Posted& front(const Channel& c) const { return nodes_[c.head].posted; }
+  void push(Channel& c, const Posted& p) {
+    std::uint32_t n = free_;
+    if (n == kNone) n = static_cast<std::uint32_t>(nodes_.size()), nodes_.emplace_back();
+    else free_ = nodes_[n].next;
+    nodes_[n] = {p, kNone};
+    if (c.head == kNone) c.head = n;
+    else nodes_[c.tail].next = n;
+    c.tail = n;
+  }
+  void pop(Channel& c) {
+    const std::uint32_t n = c.head;
+    c.head = nodes_[n].next;
+    nodes_[n].next = free_, free_ = n;
+  }
+
+ private:
+  struct Node {
+    Posted posted;
+    std::uint32_t next = kNone;
+  };
+  std::vector<Channel> channels_;
+  std::vector<Node> nodes_;
+  std::uint32_t free_ = kNone;
+};
+
+// A matched message ready to go (start), or one completing at both its ends (done).
+struct Message {
+  int from = 0, to = 0;  // simulated sender and receiver
+  std::size_t bytes = 0;
+  std::uint32_t send_item = 0, recv_item = 0;
+  bool local = true, both_ways = false;
+};
+
+// Events in time order, ties in the order they were made. The heap holds only the keys;
+// messages wait in a pool, which keeps the heap small enough for the cache.
+class Events {
+ public:
+  enum class Kind : std::uint8_t { start, done };
+  struct Key {
+    double time;
+    std::uint64_t seq;  // the order made (ties go first-made first), then the kind in bit 0
+    std::uint32_t slot;  // the message's place in the pool
+    bool operator>(const Key& o) const { return time > o.time || (time == o.time && seq > o.seq); }
+  };
+  void push(double time, Kind kind, const Message& m) {
+    std::uint32_t i;
+    if (free_.empty()) i = static_cast<std::uint32_t>(pool_.size()), pool_.push_back(m);
+    else i = free_.back(), free_.pop_back(), pool_[i] = m;
+    heap_.push({time, seq_++ << 1 | static_cast<std::uint64_t>(kind), i});
+  }
+  bool empty() const { return heap_.empty(); }
+  std::tuple<double, Kind, Message> pop() {
+    const Key k = heap_.top();
+    heap_.pop();
+    free_.push_back(k.slot);
+    return {k.time, static_cast<Kind>(k.seq & 1), pool_[k.slot]};
+  }
+
+ private:
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> heap_;
+  std::vector<Message> pool_;
+  std::vector<std::uint32_t> free_;
+  std::uint64_t seq_ = 0;
+};
+
+struct TransferItem {
+  std::size_t bytes = 0;
+  int peer = 0;
+  std::uint32_t channel = 0;
+  bool both_ways = false;
+};
+
+struct OpItem {
+  double bytes = 0;
+  bool reduce = false;
+  double us = 0;  // charged when the run starts, the call's footprint known
+};
+
+// One rank as the executor runs it: every transfer and operation of the schedule in its
+// plan's order (dataflow, or step by step), operations one at a time on its core.
+struct RankState {
+  explicit RankState(std::pmr::memory_resource* arena) : recvs(arena), sends(arena), ops(arena), inbound(arena) {}
+  DataflowPlan plan;
+  FlowProgress progress;
+  std::pmr::vector<TransferItem> recvs, sends;
+  std::pmr::vector<OpItem> ops;
+  std::pmr::vector<std::pair<std::uint64_t, std::uint32_t>> inbound;  // channels it receives on, by key
+  double time = 0;  // when the rank's core is next free; its finish once done
+};
+
+}  // namespace
+
+class CostSimulation::Simulation {
+ public:
+  Simulation(int n, const Symmetry& sym, const CostParams& p, const CostLayout& l)
+      : sym_(sym), p_(p), l_(l), n_(n), simulated_(sym.kind == Symmetry::Kind::none ? n : sym.block) {
+    ranks_.reserve(static_cast<std::size_t>(simulated_));
+  }
+
+  void add(const Schedule& s) {
+    if (ranks_.size() == static_cast<std::size_t>(simulated_))
+      throw std::invalid_argument("cost simulation: more schedules than the " + std::to_string(simulated_) +
+                                  " simulated ranks");
+    prepare(ranks_.emplace_back(&arena_), s);
+  }
+
+  CostResult run() {
+    if (ranks_.size() != static_cast<std::size_t>(simulated_))
+      throw std::invalid_argument("cost simulation: " + std::to_string(ranks_.size()) + " schedules for " +
+                                  std::to_string(simulated_) + " simulated ranks");
+    egress_.assign(ranks_.size(), 0), ingress_.assign(ranks_.size(), 0);
+    host_egress_.assign(hosts(), 0), host_ingress_.assign(hosts(), 0);
+    for (RankState& st : ranks_)
+      for (OpItem& op : st.ops) {
+        const Charge c = charge(op.reduce ? p_.reduce : p_.copy, op.bytes, l_.host_footprint_bytes / 3);
+        op.us = c.alpha_us + c.bytes_us;
+      }
+    // Every transfer finds its channel now, receives first, so that posting looks
+    // nothing up (the hot path of a simulation of millions of messages).
+    for (int r = 0; r < simulated_; ++r) open_inbound(r);
+    for (int r = 0; r < simulated_; ++r) attach_sends(r);
+    for (int r = 0; r < simulated_; ++r) advance(r, 0.0);
+    while (!events_.empty()) {
+      const auto [time, kind, m] = events_.pop();
+      if (kind == Events::Kind::start) {
+        deliver(time, m);
+      } else {
+        // Sender first, then receiver: both learn of the completion at once.
+        complete(m.from, FlowQueue::sends, m.send_item, time);
+        complete(m.to, FlowQueue::recvs, m.recv_item, time);
+      }
+    }
+    CostResult out;
+    out.messages = delivered_;
+    for (int r = 0; r < simulated_; ++r) {
+      const RankState& st = ranks_[static_cast<std::size_t>(r)];
+      if (!st.progress.finished())
+        throw std::runtime_error("cost simulation: rank " + std::to_string(r) + " cannot finish (a transfer has no match)");
+      out.finish_us.push_back(st.time);
+      out.time_us = std::max(out.time_us, st.time);
+    }
+    return out;
+  }
+
+  CostLayout& layout() { return l_; }
+
+ private:
+  void prepare(RankState& st, const Schedule& s) {
+    st.plan = plan_execution(s, BufferLayout{}, l_.order);
+    st.progress = FlowProgress(st.plan);
+    // Sized once: the arena never reuses what a growing vector leaves behind.
+    st.recvs.reserve(st.plan.of(FlowQueue::recvs).size());
+    st.sends.reserve(st.plan.of(FlowQueue::sends).size());
+    st.ops.reserve(st.plan.of(FlowQueue::ops).size());
+    for (const Step& x : s.steps) {
+      const bool both = !x.sends.empty() && !x.recvs.empty();
+      for (const Transfer& t : x.recvs) st.recvs.push_back({t.region.count * l_.element_size, t.peer, 0, both});
+      for (const Transfer& t : x.sends) st.sends.push_back({t.region.count * l_.element_size, t.peer, 0, both});
+      for (const LocalOp& op : x.ops)
+        st.ops.push_back({static_cast<double>(op.dst.count * l_.element_size), op.kind == LocalOp::Kind::reduce});
+    }
+  }
+
+  void complete(int r, FlowQueue q, std::size_t item, double t) {
+    RankState& st = ranks_[static_cast<std::size_t>(r)];
+    st.progress.complete_transfer(q, item);
+    advance(r, std::max(t, st.time));
+  }
+
+  std::size_t hosts() const {
+    int h = 0;
+    for (int r = 0; r < simulated_ && !l_.node_of_rank.empty(); ++r) h = std::max(h, l_.node_of_rank[static_cast<std::size_t>(r)] + 1);
+    return static_cast<std::size_t>(h);
+  }
+
+  bool same_node(int a, int b) const {
+    return l_.node_of_rank.empty() || l_.node_of_rank[static_cast<std::size_t>(a)] == l_.node_of_rank[static_cast<std::size_t>(b)];
+  }
+
+  // A transfer between simulated rank `me` and real rank `peer` belongs to the channel
+  // its receiver (simulated) knows by (sender class, the receiver's block seen from the
+  // sender's): with a symmetry, a message to another block stands for the one its
+  // mirror receives.
+  std::pair<int, std::uint64_t> channel_at_receiver(int me, int peer, bool send) const {
+    int cls = peer, h = 0;
+    if (sym_.kind != Symmetry::Kind::none) {
+      cls = peer % sym_.block;
+      h = peer / sym_.block;
+      if (!send && sym_.kind == Symmetry::Kind::shift) h = (n_ / sym_.block - h) % (n_ / sym_.block);
+    }
+    return {send ? cls : me, static_cast<std::uint64_t>(send ? me : cls) << 32 | static_cast<std::uint64_t>(h)};
+  }
+
+  void open_inbound(int r) {
+    RankState& st = ranks_[static_cast<std::size_t>(r)];
+    st.inbound.reserve(st.recvs.size());
+    for (const TransferItem& t : st.recvs) st.inbound.emplace_back(channel_at_receiver(r, t.peer, false).second, 0);
+    std::sort(st.inbound.begin(), st.inbound.end());
+    st.inbound.erase(std::unique(st.inbound.begin(), st.inbound.end()), st.inbound.end());
+    for (auto& [key, id] : st.inbound) {
+      const int from = static_cast<int>(key >> 32);
+      id = channels_.add(from, r, same_node(r, sym_.kind == Symmetry::Kind::none ? from : real_sender(key)));
+    }
+    for (TransferItem& t : st.recvs) t.channel = find(st, channel_at_receiver(r, t.peer, false).second);
+  }
+
+  void attach_sends(int r) {
+    for (TransferItem& t : ranks_[static_cast<std::size_t>(r)].sends) {
+      const auto [to, key] = channel_at_receiver(r, t.peer, true);
+      t.channel = find(ranks_[static_cast<std::size_t>(to)], key);
+      // Nobody receives it: a channel of its own, never matched, so the rank cannot finish.
+      if (t.channel == Channels::kNone) t.channel = channels_.add(r, to, true);
+    }
+  }
+
+  static std::uint32_t find(const RankState& st, std::uint64_t key) {
+    auto it = std::lower_bound(st.inbound.begin(), st.inbound.end(), std::make_pair(key, 0u));
+    return it != st.inbound.end() && it->first == key ? it->second : Channels::kNone;
+  }
+
+  // The real rank that sends on a receiver's channel of `key`.
+  int real_sender(std::uint64_t key) const {
+    const int cls = static_cast<int>(key >> 32), h = static_cast<int>(key & 0xffffffffu);
+    if (sym_.kind == Symmetry::Kind::xor_blocks) return cls + h * sym_.block;
+    return cls + ((n_ / sym_.block - h) % (n_ / sym_.block)) * sym_.block;
+  }
+
+  // What the executor does from time t until it has to wait for a transfer: start every
+  // transfer its plan allows, run the next operation allowed, and again.
+  void advance(int r, double t) {
+    RankState& st = ranks_[static_cast<std::size_t>(r)];
+    for (bool again = true; again;) {
+      again = false;
+      for (FlowQueue q : {FlowQueue::recvs, FlowQueue::sends})
+        while (st.progress.next_ready(st.plan, q)) {
+          const std::size_t i = st.progress.started(q);
+          const TransferItem& x = (q == FlowQueue::sends ? st.sends : st.recvs)[i];
+          st.progress.start(q);
+          post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways}, q == FlowQueue::sends);
+        }
+      if (st.progress.next_ready(st.plan, FlowQueue::ops)) {
+        t += st.ops[st.progress.started(FlowQueue::ops)].us;
+        st.progress.start(FlowQueue::ops);
+        again = true;
+      }
+    }
+    st.time = t;
+  }
+
+  void post(std::uint32_t channel, const Posted& posted, bool send) {
+    Channels::Channel& ch = channels_[channel];
+    if (channels_.empty(ch) || ch.sends == send) {
+      channels_.push(ch, posted);
+      ch.sends = send;
+      return;
+    }
+    const Posted other = channels_.front(ch);
+    channels_.pop(ch);
+    const Posted &a = send ? posted : other, &b = send ? other : posted;
+    if (a.bytes != b.bytes)
+      throw std::runtime_error("cost simulation: rank " + std::to_string(ch.from) + " sends " + std::to_string(a.bytes) +
+                               " bytes where rank " + std::to_string(ch.to) + " receives " + std::to_string(b.bytes));
+    events_.push(std::max(a.at, b.at), Events::Kind::start,
+                 {ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways});
+  }
+
+  // A message holds the sender's way out and the receiver's way in; between hosts,
+  // their links too. Both ends learn of its completion then.
+  void deliver(double time, const Message& m) {
+    const LinkCost& link = m.local ? p_.intra : p_.inter;
+    const Charge c = charge(link.cost(m.both_ways), static_cast<double>(m.bytes), l_.host_footprint_bytes / (m.local ? 4 : 2));
+    const double port = p_.overhead_us + c.bytes_us;
+    const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
+    double& out = egress_[from];
+    double& in = ingress_[to];
+    double start = std::max({time, out, in});
+    if (!m.local) {
+      // Every block's hosts mirror block 0's: the receiver's host link behaves as its
+      // representative's.
+      double& hout = host_egress_[static_cast<std::size_t>(l_.node_of_rank[from])];
+      double& hin = host_ingress_[static_cast<std::size_t>(l_.node_of_rank[to])];
+      start = std::max({start, hout, hin});
+      hout = hin = start + port;
+    }
+    out = in = start + port;
+    ++delivered_;
+    events_.push(start + c.alpha_us + port, Events::Kind::done, m);
+  }
+
+  Symmetry sym_;
+  CostParams p_;
+  CostLayout l_;
+  int n_, simulated_;
+  // Every rank's items side by side, in rank order, freed at once.
+  std::pmr::monotonic_buffer_resource arena_;
+  std::vector<RankState> ranks_;
+  std::vector<double> egress_, ingress_, host_egress_, host_ingress_;
+  Channels channels_;
+  Events events_;
+  std::size_t delivered_ = 0;
+};
+
+namespace {
+
+void check(int n, const Symmetry& sym, const CostLayout& l) {
+  auto refuse = [](const std::string& why) { throw std::invalid_argument("cost simulation: " + why); };
+  if (n < 1 || n > (1 << 20)) refuse("ranks must be 1 to 2^20, not " + std::to_string(n));
+  if (!l.node_of_rank.empty() && l.node_of_rank.size() != static_cast<std::size_t>(n))
+    refuse("node_of_rank has " + std::to_string(l.node_of_rank.size()) + " entries for " + std::to_string(n) + " ranks");
+  if (sym.kind != Symmetry::Kind::none && (sym.block < 1 || n % sym.block))
+    refuse("a block of " + std::to_string(sym.block) + " ranks does not divide " + std::to_string(n));
+  if (sym.kind == Symmetry::Kind::xor_blocks && ((n & (n - 1)) || (sym.block & (sym.block - 1))))
+    refuse("XOR blocks need powers of two");
+  if (sym.kind != Symmetry::Kind::none && !l.node_of_rank.empty())
+    for (int r = sym.block; r < n; r += sym.block)
+      if (l.node_of_rank[static_cast<std::size_t>(r)] == l.node_of_rank[static_cast<std::size_t>(r - 1)])
+        refuse("a host straddles ranks " + std::to_string(r - 1) + " and " + std::to_string(r) + ", two blocks");
+}
+
+}  // namespace
+
+std::size_t touched_elements(const Schedule& s) {
+  std::size_t end[3] = {0, 0, 0};
+  auto touch = [&](const Region& r) {
+    std::size_t& e = end[static_cast<int>(r.buffer)];
+    e = std::max(e, r.offset + r.count);
+  };
+  for (const Step& x : s.steps) {
+    for (const Transfer& t : x.sends) touch(t.region);
+    for (const Transfer& t : x.recvs) touch(t.region);
+    for (const LocalOp& op : x.ops) touch(op.dst), touch(op.a), touch(op.b);
+  }
+  return end[0] + end[1] + std::max(end[2], s.scratch_count);
+}
+
+const CostPiece& Piecewise::at(double bytes) const {
+  static const CostPiece free_piece{};
+  if (pieces.empty()) return free_piece;
+  auto it = std::upper_bound(pieces.begin(), pieces.end(), bytes, [](double b, const CostPiece& c) { return b < c.from_bytes; });
+  return it == pieces.begin() ? *it : *std::prev(it);
+}
+
+int mirror_rank(const Symmetry& s, int ranks, int r, int h) {
+  switch (s.kind) {
+    case Symmetry::Kind::shift: return static_cast<int>((static_cast<long long>(r) + static_cast<long long>(h) * s.block) % ranks);
+    case Symmetry::Kind::xor_blocks: return r ^ (h * s.block);
+    case Symmetry::Kind::none: break;
+  }
+  return r;
+}
+
+CostSimulation::CostSimulation(int ranks, const Symmetry& symmetry, const CostParams& p, const CostLayout& layout) {
+  check(ranks, symmetry, layout);
+  impl_ = std::make_unique<Simulation>(ranks, symmetry, p, layout);
+}
+CostSimulation::~CostSimulation() = default;
+void CostSimulation::add(const Schedule& s) { impl_->add(s); }
+void CostSimulation::set_host_footprint_bytes(double bytes) { impl_->layout().host_footprint_bytes = bytes; }
+CostResult CostSimulation::run() { return impl_->run(); }
+
+CostResult simulate_schedules(const std::vector<Schedule>& schedules, int ranks, const Symmetry& symmetry,
+                              const CostParams& p, const CostLayout& layout) {
+  CostSimulation sim(ranks, symmetry, p, layout);
+  for (const Schedule& s : schedules) sim.add(s);
+  return sim.run();
+}
+
+}  // namespace collbench

@@ -1,0 +1,119 @@
+#pragma once
+// Predicts a collective's time from its schedules, without running them: every rank's
+// transfers and operations in the executor's order (its dataflow plan, or step by step:
+// a step's transfers posted together, its operations run when they have all completed;
+// operations one at a time on the rank's core), each message costing the link's latency plus its bytes at
+// the link's inverse bandwidth (Hockney), matched in posting order per pair of ranks as
+// the executor matches them. A rank's sends leave one at a time through its port and
+// its receives arrive one at a time; messages between hosts also queue for their hosts'
+// links, so ranks of one host share its bandwidth. Reductions and copies cost their
+// bytes at a per-byte rate. No MPI, no memory of the data: only sizes and times.
+//
+// Symmetric schedules need not be simulated rank by rank. Where rank r + h*block (or
+// r XOR h*block) does exactly what rank r does with every peer moved the same way, all
+// blocks run in lockstep: simulating one block, with each message to another block
+// standing for the one its mirror image receives, gives the same times exactly.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "collectives/schedule/schedule.hpp"
+
+namespace collbench {
+
+// alpha + bytes * us_per_byte, with alpha and the rate of the size range the bytes fall
+// in: protocols change with size (eager, rendezvous), and so do caches.
+struct CostPiece {
+  double from_bytes = 0;
+  double alpha_us = 0;     // per message or operation
+  double us_per_byte = 0;  // 1 / bandwidth
+};
+
+struct Piecewise {
+  std::vector<CostPiece> pieces;  // from_bytes ascending; the first applies below its start too
+  Piecewise() = default;
+  Piecewise(double alpha_us, double us_per_byte) : pieces{{0, alpha_us, us_per_byte}} {}
+  const CostPiece& at(double bytes) const;
+  double us(double bytes) const { return bytes > 0 ? at(bytes).alpha_us + bytes * at(bytes).us_per_byte : 0; }
+};
+
+struct LinkCost : Piecewise {
+  using Piecewise::Piecewise;
+  // A message whose sender also receives, or whose receiver also sends, in that step
+  // costs this instead where given: both ways at once is not free on every transport
+  // (TCP over loopback copies both ways on the same cores; rendezvous handshakes cross).
+  Piecewise exchange;
+  const Piecewise& cost(bool both_ways) const { return both_ways && !exchange.pieces.empty() ? exchange : *this; }
+};
+
+struct CostParams {
+  LinkCost intra, inter;  // between ranks of one host, and of different hosts
+  Piecewise reduce;       // gamma: per reduction, by bytes of its result
+  Piecewise copy;
+  double overhead_us = 0; // per message, on each side's port before its bytes (software)
+};
+
+struct CostLayout {
+  std::size_t element_size = 4;
+  std::vector<int> node_of_rank;  // empty: every rank on one host; else one entry per rank
+  // Bytes of buffers the call's ranks on one host touch. Memory-bound costs depend on
+  // whether the data still sits in cache, which the call's buffers decide, not one
+  // message's size: a message or operation is charged the per-byte rate measured where
+  // the measurement touched as much (a p2p pair on one host touches 4x its message size,
+  // across hosts 2x per host; a timed reduction 3x), its alpha at its own size.
+  double host_footprint_bytes = 0;
+  // As the executor runs them: step by step (the published closed forms' assumption),
+  // or each transfer and operation as soon as its data allows (run's default).
+  ExecutionOrder order = ExecutionOrder::steps;
+};
+
+// Elements of each buffer a schedule touches (send, receive and scratch, to the end of
+// the furthest region), summed.
+std::size_t touched_elements(const Schedule& s);
+
+// How the ranks' schedules repeat: none (every rank's schedule given), or blocks of
+// `block` consecutive ranks that are images of block 0 under a shift by whole blocks
+// (rank r -> r + h*block mod n) or under XOR with h*block (block and n powers of two).
+struct Symmetry {
+  enum class Kind { none, shift, xor_blocks } kind = Kind::none;
+  int block = 0;
+};
+
+struct CostResult {
+  std::vector<double> finish_us;  // per simulated rank
+  double time_us = 0;             // the last rank's finish
+  std::size_t messages = 0;       // simulated (with a symmetry: block 0's sends)
+};
+
+// A simulation fed one schedule at a time: add() each simulated rank's in rank order
+// (every rank's for Kind::none, else block 0's), then run(). A caller need not hold
+// every schedule at once (at 65,536 ranks freeing them cost as much as simulating).
+// `ranks` is the whole job's; hosts must not straddle blocks (std::invalid_argument).
+// run() throws std::runtime_error when the schedules cannot complete (a message with no
+// match, or mismatched sizes).
+class CostSimulation {
+ public:
+  CostSimulation(int ranks, const Symmetry& symmetry, const CostParams& p, const CostLayout& layout);
+  ~CostSimulation();
+  void add(const Schedule& s);
+  void set_host_footprint_bytes(double bytes);  // known once every schedule is seen
+  CostResult run();
+
+ private:
+  class Simulation;
+  std::unique_ptr<Simulation> impl_;
+};
+
+// The same with every simulated rank's schedule at hand: schedules[r] is rank r's.
+CostResult simulate_schedules(const std::vector<Schedule>& schedules, int ranks, const Symmetry& symmetry,
+                              const CostParams& p, const CostLayout& layout);
+
+inline CostResult simulate_schedules(const std::vector<Schedule>& schedules, const CostParams& p, const CostLayout& layout) {
+  return simulate_schedules(schedules, static_cast<int>(schedules.size()), {}, p, layout);
+}
+
+// Where symmetry claims rank r's image under block move h is: the rank that plays r's
+// part in block h.
+int mirror_rank(const Symmetry& s, int ranks, int r, int h);
+
+}  // namespace collbench

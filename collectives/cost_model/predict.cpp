@@ -1,0 +1,182 @@
+#include "collectives/cost_model/predict.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace collbench {
+namespace {
+
+struct Built {
+  AlgorithmParams params;
+  std::map<int, Schedule> by_rank;
+};
+
+Schedule build(const PredictRequest& q, const Built& b, int r) {
+  return q.algorithm->build({q.collective, q.ranks, r, q.count, q.root, q.element_size, &b.params});
+}
+
+const Schedule& schedule_of(const PredictRequest& q, Built& b, int r) {
+  auto it = b.by_rank.find(r);
+  if (it == b.by_rank.end()) it = b.by_rank.emplace(r, build(q, b, r)).first;
+  return it->second;
+}
+
+bool same_transfers(const std::vector<Transfer>& a, const std::vector<Transfer>& b, const Symmetry& s, int n, int h) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].region.count != b[i].region.count || mirror_rank(s, n, a[i].peer, h) != b[i].peer) return false;
+  return true;
+}
+
+// Whether `image` is `base` with every peer moved by block move h: same steps, sizes
+// and operations.
+bool is_image(const Schedule& base, const Schedule& image, const Symmetry& s, int n, int h) {
+  if (base.steps.size() != image.steps.size()) return false;
+  for (std::size_t i = 0; i < base.steps.size(); ++i) {
+    if (base.number(i) != image.number(i)) return false;
+    const Step &x = base.steps[i], &y = image.steps[i];
+    if (!same_transfers(x.sends, y.sends, s, n, h) || !same_transfers(x.recvs, y.recvs, s, n, h) ||
+        x.ops.size() != y.ops.size())
+      return false;
+    for (std::size_t j = 0; j < x.ops.size(); ++j)
+      if (x.ops[j].kind != y.ops[j].kind || x.ops[j].dst.count != y.ops[j].dst.count) return false;
+  }
+  return true;
+}
+
+// The block a symmetry would repeat: one host's ranks where hosts hold several, else one
+// rank.
+int block_of(const PredictRequest& q) {
+  return q.ranks_per_node > 1 && q.ranks_per_node < q.ranks ? q.ranks_per_node : 1;
+}
+
+// Whether sampled blocks (the second, the middle, the last) are images of block 0 at
+// sampled positions (the first and last rank of a block).
+bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
+  const int blocks = q.ranks / s.block;
+  if (s.kind == Symmetry::Kind::xor_blocks && ((q.ranks & (q.ranks - 1)) || (s.block & (s.block - 1)))) return false;
+  for (int h : std::set<int>{1, blocks / 2, blocks - 1}) {
+    if (h <= 0) continue;
+    for (int i : std::set<int>{0, s.block - 1})
+      if (!is_image(schedule_of(q, b, i), schedule_of(q, b, mirror_rank(s, q.ranks, i, h)), s, q.ranks, h)) return false;
+  }
+  return true;
+}
+
+double transfers_and_steps(const Schedule& s) {
+  double n = 0;
+  for (const Step& x : s.steps) n += static_cast<double>(x.sends.size() + x.recvs.size()) + 1;
+  return n;
+}
+
+// Counts what a full simulation of every rank would hold, refusing once it is too much.
+class FullSimulationBudget {
+ public:
+  FullSimulationBudget(const PredictRequest& q, std::string why) : q_(q), why_(std::move(why)) {}
+  void count(int r, const Schedule& s) {
+    transfers_ += transfers_and_steps(s);
+    if (transfers_ > kMostSimulatedTransfers)
+      refuse_count("more than", "its first " + std::to_string(r + 1) + " ranks already have that many");
+  }
+  // Refuses at once where ranks sampled evenly say the whole would be too much: a
+  // typical (median) rank's transfers and steps n times over, or building every rank's
+  // schedule for longer than kMostBuildSeconds (builders that look at every rank, as
+  // hierarchical's node grouping does, cost O(n) each). Finding out by building them
+  // all could take minutes.
+  void estimate(Built& b) {
+    const int samples = std::min(q_.ranks, 64);
+    std::vector<double> counts;
+    double build_s = 0;
+    for (int i = 0; i < samples; ++i) {
+      const int r = static_cast<int>(static_cast<long long>(i) * (q_.ranks - 1) / std::max(samples - 1, 1));
+      const auto t0 = std::chrono::steady_clock::now();
+      const Schedule& s = schedule_of(q_, b, r);
+      build_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      counts.push_back(transfers_and_steps(s));
+    }
+    const std::string evidence = "estimated from " + std::to_string(samples) + " ranks spread evenly";
+    std::nth_element(counts.begin(), counts.begin() + samples / 2, counts.end());
+    const double total = counts[static_cast<std::size_t>(samples / 2)] * q_.ranks;
+    if (total > kMostSimulatedTransfers) refuse_count("about " + std::to_string(static_cast<long long>(total)), evidence);
+    const double all_s = build_s / samples * q_.ranks;
+    if (all_s > kMostBuildSeconds)
+      refuse(", and building its " + std::to_string(q_.ranks) + " schedules would take about " +
+             std::to_string(static_cast<long long>(all_s)) + " s here, more than the " +
+             std::to_string(static_cast<int>(kMostBuildSeconds)) + " s collbench allows (" + evidence + ")");
+  }
+
+ private:
+  // "<algorithm> on <n> ranks needs a full simulation (<why>)" and what makes it too much.
+  [[noreturn]] void refuse(const std::string& too_much) const {
+    throw std::invalid_argument(q_.algorithm->name + " on " + std::to_string(q_.ranks) + " ranks needs a full " +
+                                "simulation (" + why_ + ")" + too_much);
+  }
+  [[noreturn]] void refuse_count(const std::string& how_many, const std::string& evidence) const {
+    refuse(" of " + how_many + " transfers and steps, more than the " +
+           std::to_string(static_cast<long long>(kMostSimulatedTransfers)) + " collbench simulates (" + evidence + ")");
+  }
+
+  const PredictRequest& q_;
+  std::string why_;
+  double transfers_ = 0;
+};
+
+}  // namespace
+
+Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod method) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Built b;
+  b.params.segment_bytes = q.segment_bytes;
+  b.params.order = q.order;
+  if (q.ranks_per_node < q.ranks)
+    for (int r = 0; r < q.ranks; ++r) b.params.node_of_rank.push_back(r / q.ranks_per_node);
+  CostLayout layout;
+  layout.element_size = q.element_size;
+  layout.node_of_rank = b.params.node_of_rank;
+  layout.order = q.order;
+  Symmetry sym;
+  if (method != PredictMethod::full)
+    for (auto kind : {Symmetry::Kind::shift, Symmetry::Kind::xor_blocks})
+      if (const Symmetry s{kind, block_of(q)}; holds(q, b, s)) {
+        sym = s;
+        break;
+      }
+  if (sym.kind == Symmetry::Kind::none && method == PredictMethod::symmetric)
+    throw std::invalid_argument("--method symmetric does not hold for " + q.algorithm->name +
+                                " here: its ranks are not images of each other under a shift or XOR by " +
+                                std::to_string(block_of(q)) + " rank(s)");
+  // Each schedule is built, counted and handed over, then dropped: held all at once,
+  // 65,536 of them cost as much to free as to simulate.
+  CostSimulation sim(q.ranks, sym, p, layout);
+  FullSimulationBudget budget(q, method == PredictMethod::full ? "asked for" : "no symmetry found");
+  if (sym.kind == Symmetry::Kind::none) budget.estimate(b);
+  // Per rank, the buffers a run allocates and fills (send and receive, out of place) or
+  // the schedule touches, whichever is more, and its scratch.
+  std::size_t footprint = 0;
+  const int simulated = sym.kind == Symmetry::Kind::none ? q.ranks : sym.block;
+  for (int r = 0; r < simulated; ++r) {
+    auto it = b.by_rank.find(r);
+    const Schedule s = it != b.by_rank.end() ? std::move(it->second) : build(q, b, r);
+    if (sym.kind == Symmetry::Kind::none) budget.count(r, s);
+    const BufferLayout buffers = buffer_layout(q.collective, q.count, q.ranks, r, q.root, false);
+    footprint = std::max({footprint, touched_elements(s), buffers.send_count + buffers.recv_count + s.scratch_count});
+    sim.add(s);
+  }
+  sim.set_host_footprint_bytes(static_cast<double>(footprint * q.element_size) * std::min(q.ranks_per_node, q.ranks));
+  const CostResult r = sim.run();
+  Prediction out{.time_us = r.time_us,
+                 .method = sym.kind == Symmetry::Kind::none ? PredictMethod::full : PredictMethod::symmetric,
+                 .messages = r.messages,
+                 .symmetry = {},
+                 .seconds = 0};
+  if (sym.kind != Symmetry::Kind::none)
+    out.symmetry = std::string(sym.kind == Symmetry::Kind::shift ? "shift" : "xor") + " by " + std::to_string(sym.block) +
+                   (sym.block == 1 ? " rank" : " ranks");
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace collbench

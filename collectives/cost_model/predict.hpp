@@ -1,0 +1,50 @@
+#pragma once
+// One prediction: an algorithm's time on `ranks` ranks at one size, from its schedules
+// (collectives/cost_model/cost_simulator.hpp). The symmetric path simulates one block (one host's
+// ranks, or one rank where hosts hold one or all): it is taken when sampled blocks (the
+// second, the middle, the last) are images of block 0 under a shift or an XOR by whole
+// blocks at sampled ranks (each block's first and last), step by step:
+// same sizes, operations, and peers moved alike. Otherwise every rank's schedule is
+// built and simulated, up to kMostSimulatedTransfers; 64 ranks spread evenly are built
+// first, and a full simulation whose typical rank has too much, or whose schedules would
+// take longer than kMostBuildSeconds to build, is refused at once.
+#include <cstddef>
+#include <string>
+
+#include "collectives/cost_model/cost_simulator.hpp"
+#include "collectives/schedule/registry.hpp"
+
+namespace collbench {
+
+enum class PredictMethod { automatic, full, symmetric };
+inline constexpr NameTable<PredictMethod, 3> kPredictMethodNames{
+    {{{PredictMethod::automatic, "auto"}, {PredictMethod::full, "full"}, {PredictMethod::symmetric, "symmetric"}}}};
+
+inline constexpr double kMostSimulatedTransfers = 5e7;
+inline constexpr double kMostBuildSeconds = 60;
+
+struct PredictRequest {
+  const AlgorithmEntry* algorithm = nullptr;  // a schedule builder
+  Collective collective = Collective::allreduce;
+  int ranks = 2;
+  std::size_t count = 0;  // elements per rank, as builders take it
+  std::size_t element_size = 4;
+  int root = 0;
+  int ranks_per_node = 1;  // consecutive ranks per host
+  std::size_t segment_bytes = 0;
+  ExecutionOrder order = ExecutionOrder::dataflow;
+};
+
+struct Prediction {
+  double time_us = 0;
+  PredictMethod method = PredictMethod::full;
+  std::size_t messages = 0;  // simulated (the symmetric path: one block's sends)
+  std::string symmetry;      // e.g. "shift by 8 ranks"; empty for the full simulation
+  double seconds = 0;        // what predicting took
+};
+
+// Throws std::invalid_argument when the symmetric path is asked for but does not hold,
+// or the full simulation would be too large.
+Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod method = PredictMethod::automatic);
+
+}  // namespace collbench

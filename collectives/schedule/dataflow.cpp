@@ -1,0 +1,190 @@
+#include "collectives/schedule/dataflow.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <memory_resource>
+
+namespace collbench {
+namespace {
+
+using Marks = std::array<std::ptrdiff_t, kFlowQueues>;
+
+void raise(Marks& to, const Marks& from) {
+  for (std::size_t q = 0; q < kFlowQueues; ++q) to[q] = std::max(to[q], from[q]);
+}
+
+// Per element range of one buffer: the last item that wrote it and, per queue, the
+// last that read it since. A write needs only the latest writer and readers: they
+// already waited for everything before them.
+struct Access {
+  Marks write{-1, -1, -1}, read{-1, -1, -1};
+};
+
+class Ledger {
+ public:
+  Ledger() { ranges_.emplace(0, Access{}); }
+  Ledger(const Ledger&) = delete;
+  Ledger& operator=(const Ledger&) = delete;
+
+  // Calls f on the Access of every range inside [offset, offset + count).
+  template <class F>
+  void each(std::size_t offset, std::size_t count, F&& f) {
+    if (count == 0) return;
+    const auto first = split(offset, ranges_.upper_bound(offset));
+    const auto end = split(offset + count, std::next(first));
+    for (auto it = first; it != end; ++it) f(it->second);
+  }
+
+ private:
+  // The range starting at `at`, made if need be; `after` is the first range starting
+  // beyond `at`, or a hint at or before it (a region's end is close to its start).
+  std::pmr::map<std::size_t, Access>::iterator split(std::size_t at, std::pmr::map<std::size_t, Access>::iterator after) {
+    while (after != ranges_.end() && after->first <= at) ++after;
+    auto it = std::prev(after);
+    return it->first == at ? it : ranges_.emplace_hint(after, at, it->second);
+  }
+  // Ranges are only ever split, never merged: nodes come from one arena, freed with it
+  // (a ring over thousands of ranks has as many ranges).
+  std::pmr::monotonic_buffer_resource arena_;
+  std::pmr::map<std::size_t, Access> ranges_{&arena_};  // range from each key to the next
+};
+
+class Planner {
+ public:
+  explicit Planner(const BufferLayout& layout) : layout_(layout) {}
+
+  Marks reads(const Region& r) {
+    Marks m{-1, -1, -1};
+    at(r, [&](Access& a) { raise(m, a.write); });
+    return m;
+  }
+  Marks writes(const Region& r) {
+    Marks m{-1, -1, -1};
+    at(r, [&](Access& a) {
+      raise(m, a.write);
+      raise(m, a.read);
+    });
+    return m;
+  }
+  void record_read(const Region& r, FlowQueue q, std::ptrdiff_t i) {
+    at(r, [&](Access& a) { a.read[static_cast<std::size_t>(q)] = std::max(a.read[static_cast<std::size_t>(q)], i); });
+  }
+  void record_write(const Region& r, FlowQueue q, std::ptrdiff_t i) {
+    at(r, [&](Access& a) {
+      a = Access{};
+      a.write[static_cast<std::size_t>(q)] = i;
+    });
+  }
+
+ private:
+  template <class F>
+  void at(const Region& r, F&& f) {
+    Region where = r;
+    if (r.buffer == BufferId::send && layout_.send_aliases_recv) {
+      where.buffer = BufferId::recv;
+      where.offset += layout_.send_offset_in_recv;
+    }
+    ledgers_[static_cast<std::size_t>(where.buffer)].each(where.offset, where.count, f);
+  }
+  const BufferLayout& layout_;
+  std::array<Ledger, 3> ledgers_;  // send, recv, scratch
+};
+
+}  // namespace
+
+DataflowPlan plan_dataflow(const Schedule& s, const BufferLayout& layout) {
+  DataflowPlan plan;
+  Planner p(layout);
+  auto& recvs = plan.items[static_cast<std::size_t>(FlowQueue::recvs)];
+  auto& sends = plan.items[static_cast<std::size_t>(FlowQueue::sends)];
+  auto& ops = plan.items[static_cast<std::size_t>(FlowQueue::ops)];
+  for (std::size_t k = 0; k < s.steps.size(); ++k) {
+    const Step& st = s.steps[k];
+    // A step's transfers are concurrent: all of them are planned before any is recorded.
+    const std::size_t r0 = recvs.size(), s0 = sends.size();
+    for (const Transfer& t : st.recvs) recvs.push_back({k, p.writes(t.region)});
+    for (const Transfer& t : st.sends) sends.push_back({k, p.reads(t.region)});
+    for (std::size_t i = 0; i < st.recvs.size(); ++i)
+      p.record_write(st.recvs[i].region, FlowQueue::recvs, static_cast<std::ptrdiff_t>(r0 + i));
+    for (std::size_t i = 0; i < st.sends.size(); ++i)
+      p.record_read(st.sends[i].region, FlowQueue::sends, static_cast<std::ptrdiff_t>(s0 + i));
+    for (const LocalOp& o : st.ops) {
+      const auto me = static_cast<std::ptrdiff_t>(ops.size());
+      FlowItem item{k, p.writes(o.dst)};
+      raise(item.after, p.reads(o.a));
+      if (o.kind == LocalOp::Kind::reduce) raise(item.after, p.reads(o.b));
+      item.after[static_cast<std::size_t>(FlowQueue::ops)] = -1;  // operations run in order anyway
+      ops.push_back(item);
+      p.record_read(o.a, FlowQueue::ops, me);
+      if (o.kind == LocalOp::Kind::reduce) p.record_read(o.b, FlowQueue::ops, me);
+      p.record_write(o.dst, FlowQueue::ops, me);
+    }
+  }
+  return plan;
+}
+
+DataflowPlan plan_steps(const Schedule& s) {
+  DataflowPlan plan;
+  auto& recvs = plan.items[static_cast<std::size_t>(FlowQueue::recvs)];
+  auto& sends = plan.items[static_cast<std::size_t>(FlowQueue::sends)];
+  auto& ops = plan.items[static_cast<std::size_t>(FlowQueue::ops)];
+  auto last = [](const std::vector<FlowItem>& q) { return static_cast<std::ptrdiff_t>(q.size()) - 1; };
+  Marks before{-1, -1, -1};  // everything of the previous steps
+  for (std::size_t k = 0; k < s.steps.size(); ++k) {
+    const Step& st = s.steps[k];
+    for (std::size_t i = 0; i < st.recvs.size(); ++i) recvs.push_back({k, before});
+    for (std::size_t i = 0; i < st.sends.size(); ++i) sends.push_back({k, before});
+    const Marks transfers{last(recvs), last(sends), before[static_cast<std::size_t>(FlowQueue::ops)]};
+    for (std::size_t i = 0; i < st.ops.size(); ++i) ops.push_back({k, transfers});
+    before = {last(recvs), last(sends), last(ops)};
+  }
+  return plan;
+}
+
+DataflowPlan plan_execution(const Schedule& s, const BufferLayout& layout, ExecutionOrder order) {
+  return order == ExecutionOrder::steps ? plan_steps(s) : plan_dataflow(s, layout);
+}
+
+FlowProgress::FlowProgress(const DataflowPlan& plan) {
+  for (std::size_t q = 0; q < kFlowQueues; ++q) sizes_[q] = plan.items[q].size();
+  for (FlowQueue q : {FlowQueue::recvs, FlowQueue::sends}) done_[index(q)].assign(sizes_[index(q)], 0);
+}
+
+void FlowProgress::reset() {
+  started_ = {};
+  complete_ = {};
+  for (auto& d : done_) std::fill(d.begin(), d.end(), 0);
+}
+
+bool FlowProgress::ready(const FlowItem& it) const {
+  for (std::size_t q = 0; q < kFlowQueues; ++q)
+    if (static_cast<std::ptrdiff_t>(complete_[q]) <= it.after[q]) return false;
+  return true;
+}
+
+const FlowItem* FlowProgress::next_ready(const DataflowPlan& plan, FlowQueue q) const {
+  const std::vector<FlowItem>& items = plan.of(q);
+  const std::size_t i = started_[index(q)];
+  return i < items.size() && ready(items[i]) ? &items[i] : nullptr;
+}
+
+void FlowProgress::start(FlowQueue q) {
+  ++started_[index(q)];
+  if (q == FlowQueue::ops) ++complete_[index(q)];
+}
+
+void FlowProgress::complete_transfer(FlowQueue q, std::size_t item) {
+  std::vector<char>& done = done_[index(q)];
+  done[item] = 1;
+  std::size_t& prefix = complete_[index(q)];
+  while (prefix < done.size() && done[prefix]) ++prefix;
+}
+
+bool FlowProgress::finished() const {
+  for (std::size_t q = 0; q < kFlowQueues; ++q)
+    if (complete_[q] < sizes_[q]) return false;
+  return true;
+}
+
+}  // namespace collbench

@@ -1,0 +1,486 @@
+#include "collectives/schedule/symbolic_executor.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "collectives/schedule/dataflow.hpp"
+
+namespace collbench {
+namespace {
+
+// Elements of one buffer: the index each stands for (-1: undefined) and a rank bitset.
+struct SymBuffer {
+  std::size_t words = 1;
+  std::vector<std::int64_t> index;
+  std::vector<std::uint64_t> bits;
+  std::vector<std::uint32_t> sending;  // dataflow order: sends in flight reading each element
+
+  SymBuffer(std::size_t count, std::size_t w) : words(w), index(count, -1), bits(count * w, 0), sending(count, 0) {}
+  std::uint64_t* cell(std::size_t i) { return bits.data() + i * words; }
+};
+
+struct Payload {
+  std::vector<std::int64_t> index;
+  std::vector<std::uint64_t> bits;
+};
+
+struct Place {
+  SymBuffer* buf;
+  std::size_t offset;
+};
+
+class Player {
+ public:
+  Player(const SymbolicProblem& p, const std::vector<Schedule>& s) : p_(p), sched_(s) {
+    words_ = (static_cast<std::size_t>(p.nranks) + 63) / 64;
+    report_.elements_sent.assign(p.nranks, 0);
+    report_.elements_received.assign(p.nranks, 0);
+    for (int r = 0; r < p.nranks; ++r) {
+      Rank st{buffer_layout(p.collective, p.count, p.nranks, r, p.root, p.in_place), {}, {}, {}};
+      st.recv.emplace_back(st.layout.recv_count, words_);
+      st.send.emplace_back(st.layout.send_aliases_recv ? 0 : st.layout.send_count, words_);
+      st.scratch.emplace_back(s[r].scratch_count, words_);
+      ranks_.push_back(std::move(st));
+      for (std::size_t i = 0; i < ranks_[r].layout.send_count; ++i) {
+        Place pl = place(r, {BufferId::send, i, 1}, "initial");
+        pl.buf->index[pl.offset] = static_cast<std::int64_t>(i);
+        pl.buf->cell(pl.offset)[r / 64] |= std::uint64_t{1} << (r % 64);
+      }
+    }
+  }
+
+  SymbolicReport run(ExecutionOrder order) {
+    for (const Schedule& s : sched_) report_.max_steps = std::max(report_.max_steps, s.span());
+    cursor_.assign(sched_.size(), 0);
+    if (order == ExecutionOrder::steps)
+      for (std::size_t step = 0; step < report_.max_steps && !full(); ++step) play_step(step);
+    else
+      play_dataflow();
+    if (!full()) check_final();
+    return std::move(report_);
+  }
+
+ private:
+  struct Rank {
+    BufferLayout layout;
+    std::vector<SymBuffer> recv, send, scratch;  // one each; vectors keep addresses stable
+  };
+
+  bool full() const { return report_.errors.size() > SymbolicReport::kMaxErrors; }
+  void error(const std::string& msg) {
+    if (report_.errors.size() < SymbolicReport::kMaxErrors) report_.errors.push_back(msg);
+    else if (report_.errors.size() == SymbolicReport::kMaxErrors) report_.errors.push_back("...");
+  }
+
+  // Resolves a region to a buffer and offset, following the in-place alias; nullptr if out of bounds.
+  Place place(int r, const Region& reg, const std::string& what, const char* suffix = "") {
+    Rank& st = ranks_[r];
+    std::size_t limit = 0;
+    Place pl{nullptr, reg.offset};
+    switch (reg.buffer) {
+      case BufferId::recv: limit = st.layout.recv_count; pl.buf = &st.recv[0]; break;
+      case BufferId::scratch: limit = st.scratch[0].index.size(); pl.buf = &st.scratch[0]; break;
+      case BufferId::send:
+        limit = st.layout.send_count;
+        if (st.layout.send_aliases_recv) {
+          pl.buf = &st.recv[0];
+          pl.offset += st.layout.send_offset_in_recv;
+        } else {
+          pl.buf = &st.send[0];
+        }
+        break;
+    }
+    if (reg.offset > limit || reg.count > limit - reg.offset) {
+      std::ostringstream os;
+      os << "rank " << r << " " << what << suffix << ": region [" << reg.offset << "+" << reg.count
+         << "] is outside its buffer of " << limit << " elements";
+      error(os.str());
+      pl.buf = nullptr;
+    }
+    return pl;
+  }
+
+  static bool overlap(const Place& a, std::size_t na, const Place& b, std::size_t nb) {
+    return a.buf == b.buf && na && nb && a.offset < b.offset + nb && b.offset < a.offset + na;
+  }
+
+  // Rank r's step numbered `step`, or nullptr where it has none; asked in increasing order.
+  const Step* step_numbered(int r, std::size_t step) {
+    const Schedule& s = sched_[r];
+    std::size_t& k = cursor_[static_cast<std::size_t>(r)];
+    while (k < s.steps.size() && s.number(k) < step) ++k;
+    return k < s.steps.size() && s.number(k) == step ? &s.steps[k] : nullptr;
+  }
+
+  void play_step(std::size_t step) {
+    const std::string at = "step " + std::to_string(step);
+    std::map<std::pair<int, int>, std::deque<Payload>> in_flight;
+    std::vector<const Step*> now(static_cast<std::size_t>(p_.nranks));
+    for (int r = 0; r < p_.nranks; ++r) now[static_cast<std::size_t>(r)] = step_numbered(r, step);
+    for (int r = 0; r < p_.nranks; ++r) {
+      if (!now[r]) continue;
+      for (const Transfer& t : now[r]->sends) {
+        if (t.peer < 0 || t.peer >= p_.nranks || t.peer == r) {
+          error("rank " + std::to_string(r) + " " + at + ": send to invalid peer " + std::to_string(t.peer));
+          continue;
+        }
+        Place pl = place(r, t.region, at, " send");
+        if (!pl.buf) continue;
+        Payload pay;
+        for (std::size_t i = 0; i < t.region.count; ++i) {
+          pay.index.push_back(pl.buf->index[pl.offset + i]);
+          const std::uint64_t* c = pl.buf->cell(pl.offset + i);
+          pay.bits.insert(pay.bits.end(), c, c + words_);
+        }
+        report_.elements_sent[r] += t.region.count;
+        in_flight[{r, t.peer}].push_back(std::move(pay));
+      }
+    }
+    for (int r = 0; r < p_.nranks; ++r) {
+      if (!now[r]) continue;
+      const Step& st = *now[r];
+      check_races(r, st, at);
+      for (const Transfer& t : st.recvs) receive(r, t, at, in_flight);
+    }
+    for (auto& [key, queue] : in_flight)
+      if (!queue.empty())
+        error("rank " + std::to_string(key.first) + " " + at + ": " + std::to_string(queue.size()) +
+              " send(s) to rank " + std::to_string(key.second) + " have no matching receive");
+    for (int r = 0; r < p_.nranks; ++r)
+      if (now[r])
+        for (const LocalOp& op : now[r]->ops) local(r, op, at);
+  }
+
+  // --- Dataflow order: every rank starts what its plan allows (dataflow.hpp); a transfer
+  // completes only when nothing else can happen, the latest any real transport could
+  // complete it. A posted receive's region holds nothing readable until it completes,
+  // and a region being sent must not change until the send completes: both are checked.
+  static constexpr std::int64_t kPending = -2;  // index of an element a posted receive will write
+  const std::string kDataflowOrder = "in dataflow order";
+
+  struct Flat {  // one rank's transfers in plan order, with where they are
+    std::vector<const Transfer*> recvs, sends;
+    std::vector<std::pair<std::size_t, const LocalOp*>> ops;  // step, operation
+  };
+  struct Flow {
+    DataflowPlan plan;
+    Flat flat;
+    FlowProgress progress;  // the executor's rule for what may start
+  };
+
+  // Started, not yet matched transfers between one sender and one receiver, in start order.
+  struct Channel {
+    int from = 0, to = 0;
+    std::deque<std::size_t> sent, posted;
+    bool listed = false;  // in Matching::matchable
+  };
+  struct Matching {
+    std::unordered_map<std::uint64_t, Channel> channels;
+    std::deque<Channel*> matchable;  // channels holding a pair
+    Channel& at(int from, int to) {
+      Channel& c = channels[static_cast<std::uint64_t>(from) << 32 | static_cast<std::uint32_t>(to)];
+      c.from = from;
+      c.to = to;
+      return c;
+    }
+    void list(Channel& c) {
+      if (!c.listed && !c.sent.empty() && !c.posted.empty()) c.listed = true, matchable.push_back(&c);
+    }
+    void sent_on(int from, int to, std::size_t i) { Channel& c = at(from, to); c.sent.push_back(i); list(c); }
+    void posted_on(int from, int to, std::size_t i) { Channel& c = at(from, to); c.posted.push_back(i); list(c); }
+  };
+
+  void play_dataflow() {
+    std::vector<Flow> flows(static_cast<std::size_t>(p_.nranks));
+    for (int r = 0; r < p_.nranks; ++r) {
+      Flow& f = flows[r];
+      f.plan = plan_dataflow(sched_[r], ranks_[r].layout);
+      for (std::size_t k = 0; k < sched_[r].steps.size(); ++k) {
+        const Step& st = sched_[r].steps[k];
+        for (const Transfer& t : st.recvs) f.flat.recvs.push_back(&t);
+        for (const Transfer& t : st.sends) f.flat.sends.push_back(&t);
+        for (const LocalOp& o : st.ops) f.flat.ops.push_back({sched_[r].number(k), &o});
+      }
+      f.progress = FlowProgress(f.plan);
+    }
+    Matching m;
+    std::deque<int> work;
+    std::vector<char> queued(static_cast<std::size_t>(p_.nranks), 1);
+    for (int r = 0; r < p_.nranks; ++r) work.push_back(r);
+    for (;;) {
+      // Every rank does all it can before any transfer completes.
+      while (!work.empty() && !full()) {
+        const int r = work.front();
+        work.pop_front();
+        queued[r] = 0;
+        advance(r, flows[r], m);
+      }
+      if (full()) return;
+      if (m.matchable.empty()) {
+        for (const Flow& f : flows)
+          if (!f.progress.finished()) {
+            error("dataflow order deadlocks: every rank waits for transfers that never match");
+            return;
+          }
+        return;
+      }
+      Channel& c = *m.matchable.front();
+      m.matchable.pop_front();
+      c.listed = false;
+      const std::size_t si = c.sent.front(), ri = c.posted.front();
+      c.sent.pop_front();
+      c.posted.pop_front();
+      m.list(c);
+      deliver(c.from, flows[c.from], si, c.to, flows[c.to], ri);
+      for (int r : {c.from, c.to})
+        if (!queued[r]) queued[r] = 1, work.push_back(r);
+    }
+  }
+
+  static std::string dataflow_at(std::size_t step) { return "step " + std::to_string(step) + " (dataflow order)"; }
+
+  void advance(int r, Flow& f, Matching& m) {
+    FlowProgress& p = f.progress;
+    const std::string& at = kDataflowOrder;  // error messages name the step themselves
+    for (bool moved = true; moved && !full();) {
+      moved = false;
+      for (const FlowItem* it; (it = p.next_ready(f.plan, FlowQueue::recvs)); p.start(FlowQueue::recvs), moved = true) {
+        const std::size_t i = p.started(FlowQueue::recvs);
+        const Transfer& t = *f.flat.recvs[i];
+        if (overwrites_send(r, t.region))
+          error("rank " + std::to_string(r) + " " + dataflow_at(it->step) +
+                ": a receive is posted over a region still being sent");
+        Place pl = place(r, t.region, at, " recv");
+        if (pl.buf) std::fill_n(pl.buf->index.begin() + static_cast<std::ptrdiff_t>(pl.offset), t.region.count, kPending);
+        m.posted_on(t.peer, r, i);
+      }
+      for (const FlowItem* it; (it = p.next_ready(f.plan, FlowQueue::sends)); p.start(FlowQueue::sends), moved = true) {
+        const std::size_t i = p.started(FlowQueue::sends);
+        const Transfer& t = *f.flat.sends[i];
+        if (reads_pending(r, t.region))
+          error("rank " + std::to_string(r) + " " + dataflow_at(it->step) +
+                ": sends a region whose receive has not completed");
+        m.sent_on(r, t.peer, i);
+        mark_sending(r, t.region, 1);
+      }
+      if (p.next_ready(f.plan, FlowQueue::ops)) {
+        const auto [step, op] = f.flat.ops[p.started(FlowQueue::ops)];
+        if (reads_pending(r, op->a) || (op->kind == LocalOp::Kind::reduce && reads_pending(r, op->b)))
+          error("rank " + std::to_string(r) + " " + dataflow_at(step) +
+                ": an operation reads a region whose receive has not completed");
+        if (overwrites_send(r, op->dst))
+          error("rank " + std::to_string(r) + " " + dataflow_at(step) +
+                ": an operation overwrites a region still being sent");
+        local(r, *op, dataflow_at(step));
+        p.start(FlowQueue::ops);
+        moved = true;
+      }
+    }
+  }
+
+  bool reads_pending(int r, const Region& reg) {
+    Place pl = place(r, reg, kDataflowOrder, "");
+    if (!pl.buf) return false;
+    const auto first = pl.buf->index.begin() + static_cast<std::ptrdiff_t>(pl.offset);
+    return std::find(first, first + static_cast<std::ptrdiff_t>(reg.count), kPending) != first + static_cast<std::ptrdiff_t>(reg.count);
+  }
+
+  bool overwrites_send(int r, const Region& reg) {
+    Place w = place(r, reg, kDataflowOrder, "");
+    if (!w.buf) return false;
+    const auto first = w.buf->sending.begin() + static_cast<std::ptrdiff_t>(w.offset);
+    return std::any_of(first, first + static_cast<std::ptrdiff_t>(reg.count), [](std::uint32_t n) { return n > 0; });
+  }
+
+  void mark_sending(int r, const Region& reg, int delta) {
+    Place pl = place(r, reg, kDataflowOrder, "");
+    if (!pl.buf) return;
+    for (std::size_t i = 0; i < reg.count; ++i) pl.buf->sending[pl.offset + i] += static_cast<std::uint32_t>(delta);
+  }
+
+  // The send's data as it is now (at completion) lands in the receive's region.
+  void deliver(int from, Flow& fs, std::size_t si, int to, Flow& fr, std::size_t ri) {
+    const Transfer& s = *fs.flat.sends[si];
+    const Transfer& t = *fr.flat.recvs[ri];
+    const std::string& at = kDataflowOrder;
+    mark_sending(from, s.region, -1);
+    fs.progress.complete_transfer(FlowQueue::sends, si);
+    fr.progress.complete_transfer(FlowQueue::recvs, ri);
+    if (s.region.count != t.region.count) {
+      error("rank " + std::to_string(to) + " " + dataflow_at(fr.plan.of(FlowQueue::recvs)[ri].step) +
+            ": receives " + std::to_string(t.region.count) +
+            " elements from rank " + std::to_string(from) + " which sends " + std::to_string(s.region.count));
+      return;
+    }
+    Place src = place(from, s.region, at, " send"), dst = place(to, t.region, at, " recv");
+    if (!src.buf || !dst.buf) return;
+    for (std::size_t i = 0; i < t.region.count; ++i) {
+      dst.buf->index[dst.offset + i] = src.buf->index[src.offset + i];
+      std::copy_n(src.buf->cell(src.offset + i), words_, dst.buf->cell(dst.offset + i));
+    }
+    report_.elements_sent[from] += s.region.count;
+    report_.elements_received[to] += t.region.count;
+  }
+
+  void check_races(int r, const Step& st, const std::string& at) {
+    for (std::size_t i = 0; i < st.recvs.size(); ++i) {
+      Place a = place(r, st.recvs[i].region, at, " recv");
+      if (!a.buf) continue;
+      for (std::size_t j = 0; j < st.recvs.size(); ++j) {
+        Place b = place(r, st.recvs[j].region, at, " recv");
+        if (j > i && b.buf && overlap(a, st.recvs[i].region.count, b, st.recvs[j].region.count))
+          error("rank " + std::to_string(r) + " " + at + ": two receives write overlapping regions");
+      }
+      for (const Transfer& s : st.sends) {
+        Place b = place(r, s.region, at, " send");
+        if (b.buf && overlap(a, st.recvs[i].region.count, b, s.region.count))
+          error("rank " + std::to_string(r) + " " + at + ": a receive overwrites a region being sent");
+      }
+    }
+  }
+
+  void receive(int r, const Transfer& t, const std::string& at,
+               std::map<std::pair<int, int>, std::deque<Payload>>& in_flight) {
+    auto& queue = in_flight[{t.peer, r}];
+    if (queue.empty()) {
+      error("rank " + std::to_string(r) + " " + at + ": receive from rank " + std::to_string(t.peer) +
+            " has no matching send");
+      return;
+    }
+    Payload pay = std::move(queue.front());
+    queue.pop_front();
+    if (pay.index.size() != t.region.count) {
+      error("rank " + std::to_string(r) + " " + at + ": receives " + std::to_string(t.region.count) +
+            " elements from rank " + std::to_string(t.peer) + " which sends " +
+            std::to_string(pay.index.size()));
+      return;
+    }
+    Place pl = place(r, t.region, at, " recv");
+    if (!pl.buf) return;
+    for (std::size_t i = 0; i < t.region.count; ++i) {
+      pl.buf->index[pl.offset + i] = pay.index[i];
+      std::copy_n(pay.bits.begin() + static_cast<std::ptrdiff_t>(i * words_), words_, pl.buf->cell(pl.offset + i));
+    }
+    report_.elements_received[r] += t.region.count;
+  }
+
+  void local(int r, const LocalOp& op, const std::string& at) {
+    const bool is_reduce = op.kind == LocalOp::Kind::reduce;
+    const char* kind = is_reduce ? " reduce" : " copy";
+    auto who = [&] { return "rank " + std::to_string(r) + " " + at + kind; };  // built only for errors
+    if (op.a.count != op.dst.count || (is_reduce && op.b.count != op.dst.count)) {
+      error(who() + ": regions of different lengths");
+      return;
+    }
+    Place d = place(r, op.dst, at, kind), a = place(r, op.a, at, kind);
+    Place b = is_reduce ? place(r, op.b, at, kind) : Place{nullptr, 0};
+    if (!d.buf || !a.buf || (is_reduce && !b.buf)) return;
+    std::vector<std::uint64_t> tmp(words_);
+    for (std::size_t i = 0; i < op.dst.count; ++i) {
+      std::int64_t ia = a.buf->index[a.offset + i];
+      const std::uint64_t* ca = a.buf->cell(a.offset + i);
+      if (ia < 0) {
+        error(who() + ": reads undefined element " + std::to_string(op.a.offset + i));
+        return;
+      }
+      std::copy_n(ca, words_, tmp.begin());
+      if (is_reduce) {
+        std::int64_t ib = b.buf->index[b.offset + i];
+        const std::uint64_t* cb = b.buf->cell(b.offset + i);
+        if (ib < 0 || ib != ia) {
+          error(who() + ": combines element " + std::to_string(ia) + " with " +
+                (ib < 0 ? std::string("undefined data") : "element " + std::to_string(ib)));
+          return;
+        }
+        for (std::size_t w = 0; w < words_; ++w) {
+          if (tmp[w] & cb[w]) {
+            error(who() + ": counts a rank's contribution twice in element " + std::to_string(ia));
+            return;
+          }
+          tmp[w] |= cb[w];
+        }
+      }
+      d.buf->index[d.offset + i] = ia;
+      std::copy(tmp.begin(), tmp.end(), d.buf->cell(d.offset + i));
+    }
+  }
+
+  // Expected final contents of element i of a receive buffer: (index, ranks).
+  std::int64_t expect(int rank, std::size_t i, std::vector<std::uint64_t>& want) const {
+    std::fill(want.begin(), want.end(), 0);
+    auto set = [&](int k) { want[k / 64] |= std::uint64_t{1} << (k % 64); };
+    const ResultSource src = traits(p_.collective).result_of({p_.count, p_.nranks, rank, p_.root, p_.in_place}, i);
+    if (src.all_ranks)
+      for (int k = 0; k < p_.nranks; ++k) set(k);
+    else
+      set(src.from);
+    return static_cast<std::int64_t>(src.index);
+  }
+
+  void check_final() {
+    std::vector<std::uint64_t> want(words_);
+    for (int r = 0; r < p_.nranks && !full(); ++r) {
+      SymBuffer& b = ranks_[r].recv[0];
+      for (std::size_t i = 0; i < ranks_[r].layout.result_count; ++i) {
+        const std::int64_t index = expect(r, i, want);
+        const std::uint64_t* got = b.cell(i);
+        if (b.index[i] != index || !std::equal(want.begin(), want.end(), got)) {
+          std::ostringstream os;
+          os << "rank " << r << ": final recv[" << i << "] holds element " << b.index[i]
+             << " from " << ranks_text(got) << ", expected element " << index << " from "
+             << ranks_text(want.data());
+          error(os.str());
+          if (full()) return;
+        }
+      }
+    }
+  }
+
+  std::string ranks_text(const std::uint64_t* bits) const {
+    std::ostringstream os;
+    os << "{";
+    int total = 0;
+    for (int k = 0; k < p_.nranks; ++k)
+      if (bits[k / 64] >> (k % 64) & 1) {
+        if (total < 8) os << (total ? "," : "") << k;
+        ++total;
+      }
+    if (total > 8) os << ",... (" << total << " ranks)";
+    os << "}";
+    return os.str();
+  }
+
+  const SymbolicProblem& p_;
+  const std::vector<Schedule>& sched_;
+  std::vector<std::size_t> cursor_;  // per rank: its first step not yet played (step order)
+  std::size_t words_;
+  std::vector<Rank> ranks_;
+  SymbolicReport report_;
+};
+
+}  // namespace
+
+SymbolicReport play_schedules(const SymbolicProblem& p, const std::vector<Schedule>& schedules, ExecutionOrder order) {
+  if (static_cast<int>(schedules.size()) != p.nranks) {
+    SymbolicReport r;
+    r.errors.push_back("expected one schedule per rank");
+    return r;
+  }
+  return Player(p, schedules).run(order);
+}
+
+SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build, const AlgorithmParams& params) {
+  std::vector<Schedule> schedules;
+  schedules.reserve(p.nranks);
+  for (int r = 0; r < p.nranks; ++r)
+    schedules.push_back(build({p.collective, p.nranks, r, p.count, p.root, 4, &params}));
+  SymbolicReport steps = play_schedules(p, schedules, ExecutionOrder::steps);
+  if (!steps.ok()) return steps;
+  return play_schedules(p, schedules, ExecutionOrder::dataflow);
+}
+
+}  // namespace collbench
