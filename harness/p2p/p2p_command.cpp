@@ -60,13 +60,8 @@ nlohmann::json p2p_definitions() {
 
 int run_p2p(const P2pOptions& o, const Invocation& inv) {
   Session session(*inv.registry, inv.comm, 0);
-  std::optional<MappedTransport> shm;
-  if (o.transport == TransportKind::shm) try {
-      shm.emplace(inv.comm, make_shm_memory());
-    } catch (const std::runtime_error& e) {
-      throw RunError(e.what());
-    }
-  Transport& transport = shm ? static_cast<Transport&>(*shm) : session.transport;
+  const OpenTransport opened = open_transport(o.transport, session.transport, inv);
+  Transport& transport = *opened.transport;
   const std::vector<LinkPair> pairs = choose_pairs(session.topology.node_of_rank);
   nlohmann::json metadata = collect_metadata(inv, session);
   metadata["transport"] = transport.name();

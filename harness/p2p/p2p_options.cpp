@@ -39,9 +39,7 @@ CLI::App* add_p2p_command(CLI::App& app, P2pFlags& f) {
       ->check(whole_in(1, kMaxRepeats))->capture_default_str();
   p->add_option("--window", f.window, "Bandwidth test: messages in flight per iteration, or auto (64 as osu_bw, "
                                       "fewer above 256 KiB so an iteration moves about 16 MiB)")->capture_default_str();
-  p->add_option("--transport", f.transport, "mpi (MPI point-to-point, as the reference algorithms use it) or shm "
-                                            "(collbench's shared-memory transport; every rank on one node)")
-      ->capture_default_str();
+  add_transport_flag(*p, f.transport, TransportUser::p2p);
   p->add_flag("--check,!--no-check", o.check, "Check the bytes of the last message of every round (default on)");
   p->add_option("--fit-ranges", o.fit.max_ranges, "At most this many size ranges with their own alpha and beta")
       ->check(whole_in(1, 16))->capture_default_str();
@@ -59,9 +57,7 @@ P2pOptions resolve_p2p(const P2pFlags& f, int nranks, const Machine& machine) {
       f.tests, [](const std::string& t) { return kP2pTestNames.parse(t); },
       [](const std::string& t) { return "unknown p2p test '" + t + "'; valid: " + kP2pTestNames.valid(); },
       "--tests names no test");
-  o.transport = kTransportKindNames.parse_or_throw(f.transport, "--transport");
-  if (moves_device_memory(o.transport))
-    throw std::invalid_argument("p2p measures host memory over mpi or shm, not --transport " + f.transport);
+  o.transport = resolve_transport(f.transport, MemoryKind::host, TransportUser::p2p, [] { return GpuInventory{}; });
   o.reps.warmup = parse_count_or_auto(f.warmup, "--warmup", 0);
   o.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
   o.window = f.window == "auto" ? 0 : parse_count_or_auto(f.window, "--window", 1);

@@ -42,8 +42,9 @@ struct P2pOptions {
 int window_at(const P2pOptions& o, std::size_t bytes);
 
 struct P2pFlags {
-  std::string tests = "latency,bandwidth,exchange", min_bytes = "1", max_bytes = "4M", transport = "mpi", warmup = "auto",
+  std::string tests = "latency,bandwidth,exchange", min_bytes = "1", max_bytes = "4M", warmup = "auto",
               iters = "auto", window = "auto";
+  TransportFlags transport;
   P2pOptions parsed;
 };
 CLI::App* add_p2p_command(CLI::App& app, P2pFlags& f);

@@ -43,7 +43,7 @@ class Replayer {
       : r_(r), registry_(session.registry), transport_(session.transport), references_(references),
         comm_(session.comm), topology_(session.topology),
         // NCCL groups one step's sends and receives: its schedules run step by step.
-        params_(session.algorithm_params(0, r.transport == TransportKind::nccl ? ExecutionOrder::steps
+        params_(session.algorithm_params(0, transport_row(r.transport).step_order ? ExecutionOrder::steps
                                                                                 : ExecutionOrder::dataflow)),
         workload_(load_workload(r_.workload, r_.workload_options)), compute_(model_compute(r_, workload_).value()) {
     for (std::size_t i = 0; i < workload_.tensors.size(); ++i) {

@@ -68,10 +68,7 @@ void add_replay_flags(CLI::App& app, ReplayFlags& f) {
   app.add_option("--memory", f.memory, "Where the gradient buckets and gathered rows live: host, or device (the GPU "
                                      "local_rank % GPUs; inputs copied in, results copied back and checked)")
       ->capture_default_str();
-  app.add_option("--transport", f.transport, "What carries the dense and allgather exchanges: mpi on host memory; "
-                                           "mpi-staged (the default), cuda-ipc or nccl with --memory device")
-      ->capture_default_str()
-      ->each([&f](const std::string&) { f.transport_given = true; });
+  add_transport_flag(app, f.transport, TransportUser::replay);
   app.add_option("--timeline", r.timeline_path, "Chrome-trace JSON of compute and communication per rank (Perfetto)");
   add_output_flags(app, r.out, "replay");
   add_watchdog_flag(app, r.watchdog_s);
@@ -82,12 +79,8 @@ ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int
                              const std::function<GpuInventory()>& probe) {
   ReplayOptions r = f.parsed;
   r.memory = kMemoryKindNames.parse_or_throw(f.memory, "--memory");
-  r.transport = kTransportKindNames.parse_or_throw(f.transport, "--transport");
   const bool device = r.memory == MemoryKind::device;
-  if (device && !f.transport_given) r.transport = TransportKind::mpi_staged;
-  if (r.transport == TransportKind::shm)
-    throw std::invalid_argument("replay carries host memory over --transport mpi only (shm serves run)");
-  if (const std::string why = memory_refusal(r.memory, r.transport, probe); !why.empty()) throw std::invalid_argument(why);
+  r.transport = resolve_transport(f.transport, r.memory, TransportUser::replay, probe);
   const Workload w = resolve_model(r, f.model, true);
   if (r.check && r.warmup < 1) throw std::invalid_argument("--check checks the first warm-up step: give --warmup 1 or more, or --no-check");
   // Device memory has no MPI baseline; NCCL's runs over the nccl transport.

@@ -7,7 +7,7 @@
 #include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/names.hpp"
 #include "collectives/schedule/registry.hpp"
-#include "harness/common/device_memory.hpp"
+#include "harness/common/transports.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/watchdog.hpp"
@@ -43,8 +43,9 @@ struct ReplayOptions : ModelOptions {
 // Strings as typed, resolved by resolve_replay.
 struct ReplayFlags {
   ModelFlags model;
-  std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync", memory = "host", transport = "mpi";
-  bool algorithms_given = false, transport_given = false;
+  std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync", memory = "host";
+  bool algorithms_given = false;
+  TransportFlags transport;
   ReplayOptions parsed;  // what CLI11 parses straight into numbers
 };
 

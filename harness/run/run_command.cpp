@@ -11,7 +11,7 @@
 #include "collectives/transport/mpi/mapped_transport.hpp"
 #include "collectives/transport/shm_memory.hpp"
 #include "harness/common/control.hpp"
-#include "harness/common/device_memory.hpp"
+#include "harness/common/transports.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/session.hpp"
@@ -106,21 +106,12 @@ int run_run(RunOptions o, const Invocation& inv) {
   if (const ForcedAlgorithm& f = forced_mpi_algorithm(s.collective); runs_mpi && !f.refused.empty())
     throw RunError(f.refused);
   Session session(*inv.registry, inv.comm, o.ranks_per_node);
-  std::optional<MappedTransport> shm;
-  if (s.transport == TransportKind::shm) try {
-      shm.emplace(inv.comm, make_shm_memory());
-    } catch (const std::runtime_error& e) {  // every rank learned it together
-      throw RunError(e.what());
-    }
-  DeviceMemory device;
-  if (s.memory == MemoryKind::device) device = DeviceMemory::start(s.transport, session.transport, inv);
-  Transport& references = device.transport ? *device.transport
-                          : shm             ? static_cast<Transport&>(*shm)
-                                            : session.transport;
+  const OpenTransport opened = open_transport(s.transport, session.transport, inv);
+  Transport& references = *opened.transport;
   nlohmann::json metadata = collect_metadata(inv, session);
   metadata["transport"] = references.name();
   metadata["memory"] = kMemoryKindNames.name(s.memory);
-  if (device.space) metadata["memory_of_rank"] = control_allgather(std::string(device.space->name()), inv.comm);
+  if (opened.space) metadata["memory_of_rank"] = control_allgather(std::string(opened.space->name()), inv.comm);
   // Ranks that spin beyond the machine's cores starve the ranks they wait for (ps and
   // replay do the same); MPI's own collectives still spin as the library does.
   const bool yield = metadata["oversubscription"]["oversubscribed"].get<bool>();
@@ -129,7 +120,7 @@ int run_run(RunOptions o, const Invocation& inv) {
   add_sweep_metadata(metadata, s, o.ranks_per_node, std::string(collective_name(s.collective)));
   ResultRow columns;
   if (s.bound) columns.extra.push_back({"of_bound", 0.0});
-  if (device.space) columns.extra.push_back({"memory", ""});  // which GPU, per row
+  if (opened.space) columns.extra.push_back({"memory", ""});  // which GPU, per row
   ResultSink sink = ResultSink::open(o.out, std::string(collective_name(s.collective)),
                                      field_names(csv_fields(columns)), metadata, inv.comm);
   if (inv.rank == 0) print_table_header(s, metadata);

@@ -74,15 +74,7 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
                                      "step, for comparison)")
       ->capture_default_str()
       ->each([&f](const std::string&) { f.order_given = true; });
-  run.add_option("--transport", f.transport, "What carries the reference algorithms' messages: mpi (MPI "
-                                             "point-to-point) or shm (this node's shared memory, each message "
-                                             "copied once by its receiver; every rank on one node); for "
-                                             "--memory device mpi-staged (MPI through host copies; the default "
-                                             "there), nccl (NCCL send/receive, step by step) or cuda-ipc "
-                                             "(peers' GPU buffers mapped through CUDA IPC, each message copied "
-                                             "once on the receiver's stream; every rank on one node)")
-      ->capture_default_str()
-      ->each([&f](const std::string&) { f.transport_given = true; });
+  add_transport_flag(run, f.transport, TransportUser::run);
   run.add_option("--memory", f.memory, "Where the buffers live: host, or device (the GPU local_rank % GPUs; "
                                        "reference algorithms only, checked as on the host)")
       ->capture_default_str();
@@ -150,10 +142,7 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
   s.op = kReduceOpNames.parse_or_throw(f.op, "op");
   s.timing = kTimingPolicyNames.parse_or_throw(f.timing, "timing policy");
   s.order = kExecutionOrderNames.parse_or_throw(f.order, "execution order");
-  s.transport = kTransportKindNames.parse_or_throw(f.transport, "--transport");
   s.memory = kMemoryKindNames.parse_or_throw(f.memory, "--memory");
-  // Device buffers go through host copies unless told otherwise: that works with any MPI.
-  if (s.memory == MemoryKind::device && !f.transport_given) s.transport = TransportKind::mpi_staged;
   s.aggregate = kRankAggregateNames.parse_or_throw(f.aggregate, "--aggregate");
   s.reps.warmup = parse_count_or_auto(f.warmup, "--warmup", 0);
   s.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
@@ -192,15 +181,15 @@ RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, 
   }
   if (s.memory == MemoryKind::device && ps)
     throw std::invalid_argument("--collective ps runs on host memory only, not --memory device");
-  if (s.transport != TransportKind::mpi && ps)
+  if (f.transport.name != "mpi" && ps)
     throw std::invalid_argument("--collective ps needs --transport mpi (its tagged messages are MPI's)");
-  if (const std::string why = memory_refusal(s.memory, s.transport, probe); !why.empty())
-    throw std::invalid_argument(why);
-  if (s.transport == TransportKind::nccl) {
+  s.transport = resolve_transport(f.transport, s.memory, TransportUser::run, probe);
+  if (transport_row(s.transport).step_order) {
     // A step's sends and receives go out as one NCCL group; overlapping steps could
     // leave a group waiting for a peer's later one on the same stream.
     if (f.order_given && s.order == ExecutionOrder::dataflow)
-      throw std::invalid_argument("--transport nccl runs schedules step by step (--order steps), one NCCL group per step");
+      throw std::invalid_argument("--transport " + f.transport.name +
+                                  " runs schedules step by step (--order steps), one NCCL group per step");
     s.order = ExecutionOrder::steps;
   }
   keep_runnable(s.algorithms, s.memory, s.transport, f.algorithms_given);

@@ -8,7 +8,7 @@
 #include "collectives/collective.hpp"
 #include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/schedule/registry.hpp"
-#include "harness/common/device_memory.hpp"
+#include "harness/common/transports.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/timing.hpp"
@@ -58,9 +58,9 @@ struct RunOptions {
 // `run`'s flags as typed (the parameter server, -c ps, shares them).
 struct RunFlags {
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "8", max_bytes = "64M",
-              timing = "per-call", aggregate = "max", order = "dataflow", transport = "mpi", memory = "host", segment, warmup = "auto", iters = "auto";
+              timing = "per-call", aggregate = "max", order = "dataflow", memory = "host", segment, warmup = "auto", iters = "auto";
   bool algorithms_given = false;  // -a "" names nothing, rather than meaning all
-  bool transport_given = false;   // without it, --memory device means mpi-staged
+  TransportFlags transport;
   bool order_given = false;       // without it, --transport nccl means --order steps
   RunOptions parsed;  // what CLI11 parses straight into numbers
 };

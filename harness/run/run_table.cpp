@@ -15,22 +15,6 @@ void print_column_header(bool of_bound) {
   std::fflush(stdout);
 }
 
-namespace {
-const char* transport_text(TransportKind t) {
-  switch (t) {
-    case TransportKind::mpi: return "MPI point-to-point";
-    case TransportKind::shm: return "shared memory (shm: one copy, by the receiver, from the sender's buffer)";
-    case TransportKind::mpi_staged:
-      return "MPI point-to-point through host copies (device buffers copied out before each send and in after each "
-             "receive; reductions on the GPU)";
-    case TransportKind::cuda_ipc:
-      return "CUDA IPC (cuda-ipc: one device copy, by the receiver on its stream, from the sender's GPU buffer)";
-    case TransportKind::nccl: return "NCCL send/receive (one group per step, on the rank's stream)";
-  }
-  return "?";
-}
-}  // namespace
-
 void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
   const Collective c = o.collective;
   std::printf("# collbench %s: %d rank(s) on %zu host(s), dtype %s", std::string(collective_name(c)).c_str(),
@@ -40,7 +24,7 @@ void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
   std::printf(", %s\n", o.in_place ? "in place" : "out of place");
   std::printf("# MPI library: %s; transport of reference algorithms: %s\n",
               metadata["mpi"]["library"].get<std::string>().c_str(),
-              transport_text(o.transport));
+              transport_text(transport_row(o.transport)).c_str());
   for (const auto& caution : metadata["mpi_baseline"]["cautions"])
     std::printf("# note (%s): %s\n", metadata["mpi_baseline"]["row_name"].get<std::string>().c_str(),
                 caution.get<std::string>().c_str());
