@@ -114,6 +114,10 @@ std::size_t size_in_elements(Collective c, std::size_t count, int nranks) {
   return size_counts_all_blocks(c) ? count * static_cast<std::size_t>(nranks) : count;
 }
 
+std::size_t count_of_size(Collective c, std::size_t bytes, std::size_t element_size, int nranks) {
+  return bytes / element_size / size_in_elements(c, 1, nranks);
+}
+
 BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank, int root, bool in_place) {
   return traits(c).layout({count, nranks, rank, root, in_place});
 }

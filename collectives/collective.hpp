@@ -74,7 +74,11 @@ inline bool uses_reduce_op(Collective c) { return traits(c).uses_reduce_op; }
 inline bool uses_root(Collective c) { return traits(c).uses_root; }
 inline bool size_counts_all_blocks(Collective c) { return traits(c).counts_all_blocks; }
 inline double busbw_factor(Collective c, int nranks) { return traits(c).busbw_factor(nranks); }
+// A call's size in elements from its per-rank count, and back: the count of a size
+// given in bytes, rounded down to whole elements (and whole blocks where the size
+// counts every rank's block). Every command turns bytes into counts with this.
 std::size_t size_in_elements(Collective c, std::size_t count, int nranks);
+std::size_t count_of_size(Collective c, std::size_t bytes, std::size_t element_size, int nranks);
 BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank, int root, bool in_place);
 
 // One call of a collective on one rank: what a PreparedCollective runs.

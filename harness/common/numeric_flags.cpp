@@ -1,5 +1,8 @@
 #include "harness/common/numeric_flags.hpp"
 
+#include "harness/common/request_limits.hpp"
+#include "harness/common/timing.hpp"
+
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -52,6 +55,21 @@ CLI::Validator number_in(double lo, double hi) {
         return range_text("a number", lo, hi) + ", not '" + text + "'";
       },
       bound(lo) + ".." + bound(hi));
+}
+
+int parse_count_or_auto(const std::string& text, const char* flag, int least) {
+  if (text == "auto") return Repetitions::kAuto;
+  std::size_t used = 0;
+  long long value = -1;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || value < least || value > static_cast<long long>(kMaxCalls))
+    throw std::invalid_argument(std::string(flag) + " must be auto or a whole number from " + std::to_string(least) +
+                                " to " + std::to_string(static_cast<long long>(kMaxCalls)) + ", not '" + text + "'");
+  return static_cast<int>(value);
 }
 
 }  // namespace collbench

@@ -19,4 +19,7 @@ CLI::Validator number_in(double lo, double hi);
 inline constexpr long double kMaxRepeats = 1e6;   // rounds, steps, warm-up steps, staleness
 inline constexpr long double kMaxCalls = 1e9;     // -w / -n calls per round
 
+// -w/-n: "auto" (Repetitions::kAuto) or a whole number >= least; throws std::invalid_argument.
+int parse_count_or_auto(const std::string& text, const char* flag, int least);
+
 }  // namespace collbench

@@ -1,5 +1,7 @@
 #include "harness/common/sizes.hpp"
 
+#include "harness/common/request_limits.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -66,6 +68,26 @@ std::string format_bytes(std::size_t bytes) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
   return buf;
+}
+
+void parse_size_range(SizeRange& r, const std::string& min_text, const std::string& max_text) {
+  r.min_bytes = parse_size(min_text);
+  r.max_bytes = parse_size(max_text);
+  if (r.min_bytes > r.max_bytes)
+    throw std::invalid_argument("--minbytes (" + min_text + ") is larger than --maxbytes (" + max_text + ")");
+  if (!(r.step_factor > 1) && r.min_bytes != r.max_bytes)
+    throw std::invalid_argument("--stepfactor must be greater than 1 when --minbytes and --maxbytes differ");
+}
+
+std::vector<std::size_t> checked_sweep_sizes(const SizeRange& r, std::size_t unit, bool force) {
+  const std::vector<std::size_t> sizes =
+      sweep_sizes(r.min_bytes, r.max_bytes, r.step_factor, unit, force ? kHardMaxSizes : kMaxSizes);
+  char what[160];
+  std::snprintf(what, sizeof what, "-f %.10g from %s to %s gives more than %zu sizes", r.step_factor,
+                format_bytes(r.min_bytes).c_str(), format_bytes(r.max_bytes).c_str(), sizes.size() - 1);
+  if (sizes.size() > kHardMaxSizes) throw std::invalid_argument(std::string(what) + "; at most " + std::to_string(kHardMaxSizes));
+  check_count(static_cast<long double>(sizes.size()), kMaxSizes, what, "use a larger --stepfactor", force);
+  return sizes;
 }
 
 }  // namespace collbench

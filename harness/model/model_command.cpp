@@ -160,9 +160,9 @@ int run_model(const CostModelOptions& o_in, const Invocation& inv) {
     const CostParams params = cost_params(o.model, o.dtype, o.op);
     std::string previous;
     for (std::size_t bytes : sizes) {
-      const std::size_t per = elem * (size_counts_all_blocks(o.collective) ? static_cast<std::size_t>(o.ranks) : 1);
-      const std::size_t count = bytes / per;
-      if (count == 0) continue;
+      const std::size_t count = count_of_size(o.collective, bytes, elem, o.ranks);
+      if (count == 0) continue;  // nothing to predict; run would time an empty call
+      const std::size_t per = size_in_elements(o.collective, 1, o.ranks) * elem;
       std::vector<Predicted> at;
       for (const AlgorithmEntry* a : o.algorithms) {
         PredictRequest q{a, o.collective, o.ranks, count, elem, o.root, o.model.ranks_per_node, o.segment_bytes, o.order};

@@ -12,7 +12,8 @@
 #include "collectives/cost_model/model_file.hpp"
 #include "harness/model/model_fit.hpp"
 #include "collectives/cost_model/predict.hpp"
-#include "harness/run/run_options.hpp"
+#include "harness/common/numeric_flags.hpp"
+#include "harness/common/sizes.hpp"
 
 namespace CLI {
 class App;

@@ -12,7 +12,9 @@
 #include "harness/common/timing.hpp"
 #include "harness/common/watchdog.hpp"
 #include "collectives/cost_model/alpha_beta.hpp"
-#include "harness/run/run_options.hpp"
+#include "harness/common/numeric_flags.hpp"
+#include "harness/common/sizes.hpp"
+#include "harness/common/transports.hpp"
 
 namespace CLI {
 class App;

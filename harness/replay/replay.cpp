@@ -45,7 +45,7 @@ class Replayer {
         // NCCL groups one step's sends and receives: its schedules run step by step.
         params_(session.algorithm_params(0, transport_row(r.transport).step_order ? ExecutionOrder::steps
                                                                                 : ExecutionOrder::dataflow)),
-        workload_(load_workload(r_.workload, r_.workload_options)), compute_(model_compute(r_, workload_).value()) {
+        workload_(load_workload(r_.workload, r_.workload_options)), compute_(workload_compute(r_, workload_).value()) {
     for (std::size_t i = 0; i < workload_.tensors.size(); ++i) {
       const GradientTensor& t = workload_.tensors[i];
       if (!t.sparse) continue;
@@ -286,7 +286,7 @@ namespace collbench {
 
 void add_replay_metadata(nlohmann::json& m, const ReplayOptions& r) {
   const Workload w = load_workload(r.workload, r.workload_options);
-  const ComputeModel c = model_compute(r, w).value();
+  const ComputeModel c = workload_compute(r, w).value();
   std::vector<std::string> buckets, sparse;
   for (BucketingPolicy b : r.bucketings) buckets.emplace_back(kBucketingNames.name(b));
   for (SparseStrategy s : r.sparse_strategies) sparse.emplace_back(kSparseStrategyNames.name(s));

@@ -17,7 +17,7 @@ namespace {
 // Every configuration's steps: the emulated compute, and at least one exchange of the
 // workload's bytes; memory for the gradients, their buckets and the checked copies.
 void check_replay_request(const ReplayOptions& r, const Workload& w, const Machine& machine) {
-  const std::optional<ComputeModel> c = model_compute(r, w);
+  const std::optional<ComputeModel> c = workload_compute(r, w);
   const long double steps = static_cast<long double>(r.steps + r.warmup) * r.rounds * r.algorithms.size();
   RequestEstimate e;
   for (BucketingPolicy b : r.bucketings) {
@@ -43,7 +43,7 @@ void check_replay_request(const ReplayOptions& r, const Workload& w, const Machi
 
 void add_replay_flags(CLI::App& app, ReplayFlags& f) {
   ReplayOptions& r = f.parsed;
-  add_model_flags(app, r, f.model);
+  add_workload_flags(app, r, f.choice);
   app.add_option("--workload", r.workload, "resnet50, bert-base, bert-large, lm1b, or a workload FILE.csv")
       ->capture_default_str();
   app.add_option("--algorithms,-a", f.algorithms, "Allreduce algorithms for the dense buckets (see 'collbench list'; "
@@ -81,7 +81,7 @@ ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int
   r.memory = kMemoryKindNames.parse_or_throw(f.memory, "--memory");
   const bool device = r.memory == MemoryKind::device;
   r.transport = resolve_transport(f.transport, r.memory, TransportUser::replay, probe);
-  const Workload w = resolve_model(r, f.model, true);
+  const Workload w = resolve_workload(r, f.choice, true);
   if (r.check && r.warmup < 1) throw std::invalid_argument("--check checks the first warm-up step: give --warmup 1 or more, or --no-check");
   // Device memory has no MPI baseline; NCCL's runs over the nccl transport.
   const std::string named = f.algorithms_given || !device ? f.algorithms

@@ -11,7 +11,7 @@
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/watchdog.hpp"
-#include "harness/workloads/model_options.hpp"
+#include "harness/workloads/workload_choice.hpp"
 
 namespace collbench {
 
@@ -24,7 +24,7 @@ inline constexpr NameTable<SparseStrategy, 4> kSparseStrategyNames{{{{SparseStra
                                                                      {SparseStrategy::allgather, "allgather"},
                                                                      {SparseStrategy::ps, "ps"}}}};
 
-struct ReplayOptions : ModelOptions {
+struct ReplayOptions : WorkloadChoice {
   std::vector<const AlgorithmEntry*> algorithms;  // allreduce, for dense buckets
   std::vector<SparseStrategy> sparse_strategies;  // {none} for a dense workload
   int servers = 1;                                 // ps: the last S ranks serve
@@ -42,7 +42,7 @@ struct ReplayOptions : ModelOptions {
 
 // Strings as typed, resolved by resolve_replay.
 struct ReplayFlags {
-  ModelFlags model;
+  WorkloadChoiceFlags choice;
   std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync", memory = "host";
   bool algorithms_given = false;
   TransportFlags transport;

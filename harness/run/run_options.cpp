@@ -18,21 +18,6 @@ namespace collbench {
 
 bool is_parameter_server(const RunFlags& f) { return f.collective == "ps"; }
 
-int parse_count_or_auto(const std::string& text, const char* flag, int least) {
-  if (text == "auto") return Repetitions::kAuto;
-  std::size_t used = 0;
-  long long value = -1;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value < least || value > static_cast<long long>(kMaxCalls))
-    throw std::invalid_argument(std::string(flag) + " must be auto or a whole number from " + std::to_string(least) +
-                                " to " + std::to_string(static_cast<long long>(kMaxCalls)) + ", not '" + text + "'");
-  return static_cast<int>(value);
-}
-
 void add_run_flags(CLI::App& run, RunFlags& f) {
   SweepSpec& s = f.parsed.sweep;
   run.add_option("--collective,-c", f.collective, kCollectiveNames.valid() + ", ps (parameter server)")
@@ -89,26 +74,6 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   add_output_flags(run, f.parsed.out, "<collective>");
   add_watchdog_flag(run, f.parsed.watchdog_s);
   add_force_flag(run, f.parsed.force);
-}
-
-void parse_size_range(SizeRange& r, const std::string& min_text, const std::string& max_text) {
-  r.min_bytes = parse_size(min_text);
-  r.max_bytes = parse_size(max_text);
-  if (r.min_bytes > r.max_bytes)
-    throw std::invalid_argument("--minbytes (" + min_text + ") is larger than --maxbytes (" + max_text + ")");
-  if (!(r.step_factor > 1) && r.min_bytes != r.max_bytes)
-    throw std::invalid_argument("--stepfactor must be greater than 1 when --minbytes and --maxbytes differ");
-}
-
-std::vector<std::size_t> checked_sweep_sizes(const SizeRange& r, std::size_t unit, bool force) {
-  const std::vector<std::size_t> sizes =
-      sweep_sizes(r.min_bytes, r.max_bytes, r.step_factor, unit, force ? kHardMaxSizes : kMaxSizes);
-  char what[160];
-  std::snprintf(what, sizeof what, "-f %.10g from %s to %s gives more than %zu sizes", r.step_factor,
-                format_bytes(r.min_bytes).c_str(), format_bytes(r.max_bytes).c_str(), sizes.size() - 1);
-  if (sizes.size() > kHardMaxSizes) throw std::invalid_argument(std::string(what) + "; at most " + std::to_string(kHardMaxSizes));
-  check_count(static_cast<long double>(sizes.size()), kMaxSizes, what, "use a larger --stepfactor", force);
-  return sizes;
 }
 
 RequestEstimate estimate_sweep(const SweepSpec& s, const std::vector<std::size_t>& sizes) {

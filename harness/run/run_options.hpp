@@ -10,6 +10,7 @@
 #include "collectives/schedule/registry.hpp"
 #include "harness/common/transports.hpp"
 #include "harness/common/request_limits.hpp"
+#include "harness/common/sizes.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/timing.hpp"
 #include "harness/common/watchdog.hpp"
@@ -19,12 +20,6 @@ class App;
 }
 
 namespace collbench {
-
-struct SizeRange {
-  std::size_t min_bytes = 8;
-  std::size_t max_bytes = std::size_t{64} << 20;
-  double step_factor = 2;
-};
 
 // What one validated sweep needs: `run`'s, and the parameter server's comparison.
 struct SweepSpec {
@@ -71,15 +66,8 @@ void add_run_flags(CLI::App& app, RunFlags& f);
 // `probe` says which GPUs there are, asked only for device memory (tests pass their own).
 RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, const Machine& machine,
                        const std::function<GpuInventory()>& probe = probe_gpus);
-// -b/-e into `r` (its step factor already parsed); throws std::invalid_argument on a
-// malformed size, a minimum above the maximum, or a step factor of 1 for a range.
-void parse_size_range(SizeRange& r, const std::string& min_text, const std::string& max_text);
-// The sweep's sizes in steps of `unit`; refuses too many (kMaxSizes, or kHardMaxSizes with force).
-std::vector<std::size_t> checked_sweep_sizes(const SizeRange& r, std::size_t unit, bool force);
 // What a sweep costs at least: time, calls, memory per rank.
 RequestEstimate estimate_sweep(const SweepSpec& s, const std::vector<std::size_t>& sizes);
 bool is_parameter_server(const RunFlags& f);
-// -w/-n: "auto" (Repetitions::kAuto) or a whole number >= least; throws std::invalid_argument.
-int parse_count_or_auto(const std::string& text, const char* flag, int least);
 
 }  // namespace collbench

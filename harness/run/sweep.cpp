@@ -19,11 +19,6 @@
 namespace collbench {
 namespace {
 
-std::size_t per_rank_count(const SweepSpec& o, std::size_t bytes, int nranks) {
-  const std::size_t elem = dtype_size(o.dtype);
-  return size_counts_all_blocks(o.collective) ? bytes / elem / static_cast<std::size_t>(nranks) : bytes / elem;
-}
-
 // The buffers of a run, allocated once at the largest size: inputs and the output of
 // the algorithm under test, in the transport's memory space; where that is not the host,
 // host copies of both that inputs are written to and results checked in.
@@ -157,7 +152,7 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport
   auto row_name = [&](const AlgorithmEntry* a) { return a == mpi ? mpi_baseline_row_name(o.collective) : a->name; };
 
   Buffers buf;
-  const std::size_t max_count = per_rank_count(o, sizes.empty() ? 0 : sizes.back(), nranks);
+  const std::size_t max_count = count_of_size(o.collective, sizes.empty() ? 0 : sizes.back(), elem, nranks);
   const BufferLayout big = buffer_layout(o.collective, max_count, nranks, rank, o.root, o.in_place);
   const std::size_t send_bytes = std::max<std::size_t>(big.send_count * elem, 1);
   const std::size_t recv_bytes = std::max(big.recv_count * elem, big.send_count * elem) + 1;
@@ -183,7 +178,7 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport
   for (const AlgorithmEntry* a : o.algorithms) errors.algorithms.push_back({row_name(a), a->is_baseline_of("mpi"), 0});
   const std::string command = "run " + std::string(collective_name(o.collective));
   for (std::size_t bytes_requested : sizes) {
-    const std::size_t count = per_rank_count(o, bytes_requested, nranks);
+    const std::size_t count = count_of_size(o.collective, bytes_requested, elem, nranks);
     const std::size_t bytes = size_in_elements(o.collective, count, nranks) * elem;
     SizeRun size_run(o, buf, count, rank, nranks);
     auto task = [&](std::size_t i, const std::string& what) {

@@ -66,11 +66,11 @@ ScheduleOptions resolve_schedule(const ScheduleFlags& f, const Registry& registr
   constexpr std::size_t kMostBytes = std::size_t{1} << 50;
   if (o.bytes > kMostBytes)
     throw std::invalid_argument("--bytes " + f.bytes + " is more than 1 PiB; schedules are printed up to that size");
-  const std::size_t per = elem * (size_counts_all_blocks(c) ? static_cast<std::size_t>(o.ranks) : 1);
-  if (o.bytes % per)
+  // One size is printed, so a size the rule would round is refused rather than changed.
+  o.count = count_of_size(c, o.bytes, elem, o.ranks);
+  if (const std::size_t per = size_in_elements(c, 1, o.ranks) * elem; size_in_elements(c, o.count, o.ranks) * elem != o.bytes)
     throw std::invalid_argument("--bytes " + f.bytes + " is not a multiple of " + std::to_string(per) + " (" +
                                 (per == elem ? "one element" : "one element per rank") + ")");
-  o.count = o.bytes / per;
   if (!f.segment.empty()) {
     o.segment_bytes = parse_size(f.segment);
     if (o.segment_bytes < elem || o.segment_bytes % elem)

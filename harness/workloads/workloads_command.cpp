@@ -42,9 +42,9 @@ std::string workload_list_text() {
   return out;
 }
 
-std::string workload_show_text(const ModelOptions& r) {
+std::string workload_show_text(const WorkloadChoice& r) {
   const Workload w = load_workload(r.workload, r.workload_options);
-  const std::optional<ComputeModel> c = model_compute(r, w);
+  const std::optional<ComputeModel> c = workload_compute(r, w);
   std::string out;
   append(out, "# %s: %s\n# %zu tensors (%zu sparse), %zu parameters, %s of gradients\n", w.name.c_str(),
          w.description.c_str(), w.tensors.size(), w.sparse_tensors(), w.parameters(), mib(w.bytes()).c_str());
@@ -94,20 +94,20 @@ CLI::App* add_workloads_command(CLI::App& app, WorkloadsFlags& f) {
   workloads->require_subcommand(1);
   workloads->add_subcommand("list", "List the built-in workloads");
   f.show = workloads->add_subcommand("show", "Show a workload's tensors, totals and buckets");
-  f.show->add_option("workload", f.parsed.model.workload, "resnet50, bert-base, bert-large, lm1b, or a FILE.csv")->required();
-  add_model_flags(*f.show, f.parsed.model, f.model);
+  f.show->add_option("workload", f.parsed.choice.workload, "resnet50, bert-base, bert-large, lm1b, or a FILE.csv")->required();
+  add_workload_flags(*f.show, f.parsed.choice, f.choice);
   return workloads;
 }
 
 WorkloadsOptions resolve_workloads(const WorkloadsFlags& f) {
   WorkloadsOptions o = f.parsed;
   o.show = f.show->parsed();
-  if (o.show) resolve_model(o.model, f.model, false);
+  if (o.show) resolve_workload(o.choice, f.choice, false);
   return o;
 }
 
 int run_workloads(const WorkloadsOptions& o, const Invocation& inv) {
-  if (inv.rank == 0) std::printf("%s", (o.show ? workload_show_text(o.model) : workload_list_text()).c_str());
+  if (inv.rank == 0) std::printf("%s", (o.show ? workload_show_text(o.choice) : workload_list_text()).c_str());
   return 0;
 }
 

@@ -3,16 +3,16 @@
 #include <string>
 
 #include "harness/common/invocation.hpp"
-#include "harness/workloads/model_options.hpp"
+#include "harness/workloads/workload_choice.hpp"
 
 namespace collbench {
 
 struct WorkloadsOptions {
   bool show = false;  // show one workload, else list them all
-  ModelOptions model;
+  WorkloadChoice choice;
 };
 struct WorkloadsFlags {
-  ModelFlags model;
+  WorkloadChoiceFlags choice;
   WorkloadsOptions parsed;
   CLI::App* show = nullptr;
 };
@@ -23,6 +23,6 @@ int run_workloads(const WorkloadsOptions& o, const Invocation& inv);
 std::string workload_list_text();
 // The workload's tensors (backward order), totals, and the buckets of each policy in
 // `m.bucketings`; compute times where the step's compute is given.
-std::string workload_show_text(const ModelOptions& m);
+std::string workload_show_text(const WorkloadChoice& m);
 
 }  // namespace collbench

@@ -1,4 +1,4 @@
-#include "harness/workloads/model_options.hpp"
+#include "harness/workloads/workload_choice.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -12,7 +12,7 @@
 
 namespace collbench {
 
-void add_model_flags(CLI::App& app, ModelOptions& m, ModelFlags& f) {
+void add_workload_flags(CLI::App& app, WorkloadChoice& m, WorkloadChoiceFlags& f) {
   const std::string model = "Model", compute = "Compute model", buckets = "Bucketing";
   app.add_option("--batch", m.workload_options.batch, "lm1b: sequences per rank and step (default 128)")
       ->check(whole_in(1, kMaxRepeats))->group(model);
@@ -39,13 +39,13 @@ void add_model_flags(CLI::App& app, ModelOptions& m, ModelFlags& f) {
       ->check(number_in(0, kMaxComputeMs))->capture_default_str()->group(buckets);
 }
 
-std::optional<ComputeModel> model_compute(const ModelOptions& m, const Workload& w) {
+std::optional<ComputeModel> workload_compute(const WorkloadChoice& m, const Workload& w) {
   if (!m.profile_path.empty()) return compute_from_profile(read_compute_profile_csv(m.profile_path, w));
   if (m.compute_ms != 0) return compute_from_flops(w, m.compute_ms, m.optimizer_ms);
   return std::nullopt;
 }
 
-Workload resolve_model(ModelOptions& m, const ModelFlags& f, bool replay) {
+Workload resolve_workload(WorkloadChoice& m, const WorkloadChoiceFlags& f, bool replay) {
   Workload w = load_workload(m.workload, m.workload_options);
   m.bucketings = resolve_list<BucketingPolicy>(
       f.bucketings, [](const std::string& s) { return kBucketingNames.parse(s); },
@@ -59,7 +59,7 @@ Workload resolve_model(ModelOptions& m, const ModelFlags& f, bool replay) {
   if ((replay || fusion) && m.compute_ms == 0 && m.profile_path.empty())
     throw std::invalid_argument(std::string(replay ? "replay" : "fusion buckets") +
                                 " needs the step's compute: --compute-ms MS or --profile FILE.csv");
-  model_compute(m, w);  // its errors now, rather than once ranks are running
+  workload_compute(m, w);  // its errors now, rather than once ranks are running
   return w;
 }
 

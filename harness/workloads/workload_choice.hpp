@@ -16,7 +16,7 @@ class App;
 
 namespace collbench {
 
-struct ModelOptions {
+struct WorkloadChoice {
   std::string workload = "resnet50";
   WorkloadOptions workload_options;
   std::uint64_t seed = 1;
@@ -26,17 +26,17 @@ struct ModelOptions {
   BucketingOptions bucketing;  // caps; `policy` is set per configuration
 };
 
-// The model flags as typed, resolved by resolve_model.
-struct ModelFlags {
+// The workload flags as typed, resolved by resolve_workload.
+struct WorkloadChoiceFlags {
   std::string bucketings = "ddp", bucket_cap = "25M", first_bucket = "1M", fusion_threshold = "128M";
 };
 
-void add_model_flags(CLI::App& app, ModelOptions& m, ModelFlags& f);
+void add_workload_flags(CLI::App& app, WorkloadChoice& m, WorkloadChoiceFlags& f);
 // Checks what a rank can check alone (throws std::invalid_argument) and returns the
 // workload. `replay` needs the step's compute; `workloads show` only for fusion.
-Workload resolve_model(ModelOptions& m, const ModelFlags& f, bool replay);
+Workload resolve_workload(WorkloadChoice& m, const WorkloadChoiceFlags& f, bool replay);
 
 // The step's compute from --profile or --compute-ms; none when neither was given.
-std::optional<ComputeModel> model_compute(const ModelOptions& m, const Workload& w);
+std::optional<ComputeModel> workload_compute(const WorkloadChoice& m, const Workload& w);
 
 }  // namespace collbench
