@@ -1,12 +1,51 @@
 #include "harness/command_line.hpp"
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <stdexcept>
+#include <tuple>
 
 #include "generated/build_info.hpp"
 #include "harness/common/exit_status.hpp"
 
 namespace collbench {
+namespace {
+
+// The commands, one row each in the order `collbench --help` lists them: a flags type
+// whose folder (harness/<command>/) declares add_command, resolve_command and
+// run_command for it. Adding a command is a row here and an entry in Command.
+using CommandRows = std::tuple<ListOptions, RunFlags, PsCommandFlags, ReplayFlags, WorkloadsFlags, ScheduleFlags,
+                               P2pFlags, CostModelFlags>;
+
+// One resolved command, or a variant of them (`model fit` beside predict and best).
+template <class T>
+Command as_command(T&& options) {
+  if constexpr (requires { std::visit([](auto&&) {}, options); })
+    return std::visit([](auto&& o) { return Command{std::move(o)}; }, std::move(options));
+  else return Command{std::move(options)};
+}
+
+// `run -c ps` (and -cps, --collective ps, --collective=ps) as `ps`, for one release.
+bool rewrite_ps_alias(std::vector<std::string>& args) {
+  if (args.size() < 2 || args[1] != "run") return false;
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool split = (a == "-c" || a == "--collective") && i + 1 < args.size() && args[i + 1] == "ps";
+    if (!split && a != "-cps" && a != "--collective=ps") continue;
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i + (split ? 2 : 1)));
+    args[1] = "ps";
+    return true;
+  }
+  return false;
+}
+
+CLI::App& deepest_parsed(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands())
+    if (sub->parsed()) return deepest_parsed(*sub);
+  return app;
+}
+
+}  // namespace
 
 std::string version_text() {
   return std::string("collbench ") + build_info::version + " (git " + build_info::git_revision + ", " +
@@ -22,46 +61,30 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
   app.footer(exit_status_text());
   app.set_version_flag("--version", version_text());
 
-  ListOptions list_options;
-  CLI::App* list = add_list_command(app, list_options);
-  CLI::App* run = app.add_subcommand("run", "Run a validated size sweep of one collective");
-  RunFlags run_flags;
-  add_run_flags(*run, run_flags);
-  run->footer(exit_status_text());
-  PsFlags ps_flags;
-  add_ps_flags(*run, ps_flags);
-  CLI::App* replay = app.add_subcommand("replay", "Replay a model's gradient exchange per training step: "
-                                                  "bucketing, overlap with backward, exposed communication");
-  ReplayFlags replay_flags;
-  add_replay_flags(*replay, replay_flags);
-  replay->footer(exit_status_text());
-  WorkloadsFlags workloads_flags;
-  CLI::App* workloads = add_workloads_command(app, workloads_flags);
-  ScheduleFlags schedule_flags;
-  CLI::App* schedule = add_schedule_command(app, schedule_flags);
-  P2pFlags p2p_flags;
-  CLI::App* p2p = add_p2p_command(app, p2p_flags);
-  p2p->footer(exit_status_text());
-  CostModelFlags model_flags;
-  CLI::App* model = add_model_command(app, model_flags);
+  CommandRows rows;
+  std::array<CLI::App*, std::tuple_size_v<CommandRows>> apps{};
+  std::apply([&](auto&... flags) {
+    std::size_t i = 0;
+    ((apps[i++] = add_command(app, flags)), ...);
+  }, rows);
+  for (CLI::App* a : apps) a->footer(exit_status_text());
 
+  std::vector<std::string> args(argv, argv + argc);
+  const bool ps_alias = rewrite_ps_alias(args);
   try {
-    app.parse(argc, argv);
-    if (list->parsed()) return list_options;
-    if (workloads->parsed()) return resolve_workloads(workloads_flags);
-    if (replay->parsed()) return resolve_replay(replay_flags, registry, nranks, machine);
-    if (schedule->parsed()) return resolve_schedule(schedule_flags, registry);
-    if (p2p->parsed()) return resolve_p2p(p2p_flags, nranks, machine);
-    if (model_flags.fit_app->parsed()) return model_flags.fit;
-    if (model->parsed()) return resolve_model(model_flags, registry);
-    RunOptions o = resolve_run(run_flags, registry, nranks, machine);
-    if (is_parameter_server(run_flags)) return resolve_ps(o, ps_flags, registry, nranks, machine);
-    return o;
+    std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 parses a vector back to front
+    app.parse(reversed);
+    const CommandContext context{registry, nranks, machine};
+    Command cmd = CommandError{"no command"};
+    std::apply([&](auto&... flags) {
+      std::size_t i = 0;
+      ((apps[i++]->parsed() ? void(cmd = as_command(resolve_command(flags, context))) : void()), ...);
+    }, rows);
+    if (auto* ps = std::get_if<PsOptions>(&cmd); ps && ps_alias)
+      ps->note = "`collbench run -c ps` is `collbench ps` now; the old spelling goes in the next release";
+    return cmd;
   } catch (const CLI::CallForHelp&) {
-    std::string text = app.help();
-    for (CLI::App* sub : {run, replay, workloads, workloads_flags.show, schedule, p2p, model, model_flags.predict, model_flags.best, model_flags.fit_app})
-      if (sub->parsed()) text = sub->help();
-    return HelpText{text};
+    return HelpText{deepest_parsed(app).help()};
   } catch (const CLI::CallForVersion& v) {
     return HelpText{v.what() + std::string("\n")};
   } catch (const CLI::CallForAllHelp&) {

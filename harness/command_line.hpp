@@ -1,6 +1,6 @@
 #pragma once
-// The command line: one options type per command, parsed and checked the same way on
-// every rank; nothing here talks to other ranks.
+// The command line: one options type per command (the rows of command_line.cpp),
+// parsed and checked the same way on every rank; nothing here talks to other ranks.
 #include <string>
 #include <variant>
 
@@ -8,6 +8,7 @@
 #include "harness/common/request_limits.hpp"
 #include "harness/list/list_command.hpp"
 #include "harness/model/model_command.hpp"
+#include "harness/model/model_fit.hpp"
 #include "harness/p2p/p2p_options.hpp"
 #include "harness/ps/ps_options.hpp"
 #include "harness/replay/replay_options.hpp"

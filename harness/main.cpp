@@ -81,7 +81,7 @@ double watchdog_seconds(const Command& cmd) {
       cmd);
 }
 
-int run_command(const Invocation& inv) {
+int dispatch(const Invocation& inv) {
   // Ranks per node by host name through control traffic (topology.hpp): MPI_Comm_split_type
   // runs the library's own small collectives, which a forced algorithm may refuse.
   const auto hosts = rank_hosts(inv.comm);
@@ -98,15 +98,7 @@ int run_command(const Invocation& inv) {
                           if (inv.rank == 0) std::printf("%s", h.text.c_str());
                           return 0;
                         },
-                        [&](const ListOptions& o) { return run_list(o, inv); },
-                        [&](const RunOptions& o) { return run_run(o, inv); },
-                        [&](const PsOptions& o) { return run_ps(o, inv); },
-                        [&](const ReplayOptions& o) { return run_replay_command(o, inv); },
-                        [&](const WorkloadsOptions& o) { return run_workloads(o, inv); },
-                        [&](const ScheduleOptions& o) { return run_schedule(o, inv); },
-                        [&](const P2pOptions& o) { return run_p2p(o, inv); },
-                        [&](const CostModelOptions& o) { return run_model(o, inv); },
-                        [&](const ModelFitOptions& o) { return run_model_fit(o, inv); },
+                        [&](const auto& o) { return run_command(o, inv); },
                     },
                     cmd);
 }
@@ -138,7 +130,7 @@ int main(int argc, char** argv) {
         if (!task || std::string(task) == "0") std::fprintf(stderr, "collbench: error: %s\n", why->c_str());
         rc = kExitRefused;
       } else {
-        rc = run_command(inv);
+        rc = dispatch(inv);
       }
     } catch (const RunError& e) {  // every rank threw it: bad input, or an error all ranks learned of
       if (inv.rank == 0) std::fprintf(stderr, "collbench: error: %s\n", e.what());

@@ -17,21 +17,33 @@ MEASURED = re.compile(r"(_us|_gbps|^gbps$|^outliers$|^predict_seconds$|^fit_(rms
                       r"^worker_(sent|received)_bytes_per_step$|^sent_vs_ring$)")
 
 
+def is_fit(row):
+    """A p2p fit row: how many ranges a piecewise fit needs, and where it cuts them,
+    follows from the measured times, so only which (test, link) pairs were fitted is
+    compared."""
+    return row.get("kind") == "fit"
+
+
 def rows(path):
     with open(path) as f:
         reader = csv.DictReader(f)
-        return reader.fieldnames, list(reader)
+        every = list(reader)
+    fits = sorted({(r["test"], r["link"]) for r in every if is_fit(r)})
+    return reader.fieldnames, [r for r in every if not is_fit(r)], fits
 
 
 def json_keys(path):
     doc = json.load(open(path[: -len(".csv")] + ".json"))
-    return [sorted(r.keys()) for r in doc["rows"]]
+    return sorted({tuple(sorted(r.keys())) for r in doc["rows"]}) if any(r.get("kind") == "fit" for r in doc["rows"]) \
+        else [sorted(r.keys()) for r in doc["rows"]]
 
 
 def main(before, after):
     problems = []
-    cols_b, rows_b = rows(before)
-    cols_a, rows_a = rows(after)
+    cols_b, rows_b, fits_b = rows(before)
+    cols_a, rows_a, fits_a = rows(after)
+    if fits_b != fits_a:
+        problems.append(f"fitted (test, link) pairs differ:\n  before {fits_b}\n  after  {fits_a}")
     if cols_b != cols_a:
         problems.append(f"CSV columns differ:\n  before {cols_b}\n  after  {cols_a}")
     keys = [c for c in cols_b if not MEASURED.search(c)]

@@ -9,7 +9,9 @@
 
 namespace collbench {
 
-CLI::App* add_list_command(CLI::App& app, ListOptions& o) {
+ListOptions resolve_command(const ListOptions& o, const CommandContext&) { return o; }
+
+CLI::App* add_command(CLI::App& app, ListOptions& o) {
   CLI::App* list = app.add_subcommand("list", "List collectives, algorithms, dtypes and ops");
   list->add_flag("--json", o.json, "Print the registry as JSON (for scripts)");
   return list;
@@ -78,7 +80,7 @@ nlohmann::json as_json(const Registry& registry) {
 
 }  // namespace
 
-int run_list(const ListOptions& o, const Invocation& inv) {
+int run_command(const ListOptions& o, const Invocation& inv) {
   if (inv.rank != 0) return 0;
   if (o.json) std::printf("%s\n", as_json(*inv.registry).dump(1).c_str());
   else print_text(*inv.registry);

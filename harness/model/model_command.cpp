@@ -16,7 +16,7 @@
 
 namespace collbench {
 
-CLI::App* add_model_command(CLI::App& app, CostModelFlags& f) {
+CLI::App* add_command(CLI::App& app, CostModelFlags& f) {
   CLI::App* model = app.add_subcommand("model", "Predict algorithms' times from their schedules and a cost model "
                                                 "file, at any rank count (no MPI traffic)");
   model->require_subcommand(1);
@@ -54,7 +54,9 @@ CLI::App* add_model_command(CLI::App& app, CostModelFlags& f) {
   return model;
 }
 
-CostModelOptions resolve_model(const CostModelFlags& f, const Registry& registry) {
+std::variant<CostModelOptions, ModelFitOptions> resolve_command(const CostModelFlags& f, const CommandContext& c) {
+  if (f.fit_app->parsed()) return f.fit;
+  const Registry& registry = c.registry;
   CostModelOptions o = f.parsed;
   o.best = f.best->parsed();
   o.model = load_model(f.model);
@@ -129,7 +131,7 @@ Row model_row(const CostModelOptions& o, std::size_t bytes, std::size_t count, c
 
 }  // namespace
 
-int run_model(const CostModelOptions& o_in, const Invocation& inv) {
+int run_command(const CostModelOptions& o_in, const Invocation& inv) {
   CostModelOptions o = o_in;
   const nlohmann::json metadata = {
       {"tool", "collbench"}, {"git_revision", build_info::git_revision}, {"started_utc", utc_now()},

@@ -4,8 +4,10 @@
 // Rows carry run's leading columns (transport "model") and predicted_us; `best` adds
 // each algorithm's place at its size and prints the fastest and where that changes.
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "harness/common/command_context.hpp"
 #include "collectives/schedule/registry.hpp"
 #include "harness/common/invocation.hpp"
 #include "harness/common/result_sink.hpp"
@@ -45,9 +47,10 @@ struct CostModelFlags {
   ModelFitOptions fit;
   CLI::App *predict = nullptr, *best = nullptr, *fit_app = nullptr;
 };
-CLI::App* add_model_command(CLI::App& app, CostModelFlags& f);
+CLI::App* add_command(CLI::App& app, CostModelFlags& f);
 // Throws std::invalid_argument on bad input (including the model file's).
-CostModelOptions resolve_model(const CostModelFlags& f, const Registry& registry);
-int run_model(const CostModelOptions& o, const Invocation& inv);
+// `model fit` resolves to its own options.
+std::variant<CostModelOptions, ModelFitOptions> resolve_command(const CostModelFlags& f, const CommandContext& c);
+int run_command(const CostModelOptions& o, const Invocation& inv);
 
 }  // namespace collbench

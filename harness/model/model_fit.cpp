@@ -38,7 +38,7 @@ std::pair<nlohmann::json, nlohmann::json> read_p2p(const ModelFitOptions& o) {
 
 }  // namespace
 
-int run_model_fit(const ModelFitOptions& o, const Invocation& inv) {
+int run_command(const ModelFitOptions& o, const Invocation& inv) {
   nlohmann::json doc, links;
   std::string refused;
   if (inv.rank == 0) try {

@@ -19,6 +19,6 @@ struct ModelFitOptions {
   int ranks_per_node = 0;  // 0: the p2p run's largest host
   bool overwrite = false;
 };
-int run_model_fit(const ModelFitOptions& o, const Invocation& inv);
+int run_command(const ModelFitOptions& o, const Invocation& inv);
 
 }  // namespace collbench

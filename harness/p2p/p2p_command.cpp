@@ -58,7 +58,7 @@ nlohmann::json p2p_definitions() {
 
 }  // namespace
 
-int run_p2p(const P2pOptions& o, const Invocation& inv) {
+int run_command(const P2pOptions& o, const Invocation& inv) {
   Session session(*inv.registry, inv.comm, 0);
   const OpenTransport opened = open_transport(o.transport, session.transport, inv);
   Transport& transport = *opened.transport;

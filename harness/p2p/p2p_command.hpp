@@ -4,6 +4,6 @@
 
 namespace collbench {
 
-int run_p2p(const P2pOptions& o, const Invocation& inv);
+int run_command(const P2pOptions& o, const Invocation& inv);
 
 }  // namespace collbench

@@ -16,7 +16,7 @@ int window_at(const P2pOptions& o, std::size_t bytes) {
   return static_cast<int>(std::clamp<std::size_t>(kIterationBytes / std::max<std::size_t>(bytes, 1), 2, 64));
 }
 
-CLI::App* add_p2p_command(CLI::App& app, P2pFlags& f) {
+CLI::App* add_command(CLI::App& app, P2pFlags& f) {
   P2pOptions& o = f.parsed;
   CLI::App* p = app.add_subcommand("p2p", "Point-to-point latency and bandwidth per link class (same host, other "
                                           "host), with alpha and beta fitted per size range");
@@ -51,7 +51,9 @@ CLI::App* add_p2p_command(CLI::App& app, P2pFlags& f) {
   return p;
 }
 
-P2pOptions resolve_p2p(const P2pFlags& f, int nranks, const Machine& machine) {
+P2pOptions resolve_command(const P2pFlags& f, const CommandContext& c) {
+  const int nranks = c.nranks;
+  const Machine& machine = c.machine;
   P2pOptions o = f.parsed;
   o.tests = resolve_list<P2pTest>(
       f.tests, [](const std::string& t) { return kP2pTestNames.parse(t); },

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/common/command_context.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/timing.hpp"
@@ -49,8 +50,8 @@ struct P2pFlags {
   TransportFlags transport;
   P2pOptions parsed;
 };
-CLI::App* add_p2p_command(CLI::App& app, P2pFlags& f);
+CLI::App* add_command(CLI::App& app, P2pFlags& f);
 // Throws std::invalid_argument on bad input, and on an absurd request (unless --force).
-P2pOptions resolve_p2p(const P2pFlags& f, int nranks, const Machine& machine);
+P2pOptions resolve_command(const P2pFlags& f, const CommandContext& c);
 
 }  // namespace collbench

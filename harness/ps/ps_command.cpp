@@ -47,7 +47,8 @@ nlohmann::json ps_metadata(const PsOptions& o, int nranks, const Topology& topol
 
 }  // namespace
 
-int run_ps(PsOptions o, const Invocation& inv) {
+int run_command(PsOptions o, const Invocation& inv) {
+  if (inv.rank == 0 && !o.note.empty()) std::fprintf(stderr, "collbench: note: %s\n", o.note.c_str());
   Session session(*inv.registry, inv.comm, o.ranks_per_node);
   nlohmann::json metadata = collect_metadata(inv, session);
   add_sweep_metadata(metadata, comparison_sweep(o, o.sizes), o.ranks_per_node, "ps");

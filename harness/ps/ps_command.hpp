@@ -1,10 +1,10 @@
 #pragma once
-// `collbench run -c ps`: the parameter server's sweep, its metadata and its table.
+// `collbench ps`: the parameter server's sweep, its metadata and its table.
 #include "harness/common/invocation.hpp"
 #include "harness/ps/ps_options.hpp"
 
 namespace collbench {
 
-int run_ps(PsOptions o, const Invocation& inv);
+int run_command(PsOptions o, const Invocation& inv);
 
 }  // namespace collbench

@@ -56,11 +56,9 @@ void check_ps_request(const PsOptions& ps, const PsRoles& roles, const std::vect
   check_request(e, machine, force);
 }
 
-}  // namespace
-
 void add_ps_flags(CLI::App& run, PsFlags& f) {
   PsOptions& o = f.parsed;
-  const std::string group = "Parameter server (--collective ps)";
+  const std::string group = "Parameter server";
   run.add_option("--servers", o.servers, "Server ranks: the last S ranks serve, ranks 0..n-S-1 are workers")
       ->check(whole_in(0, INT_MAX))->capture_default_str()->group(group);
   run.add_option("--ps-mode", f.modes, kPsModeNames.valid() + ", or a comma-separated list")->capture_default_str()->group(group);
@@ -84,6 +82,7 @@ void add_ps_flags(CLI::App& run, PsFlags& f) {
       ->capture_default_str()->group(group);
 }
 
+// `common` is the sweep flags resolved as run resolves them (sizes, repetitions, dtype, outputs, ...).
 PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry& registry, int nranks,
                      const Machine& machine) {
   PsOptions ps = f.parsed;
@@ -151,6 +150,28 @@ PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry&
   check_ps_request(ps, roles, checked_sweep_sizes(ps.sizes, ps.sparse() ? ps.row_bytes : elem, common.force),
                    machine, common.force, f.partition);
   return ps;
+}
+
+}  // namespace
+
+CLI::App* add_command(CLI::App& app, PsCommandFlags& f) {
+  CLI::App* ps = app.add_subcommand("ps", "Run a validated size sweep of the parameter server (push/pull: sync, "
+                                          "async, bounded staleness), beside allreduce among its workers");
+  add_run_flags(*ps, f.sweep);
+  f.sweep.collective = "ps";
+  // Hidden, not absent: given, they are refused with the reason (as under run -c ps).
+  for (const char* run_only : {"--collective", "--algorithms", "--op", "--root", "--in-place", "--order", "--transport",
+                               "--memory", "--bound", "--timing", "--aggregate"})
+    ps->get_option(run_only)->group("");
+  add_ps_flags(*ps, f.ps);
+  return ps;
+}
+
+PsOptions resolve_command(const PsCommandFlags& f, const CommandContext& c) {
+  if (f.sweep.collective != "ps")
+    throw std::invalid_argument("collbench ps takes no --collective (it sweeps the parameter server, and allreduce "
+                                "among its workers with --compare)");
+  return resolve_ps(resolve_command(f.sweep, c), f.ps, c.registry, c.nranks, c.machine);
 }
 
 }  // namespace collbench

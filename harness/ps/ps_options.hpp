@@ -35,6 +35,7 @@ struct PsOptions {
   double slow_us = 0;
   std::vector<const AlgorithmEntry*> compare;  // allreduce algorithms run among the workers
   bool sparse() const { return sparse_rows > 0; }
+  std::string note;  // said on rank 0 before the run (the old spelling's)
 };
 
 // The parameter server's flags as typed.
@@ -43,11 +44,16 @@ struct PsFlags {
               compare = "ring";
   PsOptions parsed;  // what CLI11 parses straight into numbers
 };
-void add_ps_flags(CLI::App& run, PsFlags& f);
-// `common` is `run`'s resolved options (sizes, repetitions, dtype, outputs, ...).
-// Throws std::invalid_argument.
-// Refuses (unless --force) absurd requests: too many partitions per step, too long a run.
-PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry& registry, int nranks,
-                     const Machine& machine);
+// `collbench ps`: run's sweep flags (sizes, repetitions, dtype, outputs; those that
+// name a collective, an algorithm or a transport hidden, and refused as run -c ps
+// refused them) and the parameter server's own.
+struct PsCommandFlags {
+  RunFlags sweep;
+  PsFlags ps;
+};
+CLI::App* add_command(CLI::App& app, PsCommandFlags& f);
+// Throws std::invalid_argument. Refuses (unless --force) absurd requests: too many
+// partitions per step, too long a run.
+PsOptions resolve_command(const PsCommandFlags& f, const CommandContext& c);
 
 }  // namespace collbench

@@ -10,7 +10,7 @@
 
 namespace collbench {
 
-int run_replay_command(ReplayOptions r, const Invocation& inv) {
+int run_command(ReplayOptions r, const Invocation& inv) {
   Session session(*inv.registry, inv.comm, r.ranks_per_node);
   const OpenTransport opened = open_transport(r.transport, session.transport, inv);
   nlohmann::json metadata = collect_metadata(inv, session);

@@ -4,6 +4,6 @@
 
 namespace collbench {
 
-int run_replay_command(ReplayOptions r, const Invocation& inv);
+int run_command(ReplayOptions r, const Invocation& inv);
 
 }  // namespace collbench

@@ -41,7 +41,9 @@ void check_replay_request(const ReplayOptions& r, const Workload& w, const Machi
 
 }  // namespace
 
-void add_replay_flags(CLI::App& app, ReplayFlags& f) {
+CLI::App* add_command(CLI::App& parent, ReplayFlags& f) {
+  CLI::App& app = *parent.add_subcommand("replay", "Replay a model's gradient exchange per training step: "
+                                                   "bucketing, overlap with backward, exposed communication");
   ReplayOptions& r = f.parsed;
   add_workload_flags(app, r, f.choice);
   app.add_option("--workload", r.workload, "resnet50, bert-base, bert-large, lm1b, or a workload FILE.csv")
@@ -73,10 +75,14 @@ void add_replay_flags(CLI::App& app, ReplayFlags& f) {
   add_output_flags(app, r.out, "replay");
   add_watchdog_flag(app, r.watchdog_s);
   add_force_flag(app, r.force);
+  return &app;
 }
 
-ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks, const Machine& machine,
-                             const std::function<GpuInventory()>& probe) {
+ReplayOptions resolve_command(const ReplayFlags& f, const CommandContext& c) {
+  const Registry& registry = c.registry;
+  const int nranks = c.nranks;
+  const Machine& machine = c.machine;
+  const auto& probe = c.probe;
   ReplayOptions r = f.parsed;
   r.memory = kMemoryKindNames.parse_or_throw(f.memory, "--memory");
   const bool device = r.memory == MemoryKind::device;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/common/command_context.hpp"
 #include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/names.hpp"
 #include "collectives/schedule/registry.hpp"
@@ -40,7 +41,7 @@ struct ReplayOptions : WorkloadChoice {
   bool force = false;
 };
 
-// Strings as typed, resolved by resolve_replay.
+// Strings as typed, resolved by resolve_command.
 struct ReplayFlags {
   WorkloadChoiceFlags choice;
   std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync", memory = "host";
@@ -49,11 +50,10 @@ struct ReplayFlags {
   ReplayOptions parsed;  // what CLI11 parses straight into numbers
 };
 
-void add_replay_flags(CLI::App& app, ReplayFlags& f);
+CLI::App* add_command(CLI::App& app, ReplayFlags& f);
 // Checks and resolves everything a rank can check alone; throws std::invalid_argument.
 // Refuses (unless --force) a replay whose estimate is absurd (request_limits.hpp).
 // `probe` says which GPUs there are, asked only for device memory (tests pass their own).
-ReplayOptions resolve_replay(const ReplayFlags& f, const Registry& registry, int nranks, const Machine& machine,
-                             const std::function<GpuInventory()>& probe = probe_gpus);
+ReplayOptions resolve_command(const ReplayFlags& f, const CommandContext& c);
 
 }  // namespace collbench

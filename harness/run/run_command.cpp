@@ -97,7 +97,7 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                     "so transfer and reduction add up; with offloaded transfers (RDMA, NVLink) they could overlap"}};
 }
 
-int run_run(RunOptions o, const Invocation& inv) {
+int run_command(RunOptions o, const Invocation& inv) {
   const SweepSpec& s = o.sweep;
   if (auto defect = known_mpi_defect(s.collective, s.in_place, s.root)) throw RunError(*defect);
   const bool runs_mpi = std::any_of(s.algorithms.begin(), s.algorithms.end(),

@@ -9,7 +9,7 @@
 
 namespace collbench {
 
-int run_run(RunOptions o, const Invocation& inv);
+int run_command(RunOptions o, const Invocation& inv);
 
 // The sweep's part of the metadata: timing policy, the MPI baseline, the options and
 // the definitions of the columns. `collective` is what --collective said.

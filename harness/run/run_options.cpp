@@ -20,7 +20,7 @@ bool is_parameter_server(const RunFlags& f) { return f.collective == "ps"; }
 
 void add_run_flags(CLI::App& run, RunFlags& f) {
   SweepSpec& s = f.parsed.sweep;
-  run.add_option("--collective,-c", f.collective, kCollectiveNames.valid() + ", ps (parameter server)")
+  run.add_option("--collective,-c", f.collective, kCollectiveNames.valid() + " (ps: see collbench ps)")
       ->capture_default_str();
   run.add_option("--algorithms,-a", f.algorithms, "Comma-separated algorithm names (default: all registered)")
       ->each([&f](const std::string&) { f.algorithms_given = true; });
@@ -95,8 +95,17 @@ RequestEstimate estimate_sweep(const SweepSpec& s, const std::vector<std::size_t
   return e;
 }
 
-RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, const Machine& machine,
-                       const std::function<GpuInventory()>& probe) {
+CLI::App* add_command(CLI::App& app, RunFlags& f) {
+  CLI::App* run = app.add_subcommand("run", "Run a validated size sweep of one collective");
+  add_run_flags(*run, f);
+  return run;
+}
+
+RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
+  const Registry& registry = context.registry;
+  const int nranks = context.nranks;
+  const Machine& machine = context.machine;
+  const auto& probe = context.probe;
   RunOptions o = f.parsed;
   SweepSpec& s = o.sweep;
   const bool ps = is_parameter_server(f);

@@ -9,6 +9,7 @@
 #include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/schedule/registry.hpp"
 #include "harness/common/transports.hpp"
+#include "harness/common/command_context.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/sizes.hpp"
 #include "harness/common/result_sink.hpp"
@@ -59,13 +60,14 @@ struct RunFlags {
   bool order_given = false;       // without it, --transport nccl means --order steps
   RunOptions parsed;  // what CLI11 parses straight into numbers
 };
+// `collbench run` and its flags; `ps` takes the same flags (add_run_flags) for its sweep.
+CLI::App* add_command(CLI::App& app, RunFlags& f);
 void add_run_flags(CLI::App& app, RunFlags& f);
 // Checks and resolves what a rank can check alone; throws std::invalid_argument.
 // For -c ps the sweep is of allreduce (what the parameter server is checked with).
 // Refuses (unless --force) a sweep whose estimate is absurd (request_limits.hpp).
 // `probe` says which GPUs there are, asked only for device memory (tests pass their own).
-RunOptions resolve_run(const RunFlags& f, const Registry& registry, int nranks, const Machine& machine,
-                       const std::function<GpuInventory()>& probe = probe_gpus);
+RunOptions resolve_command(const RunFlags& f, const CommandContext& c);
 // What a sweep costs at least: time, calls, memory per rank.
 RequestEstimate estimate_sweep(const SweepSpec& s, const std::vector<std::size_t>& sizes);
 bool is_parameter_server(const RunFlags& f);

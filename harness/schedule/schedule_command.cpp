@@ -14,7 +14,7 @@
 
 namespace collbench {
 
-CLI::App* add_schedule_command(CLI::App& app, ScheduleFlags& f) {
+CLI::App* add_command(CLI::App& app, ScheduleFlags& f) {
   ScheduleOptions& o = f.parsed;
   CLI::App* s = app.add_subcommand("schedule", "Print one rank's schedule of a reference algorithm, every rank's "
                                                "summary, and the symbolic executor's verdict (no MPI traffic)");
@@ -34,7 +34,8 @@ CLI::App* add_schedule_command(CLI::App& app, ScheduleFlags& f) {
   return s;
 }
 
-ScheduleOptions resolve_schedule(const ScheduleFlags& f, const Registry& registry) {
+ScheduleOptions resolve_command(const ScheduleFlags& f, const CommandContext& context) {
+  const Registry& registry = context.registry;
   ScheduleOptions o = f.parsed;
   const Collective c = kCollectiveNames.parse_or_throw(f.collective, "collective");
   o.algorithm = registry.find(c, f.algorithm);
@@ -161,7 +162,7 @@ void print_text(const ScheduleOptions& o, const nlohmann::json& doc, const Sched
 
 }  // namespace
 
-int run_schedule(const ScheduleOptions& o, const Invocation& inv) {
+int run_command(const ScheduleOptions& o, const Invocation& inv) {
   if (inv.rank != 0) return 0;
   const Collective c = o.algorithm->collective;
   const std::size_t elem = dtype_size(o.dtype);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "harness/common/command_context.hpp"
 #include "collectives/collective.hpp"
 #include "collectives/schedule/registry.hpp"
 #include "harness/common/invocation.hpp"
@@ -33,8 +34,8 @@ struct ScheduleFlags {
   std::string collective = "allreduce", algorithm = "ring", dtype = "f32", bytes = "1K", segment;
   ScheduleOptions parsed;
 };
-CLI::App* add_schedule_command(CLI::App& app, ScheduleFlags& f);
-ScheduleOptions resolve_schedule(const ScheduleFlags& f, const Registry& registry);  // throws std::invalid_argument
-int run_schedule(const ScheduleOptions& o, const Invocation& inv);
+CLI::App* add_command(CLI::App& app, ScheduleFlags& f);
+ScheduleOptions resolve_command(const ScheduleFlags& f, const CommandContext& c);  // throws std::invalid_argument
+int run_command(const ScheduleOptions& o, const Invocation& inv);
 
 }  // namespace collbench

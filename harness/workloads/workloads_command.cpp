@@ -89,7 +89,7 @@ std::string workload_show_text(const WorkloadChoice& r) {
   return out;
 }
 
-CLI::App* add_workloads_command(CLI::App& app, WorkloadsFlags& f) {
+CLI::App* add_command(CLI::App& app, WorkloadsFlags& f) {
   CLI::App* workloads = app.add_subcommand("workloads", "List the built-in workloads, or show one's tensors and buckets");
   workloads->require_subcommand(1);
   workloads->add_subcommand("list", "List the built-in workloads");
@@ -99,14 +99,14 @@ CLI::App* add_workloads_command(CLI::App& app, WorkloadsFlags& f) {
   return workloads;
 }
 
-WorkloadsOptions resolve_workloads(const WorkloadsFlags& f) {
+WorkloadsOptions resolve_command(const WorkloadsFlags& f, const CommandContext&) {
   WorkloadsOptions o = f.parsed;
   o.show = f.show->parsed();
   if (o.show) resolve_workload(o.choice, f.choice, false);
   return o;
 }
 
-int run_workloads(const WorkloadsOptions& o, const Invocation& inv) {
+int run_command(const WorkloadsOptions& o, const Invocation& inv) {
   if (inv.rank == 0) std::printf("%s", (o.show ? workload_show_text(o.choice) : workload_list_text()).c_str());
   return 0;
 }

@@ -2,6 +2,7 @@
 // `collbench workloads list` and `collbench workloads show NAME`.
 #include <string>
 
+#include "harness/common/command_context.hpp"
 #include "harness/common/invocation.hpp"
 #include "harness/workloads/workload_choice.hpp"
 
@@ -16,9 +17,9 @@ struct WorkloadsFlags {
   WorkloadsOptions parsed;
   CLI::App* show = nullptr;
 };
-CLI::App* add_workloads_command(CLI::App& app, WorkloadsFlags& f);
-WorkloadsOptions resolve_workloads(const WorkloadsFlags& f);  // throws std::invalid_argument
-int run_workloads(const WorkloadsOptions& o, const Invocation& inv);
+CLI::App* add_command(CLI::App& app, WorkloadsFlags& f);
+WorkloadsOptions resolve_command(const WorkloadsFlags& f, const CommandContext& c);  // throws std::invalid_argument
+int run_command(const WorkloadsOptions& o, const Invocation& inv);
 
 std::string workload_list_text();
 // The workload's tensors (backward order), totals, and the buckets of each policy in

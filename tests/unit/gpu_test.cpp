@@ -45,16 +45,17 @@ std::string refusal(MemoryKind m, TransportKind t, const GpuInventory& g) {
 }
 
 // A command's ARGS resolved on a machine with `gpus` into `out`; the error's text, or "".
-template <class Flags, class Options, class Add, class Resolve>
-std::string parse_and_resolve(std::vector<std::string> args, const GpuInventory& gpus, Options* out, Add add,
-                              Resolve resolve) {
+template <class Flags, class Options>
+std::string parse_and_resolve(const std::string& command, std::vector<std::string> args, const GpuInventory& gpus,
+                              Options* out) {
   CLI::App app;
   Flags f;
-  add(app, f);
+  add_command(app, f);
+  args.insert(args.begin(), command);
   std::reverse(args.begin(), args.end());  // CLI11 parses a vector back to front
   try {
     app.parse(args);
-    const Options o = resolve(f, default_registry(), 2, this_machine(2), [&] { return gpus; });
+    const Options o = resolve_command(f, CommandContext{default_registry(), 2, this_machine(2), [&] { return gpus; }});
     if (out) *out = o;
   } catch (const std::exception& e) {
     return e.what();
@@ -64,13 +65,13 @@ std::string parse_and_resolve(std::vector<std::string> args, const GpuInventory&
 
 // `collbench run ARGS`.
 std::string resolve(std::vector<std::string> args, const GpuInventory& gpus, RunOptions* out = nullptr) {
-  return parse_and_resolve<RunFlags>(std::move(args), gpus, out, add_run_flags, resolve_run);
+  return parse_and_resolve<RunFlags>("run", std::move(args), gpus, out);
 }
 
 // `collbench replay ARGS --compute-ms 10`.
 std::string resolve_replay_args(std::vector<std::string> args, const GpuInventory& gpus, ReplayOptions* out = nullptr) {
   args.insert(args.end(), {"--compute-ms", "10"});
-  return parse_and_resolve<ReplayFlags>(std::move(args), gpus, out, add_replay_flags, resolve_replay);
+  return parse_and_resolve<ReplayFlags>("replay", std::move(args), gpus, out);
 }
 
 }  // namespace
