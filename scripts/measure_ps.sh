@@ -15,11 +15,11 @@ bin=${COLLBENCH:-build/harness/collbench}
 mkdir -p "$out"
 common=(-n "$iters" -w 5 --rounds "$rounds" --overwrite)  # regenerates $out
 for servers in 1 2; do
-  build/mpiexec -n $((2 + servers)) "$bin" run -c ps --servers "$servers" --ps-mode sync,async --compare ring \
+  build/mpiexec -n $((2 + servers)) "$bin" ps --servers "$servers" --ps-mode sync,async --compare ring \
     -b 4K -e 64M -f 4 "${common[@]}" --csv "$out/dense-servers$servers.csv"
 done
-build/mpiexec -n 4 "$bin" run -c ps --servers 2 --ps-mode sync,async --compare ring --sparse-rows 1024 --row-bytes 256 \
+build/mpiexec -n 4 "$bin" ps --servers 2 --ps-mode sync,async --compare ring --sparse-rows 1024 --row-bytes 256 \
   -b 256K -e 64M -f 4 "${common[@]}" --csv "$out/sparse-servers2.csv"
-build/mpiexec -n 4 "$bin" run -c ps --servers 1 --ps-mode sync,async,bounded --staleness 2 --slow-ranks 0 --slow-us 2000 \
+build/mpiexec -n 4 "$bin" ps --servers 1 --ps-mode sync,async,bounded --staleness 2 --slow-ranks 0 --slow-us 2000 \
   --compare none -b 1M -e 1M "${common[@]}" --csv "$out/slow-worker.csv"
 ${PYTHON:-python3} scripts/summarize_ps.py "$out" >"$out/SUMMARY.md"

@@ -1,5 +1,5 @@
 #pragma once
-// `collbench run -c ps`: the parameter server's sweep, with its own options.
+// `collbench ps`: the parameter server's sweep, with its own options.
 #include <cstddef>
 #include <string>
 #include <vector>

@@ -11,7 +11,7 @@ namespace collbench {
 // first of a sync server's two sums).
 inline constexpr int kPsCheckSteps = 3;
 
-// The parameter server's size sweep (`run -c ps`): for each size, each mode is checked
+// The parameter server's size sweep (`collbench ps`): for each size, each mode is checked
 // against MPI_Allreduce + the same SGD, then timed over rounds; the chosen allreduce
 // algorithms then run among the workers on the same size. Returns the wrong elements
 // found; throws RunError on every rank alike.

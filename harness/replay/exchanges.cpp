@@ -182,7 +182,7 @@ class PsExchange final : public Exchange {
   double run(std::int64_t) override {
     return timed([&] { worker_.step(steps_); });
   }
-  std::int64_t wrong() const override { return 0; }  // the protocol is checked by `collbench run -c ps`
+  std::int64_t wrong() const override { return 0; }  // the protocol is checked by `collbench ps`
   std::string finish() override {
     const PsWorkerReport report = worker_.finish();
     for (const PsStepRecord& s : report.steps) bytes_.push_back(s.bytes_sent + s.bytes_received);
