@@ -11,6 +11,15 @@
 // region until it completes). Transfers of one step never wait for each other. Each
 // kind of item is started in program order, so messages between two ranks are still
 // matched in the order the step semantics match them.
+//
+// Waiting for a set (the executor's choose_wait_set): waiting for all of a set X of
+// transfers in flight cannot deadlock when every transfer of this rank through X's
+// latest step has started. Take the blocked rank whose X ends earliest, at step k: a
+// transfer of X still open is matched by a peer's of the same step (step order matches
+// them), which the peer has started (it is blocked on a set ending at k or later, under
+// the same condition, or it runs on), and a transfer started on both sides completes
+// while both wait in the transport. Otherwise the executor waits for whichever
+// transfer completes first.
 #include <array>
 #include <cstddef>
 #include <cstdint>

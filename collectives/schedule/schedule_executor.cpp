@@ -169,106 +169,122 @@ void BoundSchedule::run_dynamic(Transport& transport) const {
 }
 
 template <class Driver>
-bool BoundSchedule::drive(Driver& d) const {
+void BoundSchedule::start_ready(Driver& d) const {
   constexpr FlowQueue kR = FlowQueue::recvs, kS = FlowQueue::sends, kO = FlowQueue::ops;
-  const auto& send_items = plan_.of(kS);
-  const auto& op_items = plan_.of(kO);
   FlowProgress& p = progress_;
   InFlight& f = in_flight_;
-  p.reset();
+  // An operation may free more transfers, so go round until nothing moves.
+  for (bool moved = true; moved;) {
+    moved = false;
+    // Sends first: the peer waits for them, while a receive posted a moment later
+    // still matches (a short message waits as unexpected, a long one for the receive).
+    for (FlowQueue q : {kS, kR})
+      for (; p.next_ready(plan_, q); p.start(q), moved = true) {
+        const std::size_t i = p.started(q);
+        f.tickets.push_back(d.start(q, i));
+        f.items.push_back({q, i});
+      }
+    if (p.next_ready(plan_, kO)) {
+      d.op(p.started(kO));
+      p.start(kO);
+      moved = true;
+    }
+  }
+}
+
+std::size_t BoundSchedule::earliest_open_step() const {
+  std::size_t step = steps_;
+  for (FlowQueue q : {FlowQueue::recvs, FlowQueue::sends, FlowQueue::ops})
+    if (progress_.complete(q) < plan_.of(q).size()) step = std::min(step, plan_.of(q)[progress_.complete(q)].step);
+  return step;
+}
+
+void BoundSchedule::choose_wait_set() const {
+  constexpr FlowQueue kR = FlowQueue::recvs, kS = FlowQueue::sends, kO = FlowQueue::ops;
+  const FlowProgress& p = progress_;
+  InFlight& f = in_flight_;
+  auto step_of = [&](std::size_t i) { return plan_.of(f.items[i].first)[f.items[i].second].step; };
+  // Whether every receive and send of steps up to `k` has started: the condition under
+  // which waiting for a whole set cannot deadlock (dataflow.hpp, "Waiting for a set").
+  auto started_through = [&](std::size_t k) {
+    for (FlowQueue q : {kR, kS})
+      if (p.started(q) < plan_.of(q).size() && plan_.of(q)[p.started(q)].step <= k) return false;
+    return true;
+  };
+  // When the next operation waits only for transfers already in flight, wait for
+  // exactly those (with the sends of its step and before, which the step order would
+  // have waited for too) in one call: one call per wait, not one per transfer.
+  f.subset.clear();
+  const std::size_t ops_done = p.complete(kO);
+  if (ops_done < ops_.size()) {
+    const FlowItem& next = plan_.of(kO)[ops_done];
+    const auto need_r = next.after[static_cast<std::size_t>(kR)], need_s = next.after[static_cast<std::size_t>(kS)];
+    if (static_cast<std::ptrdiff_t>(p.started(kR)) > need_r && static_cast<std::ptrdiff_t>(p.started(kS)) > need_s)
+      for (std::size_t i = 0; i < f.items.size(); ++i) {
+        const auto [queue, index] = f.items[i];
+        const auto at = static_cast<std::ptrdiff_t>(index);
+        if (queue == kR ? at <= need_r : at <= need_s || plan_.of(kS)[index].step <= next.step) f.subset.push_back(i);
+      }
+  }
+  if (!f.subset.empty()) {
+    std::size_t latest = 0;
+    for (std::size_t i : f.subset) latest = std::max(latest, step_of(i));
+    if (!started_through(latest)) f.subset.clear();
+  }
+  // Nothing left to start either: everything in flight is all that remains.
+  const bool all_started = p.started(kR) == recvs_.size() && p.started(kS) == sends_.size();
+  if (f.subset.empty() && all_started && ops_done == ops_.size())
+    for (std::size_t i = 0; i < f.items.size(); ++i) f.subset.push_back(i);
+  // Else the earliest step in flight, as the step order would wait for it, under the
+  // same condition: a wait known in advance (precompile), where "any" is not.
+  if (f.subset.empty()) {
+    std::size_t lowest = step_of(0);
+    for (std::size_t i = 1; i < f.items.size(); ++i) lowest = std::min(lowest, step_of(i));
+    if (started_through(lowest))
+      for (std::size_t i = 0; i < f.items.size(); ++i)
+        if (step_of(i) == lowest) f.subset.push_back(i);
+  }
+}
+
+void BoundSchedule::retire_done() const {
+  InFlight& f = in_flight_;
+  // Highest position first, so the others keep theirs.
+  std::sort(f.done.begin(), f.done.end(), std::greater<>());
+  for (std::size_t at : f.done) {
+    progress_.complete_transfer(f.items[at].first, f.items[at].second);
+    f.tickets[at] = f.tickets.back();
+    f.tickets.pop_back();
+    f.items[at] = f.items.back();
+    f.items.pop_back();
+  }
+}
+
+// Start what is ready; wait for a set known in advance where one is safe (or for
+// whichever completes first); retire what completed; until every item has run.
+template <class Driver>
+bool BoundSchedule::drive(Driver& d) const {
+  InFlight& f = in_flight_;
+  progress_.reset();
   f.tickets.clear();
   f.items.clear();
   for (;;) {
-    // Start everything that can start; an operation may free more transfers, so go round.
-    for (bool moved = true; moved;) {
-      moved = false;
-      // Sends first: the peer waits for them, while a receive posted a moment later
-      // still matches (a short message waits as unexpected, a long one for the receive).
-      for (FlowQueue q : {kS, kR})
-        for (; p.next_ready(plan_, q); p.start(q), moved = true) {
-          const std::size_t i = p.started(q);
-          f.tickets.push_back(d.start(q, i));
-          f.items.push_back({q, i});
-        }
-      if (p.next_ready(plan_, kO)) {
-        d.op(p.started(kO));
-        p.start(kO);
-        moved = true;
-      }
-    }
+    start_ready(d);
     if (f.tickets.empty()) {
-      if (p.finished()) return true;
+      if (progress_.finished()) return true;
       throw std::logic_error("schedule executor stalled: nothing in flight and nothing ready");
     }
-    std::size_t step = steps_;
-    for (FlowQueue q : {kR, kS, kO})
-      if (p.complete(q) < plan_.of(q).size()) step = std::min(step, plan_.of(q)[p.complete(q)].step);
-
+    const int step = static_cast<int>(earliest_open_step());
     f.done.clear();
-    auto step_of = [&](std::size_t i) { return plan_.of(f.items[i].first)[f.items[i].second].step; };
-    // Whether every receive and send of steps up to `k` has started.
-    auto started_through = [&](std::size_t k) {
-      for (FlowQueue q : {kR, kS})
-        if (p.started(q) < plan_.of(q).size() && plan_.of(q)[p.started(q)].step <= k) return false;
-      return true;
-    };
-    // When the next operation waits only for transfers already in flight, wait for
-    // exactly those (with the sends of its step and before, which the step order would
-    // have waited for too) in one call: waiting for any one at a time cost small
-    // messages 10-25% in extra calls. Otherwise, whichever completes first.
-    f.subset.clear();
-    const std::size_t ops_done = p.complete(kO);
-    if (ops_done < ops_.size()) {
-      const FlowItem& next = op_items[ops_done];
-      const auto need_r = next.after[static_cast<std::size_t>(kR)], need_s = next.after[static_cast<std::size_t>(kS)];
-      if (static_cast<std::ptrdiff_t>(p.started(kR)) > need_r && static_cast<std::ptrdiff_t>(p.started(kS)) > need_s)
-        for (std::size_t i = 0; i < f.items.size(); ++i) {
-          const auto [queue, index] = f.items[i];
-          const auto at = static_cast<std::ptrdiff_t>(index);
-          if (queue == kR ? at <= need_r : at <= need_s || send_items[index].step <= next.step) f.subset.push_back(i);
-        }
-    }
-    // Waiting for all of a set X cannot deadlock when every transfer of this rank through
-    // X's latest step has started. Take the blocked rank whose X ends earliest, at step
-    // k: a transfer of X still open is matched by a peer's of the same step (step order
-    // matches them), which the peer has started (it is blocked on a set ending at k or
-    // later, under the same condition, or it runs on), and a transfer started on both
-    // sides completes while both wait in the transport. Otherwise leave it to the rules after.
-    if (!f.subset.empty()) {
-      std::size_t latest = 0;
-      for (std::size_t i : f.subset) latest = std::max(latest, step_of(i));
-      if (!started_through(latest)) f.subset.clear();
-    }
-    // Nothing left to start either: everything in flight is all that remains.
-    const bool all_started = p.started(kR) == recvs_.size() && p.started(kS) == sends_.size();
-    if (f.subset.empty() && all_started && ops_done == ops_.size())
-      for (std::size_t i = 0; i < f.items.size(); ++i) f.subset.push_back(i);
-    // Else the earliest step in flight, as the step order would wait for it, under the
-    // same condition: a wait known in advance (precompile), where "any" is not.
-    if (f.subset.empty()) {
-      std::size_t lowest = step_of(0);
-      for (std::size_t i = 1; i < f.items.size(); ++i) lowest = std::min(lowest, step_of(i));
-      if (started_through(lowest))
-        for (std::size_t i = 0; i < f.items.size(); ++i)
-          if (step_of(i) == lowest) f.subset.push_back(i);
-    }
+    choose_wait_set();
     if (!f.subset.empty()) {
       f.subset_tickets.clear();
       for (std::size_t i : f.subset) f.subset_tickets.push_back(f.tickets[i]);
-      d.wait_all(f.subset_tickets, static_cast<int>(step));
+      d.wait_all(f.subset_tickets, step);
       f.done = f.subset;
-    } else if (!d.wait_some(f.tickets, f.done, static_cast<int>(step))) {
+    } else if (!d.wait_some(f.tickets, f.done, step)) {
       return false;
     }
-    // Drop the completed tickets, highest position first so the others keep theirs.
-    std::sort(f.done.begin(), f.done.end(), std::greater<>());
-    for (std::size_t at : f.done) {
-      p.complete_transfer(f.items[at].first, f.items[at].second);
-      f.tickets[at] = f.tickets.back();
-      f.tickets.pop_back();
-      f.items[at] = f.items.back();
-      f.items.pop_back();
-    }
+    retire_done();
   }
 }
 

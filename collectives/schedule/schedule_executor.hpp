@@ -79,6 +79,14 @@ class BoundSchedule {
   // records them (and gives up where it would have to wait for any).
   template <class Driver>
   bool drive(Driver& driver) const;
+  // drive()'s steps: start every ready item; the earliest step not complete (for the
+  // watchdog); fill in_flight_.subset with a set it is safe to wait for, or leave it
+  // empty for "whichever completes first"; retire in_flight_.done.
+  template <class Driver>
+  void start_ready(Driver& driver) const;
+  std::size_t earliest_open_step() const;
+  void choose_wait_set() const;
+  void retire_done() const;
   struct Recording;
   struct Executing;
   void precompile();
