@@ -12,7 +12,7 @@ import re
 import sys
 
 # Columns whose values are measurements (they differ from run to run).
-MEASURED = re.compile(r"(_us|_gbps|^gbps$|^outliers$|^predict_seconds$|^fit_(rms|max)_err$|^efficiency$|^(comm|exposed|step|hidden_comm)_ms|^step_ms_(min|p50|max)$|"
+MEASURED = re.compile(r"(_us|_gbps|^gbps$|^outliers$|^predict_seconds$|^of_bound$|^fit_(rms|max)_err$|^efficiency$|^(comm|exposed|step|hidden_comm)_ms|^step_ms_(min|p50|max)$|"
                       r"^staleness_(max|mean)$|^server_(ingress|egress)_bytes_per_step$|^server_ingress_imbalance$|"
                       r"^worker_(sent|received)_bytes_per_step$|^sent_vs_ring$)")
 
@@ -53,7 +53,7 @@ def main(before, after):
         diff = {k: (b.get(k), a.get(k)) for k in keys if b.get(k) != a.get(k)}
         if diff:
             problems.append(f"row {i + 2}: {diff}")
-        if a.get("errors") not in ("0", "", None):  # "": a row that checks nothing (a p2p fit)
+        if a.get("errors") not in ("0", "-1", "", None):  # -1 or "": a row that checks nothing (the bound, a p2p fit)
             problems.append(f"row {i + 2} after: errors {a.get('errors')}")
     if json_keys(before) != json_keys(after):
         problems.append("JSON rows carry different keys")

@@ -1,5 +1,7 @@
 #include "harness/common/result_row.hpp"
 
+#include "harness/common/stats.hpp"
+
 namespace collbench {
 
 std::vector<std::string> field_names(const Fields& fields) {
@@ -37,5 +39,12 @@ Row to_row(const ResultRow& r, std::string line) {
 }
 
 nlohmann::json to_json(const ResultRow& r) { return to_json(to_row(r)); }
+
+void fill_timing(ResultRow& row, const std::vector<double>& samples_us, double busbw_factor) {
+  row.time_us = summarize(samples_us);
+  row.outliers = count_outliers(samples_us, row.time_us.p50);
+  row.algbw_gbps = algbw_gbps(static_cast<double>(row.bytes), row.time_us.mean * 1e-6);
+  row.busbw_gbps = row.algbw_gbps * busbw_factor;
+}
 
 }  // namespace collbench

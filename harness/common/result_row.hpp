@@ -49,6 +49,10 @@ struct ResultRow {
   nlohmann::json details;  // JSON only: per-server and distribution data
 };
 
+// The timing columns from `samples_us` (one per call or step): the summary, the
+// outliers, algbw from row.bytes and busbw as algbw x `busbw_factor`.
+void fill_timing(ResultRow& row, const std::vector<double>& samples_us, double busbw_factor);
+
 Fields csv_fields(const ResultRow& row);  // the common columns, then `extra`
 Row to_row(const ResultRow& row, std::string line = "");
 nlohmann::json to_json(const ResultRow& row);

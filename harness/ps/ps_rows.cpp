@@ -84,82 +84,66 @@ void append(std::vector<double>& to, const std::vector<double>& from) { to.inser
 double mean(const std::vector<double>& v) {
   return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
-}  // namespace
 
-ResultRow ps_result_row(const PsRowInput& in) {
-  const PsOptions& o = *in.options;
-  const PsConfig& config = *in.config;
-  const PsPlan plan = make_ps_plan(config, in.roles.servers);
-  const int W = in.roles.workers(), S = in.roles.servers;
-  const PsTensor& tensor = config.tensors.at(0);
-  const std::size_t elem = dtype_size(config.dtype);
-  const std::size_t rows_per_step = tensor.sparse ? std::min(o.sparse_rows, tensor.rows) : tensor.rows;
-  const double gradient_bytes = static_cast<double>(rows_per_step * tensor.row_elements * elem);
-
-  std::vector<std::vector<double>> round_steps;
+// Every rank's reports of one mode at one size, decoded once: the workers' steps and
+// traffic, the servers' per-server traffic and waits.
+struct PsTotals {
+  std::vector<std::vector<double>> round_steps;  // per round, every worker's step times
   std::vector<double> step_us, push_us, pull_us, staleness, sent, received, wait_us;
-  std::vector<double> ingress(static_cast<std::size_t>(S), 0), egress(ingress), rate(ingress);
+  std::vector<double> ingress, egress, rate;  // per server
   std::map<std::string, std::int64_t> server_staleness;
   std::int64_t pushes_sent = 0, pushes_received = 0;
-  const std::size_t steps_per_session = static_cast<std::size_t>(o.reps.warmup + o.reps.iters);
+};
+
+PsTotals add_up_reports(const PsRowInput& in) {
+  const PsOptions& o = *in.options;
+  const auto nranks = static_cast<std::size_t>(in.roles.nranks);
+  const auto S = static_cast<std::size_t>(in.roles.servers);
+  PsTotals t;
+  t.ingress.assign(S, 0), t.egress.assign(S, 0), t.rate.assign(S, 0);
+  const double steps_per_session = static_cast<double>(o.reps.warmup + o.reps.iters);
+  const double sessions = static_cast<double>(in.reports.size() / nranks);
   for (std::size_t i = 0; i < in.reports.size(); ++i) {
     const nlohmann::json& r = in.reports[i];
     if (r["role"] == "worker") {
       auto push = numbers(r["push_s"], 1e6), pull = numbers(r["pull_s"], 1e6);
-      const std::size_t round = i / static_cast<std::size_t>(in.roles.nranks);
-      if (round_steps.size() <= round) round_steps.resize(round + 1);
+      const std::size_t round = i / nranks;
+      if (t.round_steps.size() <= round) t.round_steps.resize(round + 1);
       for (std::size_t k = 0; k < push.size(); ++k) {
-        step_us.push_back(push[k] + pull[k]);
-        round_steps[round].push_back(push[k] + pull[k]);
+        t.step_us.push_back(push[k] + pull[k]);
+        t.round_steps[round].push_back(push[k] + pull[k]);
       }
-      append(push_us, push);
-      append(pull_us, pull);
-      append(staleness, numbers(r["staleness"]));
-      append(sent, numbers(r["bytes_sent"]));
-      append(received, numbers(r["bytes_received"]));
-      pushes_sent += r["pushes_sent"].get<std::int64_t>();
+      append(t.push_us, push);
+      append(t.pull_us, pull);
+      append(t.staleness, numbers(r["staleness"]));
+      append(t.sent, numbers(r["bytes_sent"]));
+      append(t.received, numbers(r["bytes_received"]));
+      t.pushes_sent += r["pushes_sent"].get<std::int64_t>();
     } else {
-      const auto s = static_cast<std::size_t>(in.roles.server_index(static_cast<int>(i % static_cast<std::size_t>(in.roles.nranks))));
-      const double sessions = static_cast<double>(in.reports.size() / static_cast<std::size_t>(in.roles.nranks));
-      ingress[s] += r["ingress_bytes"].get<double>() / static_cast<double>(steps_per_session) / sessions;
-      egress[s] += r["egress_bytes"].get<double>() / static_cast<double>(steps_per_session) / sessions;
-      rate[s] += r["ingress_bytes"].get<double>() / std::max(r["elapsed_s"].get<double>(), 1e-12) / 1e9 / sessions;
-      append(wait_us, numbers(r["pull_wait_s"], 1e6));
-      for (auto& [k, v] : r["staleness_counts"].items()) server_staleness[k] += v.get<std::int64_t>();
-      pushes_received += r["pushes_received"].get<std::int64_t>();
+      const auto s = static_cast<std::size_t>(in.roles.server_index(static_cast<int>(i % nranks)));
+      t.ingress[s] += r["ingress_bytes"].get<double>() / steps_per_session / sessions;
+      t.egress[s] += r["egress_bytes"].get<double>() / steps_per_session / sessions;
+      t.rate[s] += r["ingress_bytes"].get<double>() / std::max(r["elapsed_s"].get<double>(), 1e-12) / 1e9 / sessions;
+      append(t.wait_us, numbers(r["pull_wait_s"], 1e6));
+      for (auto& [k, v] : r["staleness_counts"].items()) t.server_staleness[k] += v.get<std::int64_t>();
+      t.pushes_received += r["pushes_received"].get<std::int64_t>();
     }
   }
+  return t;
+}
 
-  ResultRow row;
-  row.collective = "ps";
-  row.algorithm = in.mode->name;
-  row.transport = "mpi-p2p";
-  row.ranks = in.roles.nranks;
-  row.bytes = in.bytes;
-  row.count = in.bytes / elem;
-  row.dtype = dtype_name(config.dtype);
-  row.op = "sum";
-  row.root = 0;
-  row.iters = o.reps.iters * o.reps.rounds;
-  row.time_us = summarize(step_us);
-  row.outliers = count_outliers(step_us, row.time_us.p50);
-  row.aggregate = "pooled";  // every worker's steps, as one sample set
-  row.checked_calls = in.errors >= 0 ? 1 : 0;
-  for (const auto& steps : round_steps) row.round_mean_us.push_back(mean(steps));
-  // algbw: the model's bytes per step (as allreduce's); busbw: what a worker sent per step.
-  row.algbw_gbps = algbw_gbps(static_cast<double>(in.bytes), row.time_us.mean * 1e-6);
-  row.busbw_gbps = algbw_gbps(mean(sent), row.time_us.mean * 1e-6);
-  row.errors = in.errors;
-  row.warmup = o.reps.warmup;
-  row.rounds = o.reps.rounds;
-  row.timing = "ps-steps";
-  row.nodes = in.topology->nodes;
-  row.ranks_per_node = in.topology->max_ranks_per_node;
-
+// The parameter server's own columns.
+PsRowStats ps_row_stats(const PsRowInput& in, const PsPlan& plan, const PsTotals& t, double step_mean_us) {
+  const PsConfig& config = *in.config;
+  const PsTensor& tensor = config.tensors.at(0);
+  const int W = in.roles.workers(), S = in.roles.servers;
+  const std::size_t elem = dtype_size(config.dtype);
+  const std::size_t rows_per_step = tensor.sparse ? std::min(in.options->sparse_rows, tensor.rows) : tensor.rows;
+  const double gradient_bytes = static_cast<double>(rows_per_step * tensor.row_elements * elem);
   std::string server_ranks;
   for (int s = 0; s < S; ++s) server_ranks += (s ? ";" : "") + std::to_string(in.roles.server_rank(s));
   const double ring = 2.0 * (W - 1) / W * static_cast<double>(in.bytes);
-  const double ingress_mean = mean(ingress);
+  const double ingress_mean = mean(t.ingress);
   PsRowStats p;
   p.ps_mode = kPsModeNames.name(config.mode);
   p.servers = S;
@@ -175,32 +159,64 @@ ResultRow ps_result_row(const PsRowInput& in) {
     p.row_bytes = tensor.row_elements * elem;
   }
   p.lr = config.learning_rate;
-  p.push_us = summarize(push_us);
-  p.pull_us = summarize(pull_us);
-  p.wait_us = summarize(wait_us);
-  p.goodput_worker_gbps = algbw_gbps(gradient_bytes, row.time_us.mean * 1e-6);
-  p.goodput_server_gbps = mean(rate);
-  p.server_ingress_bytes_per_step = *std::max_element(ingress.begin(), ingress.end());
-  p.server_egress_bytes_per_step = *std::max_element(egress.begin(), egress.end());
+  p.push_us = summarize(t.push_us);
+  p.pull_us = summarize(t.pull_us);
+  p.wait_us = summarize(t.wait_us);
+  p.goodput_worker_gbps = algbw_gbps(gradient_bytes, step_mean_us * 1e-6);
+  p.goodput_server_gbps = mean(t.rate);
+  p.server_ingress_bytes_per_step = *std::max_element(t.ingress.begin(), t.ingress.end());
+  p.server_egress_bytes_per_step = *std::max_element(t.egress.begin(), t.egress.end());
   p.server_bytes_imbalance = plan.imbalance();
   p.server_ingress_imbalance = ingress_mean > 0 ? p.server_ingress_bytes_per_step / ingress_mean : 1.0;
-  p.staleness_max = staleness.empty() ? 0.0 : *std::max_element(staleness.begin(), staleness.end());
-  p.staleness_mean = mean(staleness);
-  p.worker_sent_bytes_per_step = mean(sent);
-  p.worker_received_bytes_per_step = mean(received);
+  p.staleness_max = t.staleness.empty() ? 0.0 : *std::max_element(t.staleness.begin(), t.staleness.end());
+  p.staleness_mean = mean(t.staleness);
+  p.worker_sent_bytes_per_step = mean(t.sent);
+  p.worker_received_bytes_per_step = mean(t.received);
   p.ring_allreduce_bytes_per_step = ring;
-  if (ring > 0) p.sent_vs_ring = mean(sent) / ring;
-  p.pushes_sent = pushes_sent;
-  p.pushes_received = pushes_received;
-  row.extra = ps_extra_fields(p);
+  if (ring > 0) p.sent_vs_ring = mean(t.sent) / ring;
+  p.pushes_sent = t.pushes_sent;
+  p.pushes_received = t.pushes_received;
+  return p;
+}
+
+}  // namespace
+
+ResultRow ps_result_row(const PsRowInput& in) {
+  const PsOptions& o = *in.options;
+  const PsConfig& config = *in.config;
+  const PsPlan plan = make_ps_plan(config, in.roles.servers);
+  const PsTotals t = add_up_reports(in);
+  ResultRow row{.collective = "ps",
+                .algorithm = in.mode->name,
+                .transport = "mpi-p2p",
+                .ranks = in.roles.nranks,
+                .bytes = in.bytes,
+                .count = in.bytes / dtype_size(config.dtype),
+                .dtype = std::string(dtype_name(config.dtype)),
+                .op = "sum",
+                .root = 0,
+                .iters = o.reps.iters * o.reps.rounds,
+                .errors = in.errors,
+                .warmup = o.reps.warmup,
+                .rounds = o.reps.rounds,
+                .timing = "ps-steps",
+                .nodes = in.topology->nodes,
+                .ranks_per_node = in.topology->max_ranks_per_node,
+                .aggregate = "pooled",  // every worker's steps, as one sample set
+                .checked_calls = in.errors >= 0 ? 1 : 0};
+  for (const auto& steps : t.round_steps) row.round_mean_us.push_back(mean(steps));
+  // algbw: the model's bytes per step (as allreduce's); busbw: what a worker sent per step.
+  fill_timing(row, t.step_us, 1);
+  row.busbw_gbps = algbw_gbps(mean(t.sent), row.time_us.mean * 1e-6);
+  row.extra = ps_extra_fields(ps_row_stats(in, plan, t, row.time_us.mean));
   std::map<std::string, std::int64_t> worker_staleness;
-  for (double s : staleness) ++worker_staleness[std::to_string(static_cast<std::int64_t>(s))];
+  for (double s : t.staleness) ++worker_staleness[std::to_string(static_cast<std::int64_t>(s))];
   row.details = {{"server_param_bytes", plan.server_bytes},
-                 {"server_ingress_bytes_per_step", ingress},
-                 {"server_egress_bytes_per_step", egress},
-                 {"server_ingress_gbps", rate},
+                 {"server_ingress_bytes_per_step", t.ingress},
+                 {"server_egress_bytes_per_step", t.egress},
+                 {"server_ingress_gbps", t.rate},
                  {"staleness_histogram_workers", worker_staleness},
-                 {"staleness_histogram_servers", server_staleness},
+                 {"staleness_histogram_servers", t.server_staleness},
                  {"slow_ranks", o.slow_ranks},
                  {"slow_us", o.slow_us}};
   return row;

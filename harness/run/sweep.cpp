@@ -118,10 +118,7 @@ ResultRow bound_row(const ResultRow& like, const BoundAtSize& b, const SweepSpec
   r.transport = std::string(transport) + "+kernel";
   const std::vector<double> samples = combine_bound(o.collective, like.ranks, b.exchange_us, b.reduce_us);
   r.iters = static_cast<int>(samples.size());
-  r.time_us = summarize(samples);
-  r.outliers = count_outliers(samples, r.time_us.p50);
-  r.algbw_gbps = algbw_gbps(static_cast<double>(r.bytes), r.time_us.mean * 1e-6);
-  r.busbw_gbps = r.algbw_gbps * busbw_factor(o.collective, r.ranks);
+  fill_timing(r, samples, busbw_factor(o.collective, r.ranks));
   r.errors = -1;
   r.checked_calls = 0;
   r.segment_bytes = 0;
@@ -139,143 +136,65 @@ ResultRow bound_row(const ResultRow& like, const BoundAtSize& b, const SweepSpec
   return r;
 }
 
-}  // namespace
+// One size's measurements: every algorithm's, and the bound's where asked for.
+struct SizeMeasured {
+  std::size_t count = 0, bytes = 0;
+  std::vector<Measured> algorithms;
+  std::optional<BoundAtSize> bound;
+};
 
-SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport, ResultSink& sink) {
-  const MPI_Comm comm = session.comm;
-  const Topology& topology = session.topology;
-  const int rank = transport.rank(), nranks = transport.size();
-  const std::size_t elem = dtype_size(o.dtype);
-  const auto sizes = sweep_sizes(o.sizes.min_bytes, o.sizes.max_bytes, o.sizes.step_factor, elem);
-  const AlgorithmEntry* mpi = session.registry.find(o.collective, "mpi");
-  const AlgorithmParams params = session.algorithm_params(o.segment_bytes, o.order);
-  auto row_name = [&](const AlgorithmEntry* a) { return a == mpi ? mpi_baseline_row_name(o.collective) : a->name; };
-
-  Buffers buf;
-  const std::size_t max_count = count_of_size(o.collective, sizes.empty() ? 0 : sizes.back(), elem, nranks);
-  const BufferLayout big = buffer_layout(o.collective, max_count, nranks, rank, o.root, o.in_place);
-  const std::size_t send_bytes = std::max<std::size_t>(big.send_count * elem, 1);
-  const std::size_t recv_bytes = std::max(big.recv_count * elem, big.send_count * elem) + 1;
-  buf.send = transport.allocate(send_bytes);
-  buf.recv = transport.allocate(recv_bytes);
-  if (transport.memory().kind() != MemoryKind::host) {
-    buf.space = &transport.memory();
-    buf.host_send = host_space().allocate(send_bytes);
-    buf.host_recv = host_space().allocate(recv_bytes);
-  }
-  std::optional<BoundProbes> probes;
-  if (o.bound) probes.emplace(transport, o.dtype, o.op, bound_block_bytes(o.collective, max_count, nranks, elem), nranks);
-  Workspace workspace;
-  {
-    // Size the shared scratch for the largest call now, so it is allocated once.
-    SizeRun largest(o, buf, max_count, rank, nranks);
-    for (const AlgorithmEntry* a : o.algorithms)
-      if (!a->is_baseline()) prepare(*a, largest.call(), transport, workspace, params);
+// A validated sweep, as its method: allocate once at the largest size, measure each
+// size (check, then rounds of interleaved timed calls), turn each size into rows.
+class Sweep {
+ public:
+  Sweep(const SweepSpec& o, Session& session, Transport& transport, const std::vector<std::size_t>& sizes)
+      : o_(o), session_(session), transport_(transport), rank_(transport.rank()), nranks_(transport.size()),
+        elem_(dtype_size(o.dtype)), mpi_(session.registry.find(o.collective, "mpi")),
+        params_(session.algorithm_params(o.segment_bytes, o.order)),
+        command_("run " + std::string(collective_name(o.collective))) {
+    allocate(count_of_size(o.collective, sizes.empty() ? 0 : sizes.back(), elem_, nranks_));
   }
 
-  SweepErrors errors;
-  // The MPI library's rows are blamed as the library's; NCCL's are named like the others.
-  for (const AlgorithmEntry* a : o.algorithms) errors.algorithms.push_back({row_name(a), a->is_baseline_of("mpi"), 0});
-  const std::string command = "run " + std::string(collective_name(o.collective));
-  for (std::size_t bytes_requested : sizes) {
-    const std::size_t count = count_of_size(o.collective, bytes_requested, elem, nranks);
-    const std::size_t bytes = size_in_elements(o.collective, count, nranks) * elem;
-    SizeRun size_run(o, buf, count, rank, nranks);
-    auto task = [&](std::size_t i, const std::string& what) {
-      progress::set_task(command + ", algorithm " + o.algorithms[i]->name + ", " + std::to_string(bytes) +
-                         " bytes, " + what);
-    };
+  std::string row_name(const AlgorithmEntry* a) const { return a == mpi_ ? mpi_baseline_row_name(o_.collective) : a->name; }
+  const std::string& command() const { return command_; }
 
+  SizeMeasured measure(std::size_t bytes_requested) {
+    SizeMeasured m;
+    m.count = count_of_size(o_.collective, bytes_requested, elem_, nranks_);
+    m.bytes = size_in_elements(o_.collective, m.count, nranks_) * elem_;
+    m.algorithms.resize(o_.algorithms.size());
+    SizeRun size_run(o_, buf_, m.count, rank_, nranks_);
     std::vector<std::unique_ptr<PreparedCollective>> prepared;
-    for (const AlgorithmEntry* a : o.algorithms)
-      prepared.push_back(prepare(*a, size_run.call(), a->is_baseline_of("mpi") ? session.transport : transport, workspace, params));
-
+    for (const AlgorithmEntry* a : o_.algorithms)
+      prepared.push_back(prepare(*a, size_run.call(), a->is_baseline_of("mpi") ? session_.transport : transport_,
+                                 workspace_, params_));
+    if (probes_) m.bound = start_bound(m.count);
     // Every algorithm, the MPI library's included, is checked against the exact
     // expected values, so a wrong library never makes a right algorithm look wrong.
     std::optional<ExpectedResult> expected;
-    if (o.check) expected.emplace(size_run.expected());
-    std::vector<Measured> m(o.algorithms.size());
-    std::optional<BoundAtSize> bound;
-    if (probes) {
-      bound.emplace();
-      bound->block_bytes = bound_block_bytes(o.collective, count, nranks, elem);
-      bound->window = BoundProbes::window(bound->block_bytes);
-      bound->exchange = probes->exchange(bound->block_bytes);
-      bound->reduce = probes->reduce(bound->block_bytes);
+    if (o_.check) {
+      expected.emplace(size_run.expected());
+      check_once(m, prepared, size_run, *expected);
     }
-    if (o.check)
-      for (std::size_t i = 0; i < o.algorithms.size(); ++i) {
-        task(i, "untimed check");
-        size_run.load_inputs();
-        prepared[i]->run();
-        m[i].wrong += static_cast<std::int64_t>(expected->count_wrong(size_run.result()));
-        m[i].checked = 1;
-      }
+    time_rounds(m, prepared, size_run, expected ? &*expected : nullptr);
+    progress::set_task(command_ + ", " + std::to_string(m.bytes) + " bytes, combining results");
+    for (Measured& a : m.algorithms) a.wrong = o_.check ? control_sum(a.wrong, session_.comm) : -1;
+    return m;
+  }
 
-    const CallCheck check{o.check_every, [&] { size_run.prepare_check(); },
-                          [&] { return static_cast<std::int64_t>(expected->count_wrong(size_run.result())); }};
-    size_run.load_inputs();
-    for (int round = 0; round < o.reps.rounds; ++round) {
-      if (bound) {
-        progress::set_task(command + ", bound probes, " + std::to_string(bytes) + " bytes, round " +
-                           std::to_string(round + 1) + " of " + std::to_string(o.reps.rounds));
-        time_bound_round(*bound, bytes, o, nranks, comm);
-      }
-      for (std::size_t i = 0; i < o.algorithms.size(); ++i) {
-        task(i, "round " + std::to_string(round + 1) + " of " + std::to_string(o.reps.rounds));
-        TimedCalls t = time_calls(*prepared[i], bytes, o.reps, o.timing, o.aggregate, o.check ? &check : nullptr, comm);
-        m[i].round_means.push_back(summarize(t.seconds).mean * 1e6);
-        for (double x : t.seconds) m[i].samples.push_back(x * 1e6);
-        m[i].warmup = t.warmup;
-        m[i].checked += t.checked;
-        m[i].wrong += t.wrong;
-      }
-    }
-    progress::set_task(command + ", " + std::to_string(bytes) + " bytes, combining results");
-    for (std::size_t i = 0; i < m.size(); ++i) {
-      m[i].wrong = o.check ? control_sum(m[i].wrong, comm) : -1;
-      errors.algorithms[i].wrong += std::max<std::int64_t>(m[i].wrong, 0);
-    }
-
-    if (rank != 0) continue;
+  // Rank 0: the size's rows, the bound's last, each with vs_mpi (and of_bound).
+  void write_rows(const SizeMeasured& m, ResultSink& sink) const {
     std::vector<ResultRow> rows;
     std::optional<double> mpi_mean;
-    for (std::size_t i = 0; i < o.algorithms.size(); ++i) {
-      ResultRow r;
-      r.collective = collective_name(o.collective);
-      r.algorithm = row_name(o.algorithms[i]);
-      r.transport = o.algorithms[i]->is_baseline() ? o.algorithms[i]->library + "-library" : std::string(transport.name());
-      r.ranks = nranks;
-      r.bytes = bytes;
-      r.count = count;
-      r.dtype = dtype_name(o.dtype);
-      r.op = uses_reduce_op(o.collective) ? reduce_op_name(o.op) : "none";
-      r.root = o.root;
-      r.iters = static_cast<int>(m[i].samples.size());
-      r.time_us = summarize(m[i].samples);
-      r.outliers = count_outliers(m[i].samples, r.time_us.p50);
-      r.algbw_gbps = algbw_gbps(static_cast<double>(bytes), r.time_us.mean * 1e-6);
-      r.busbw_gbps = r.algbw_gbps * busbw_factor(o.collective, nranks);
-      r.errors = m[i].wrong;
-      r.checked_calls = m[i].checked;
-      r.in_place = o.in_place;
-      r.warmup = m[i].warmup;
-      r.rounds = o.reps.rounds;
-      r.timing = kTimingPolicyNames.name(o.timing);
-      r.aggregate = kRankAggregateNames.name(o.aggregate);
-      r.round_mean_us = m[i].round_means;
-      r.nodes = topology.nodes;
-      r.ranks_per_node = topology.max_ranks_per_node;
-      r.segment_bytes = o.algorithms[i]->segment_bytes(params);
-      if (buf.space) r.extra.push_back({"memory", std::string(buf.space->name())});
-      if (o.algorithms[i] == mpi) mpi_mean = r.time_us.mean;
-      rows.push_back(std::move(r));
+    for (std::size_t i = 0; i < o_.algorithms.size(); ++i) {
+      rows.push_back(algorithm_row(m, i));
+      if (o_.algorithms[i] == mpi_) mpi_mean = rows.back().time_us.mean;
     }
-    if (bound) rows.push_back(bound_row(rows.front(), *bound, o, transport.name()));
+    if (m.bound) rows.push_back(bound_row(rows.front(), *m.bound, o_, transport_.name()));
     for (ResultRow& r : rows) {
       std::optional<double> vs, of_bound;
       if (mpi_mean && *mpi_mean > 0) vs = r.time_us.mean / *mpi_mean;
-      if (bound) {
+      if (m.bound) {
         // p50 against p50: the bound's share this algorithm reaches, robust to stalls.
         of_bound = r.time_us.p50 > 0 ? rows.back().time_us.p50 / r.time_us.p50 : 0.0;
         r.extra.push_back({"of_bound", *of_bound});
@@ -283,7 +202,137 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport
       sink.add(to_row(r, table_line(r, vs, of_bound)));
     }
   }
-  progress::set_task(command + ", sweep finished");
+
+ private:
+  void allocate(std::size_t max_count) {
+    const BufferLayout big = buffer_layout(o_.collective, max_count, nranks_, rank_, o_.root, o_.in_place);
+    const std::size_t send_bytes = std::max<std::size_t>(big.send_count * elem_, 1);
+    const std::size_t recv_bytes = std::max(big.recv_count * elem_, big.send_count * elem_) + 1;
+    buf_.send = transport_.allocate(send_bytes);
+    buf_.recv = transport_.allocate(recv_bytes);
+    if (transport_.memory().kind() != MemoryKind::host) {
+      buf_.space = &transport_.memory();
+      buf_.host_send = host_space().allocate(send_bytes);
+      buf_.host_recv = host_space().allocate(recv_bytes);
+    }
+    if (o_.bound)
+      probes_.emplace(transport_, o_.dtype, o_.op, bound_block_bytes(o_.collective, max_count, nranks_, elem_), nranks_);
+    // Size the shared scratch for the largest call now, so it is allocated once.
+    SizeRun largest(o_, buf_, max_count, rank_, nranks_);
+    for (const AlgorithmEntry* a : o_.algorithms)
+      if (!a->is_baseline()) prepare(*a, largest.call(), transport_, workspace_, params_);
+  }
+
+  BoundAtSize start_bound(std::size_t count) {
+    BoundAtSize b;
+    b.block_bytes = bound_block_bytes(o_.collective, count, nranks_, elem_);
+    b.window = BoundProbes::window(b.block_bytes);
+    b.exchange = probes_->exchange(b.block_bytes);
+    b.reduce = probes_->reduce(b.block_bytes);
+    return b;
+  }
+
+  void task(const SizeMeasured& m, std::size_t i, const std::string& what) const {
+    progress::set_task(command_ + ", algorithm " + o_.algorithms[i]->name + ", " + std::to_string(m.bytes) +
+                       " bytes, " + what);
+  }
+
+  void check_once(SizeMeasured& m, const std::vector<std::unique_ptr<PreparedCollective>>& prepared,
+                  const SizeRun& size_run, const ExpectedResult& expected) const {
+    for (std::size_t i = 0; i < prepared.size(); ++i) {
+      task(m, i, "untimed check");
+      size_run.load_inputs();
+      prepared[i]->run();
+      m.algorithms[i].wrong += static_cast<std::int64_t>(expected.count_wrong(size_run.result()));
+      m.algorithms[i].checked = 1;
+    }
+  }
+
+  // Rounds of every algorithm in turn (the bound's probes first), so they are measured interleaved.
+  void time_rounds(SizeMeasured& m, const std::vector<std::unique_ptr<PreparedCollective>>& prepared,
+                   const SizeRun& size_run, const ExpectedResult* expected) const {
+    const CallCheck check{o_.check_every, [&] { size_run.prepare_check(); },
+                          [&] { return static_cast<std::int64_t>(expected->count_wrong(size_run.result())); }};
+    size_run.load_inputs();
+    const std::string of_rounds = " of " + std::to_string(o_.reps.rounds);
+    for (int round = 0; round < o_.reps.rounds; ++round) {
+      if (m.bound) {
+        progress::set_task(command_ + ", bound probes, " + std::to_string(m.bytes) + " bytes, round " +
+                           std::to_string(round + 1) + of_rounds);
+        time_bound_round(*m.bound, m.bytes, o_, nranks_, session_.comm);
+      }
+      for (std::size_t i = 0; i < prepared.size(); ++i) {
+        task(m, i, "round " + std::to_string(round + 1) + of_rounds);
+        const TimedCalls t = time_calls(*prepared[i], m.bytes, o_.reps, o_.timing, o_.aggregate,
+                                        expected ? &check : nullptr, session_.comm);
+        Measured& a = m.algorithms[i];
+        a.round_means.push_back(summarize(t.seconds).mean * 1e6);
+        for (double x : t.seconds) a.samples.push_back(x * 1e6);
+        a.warmup = t.warmup;
+        a.checked += t.checked;
+        a.wrong += t.wrong;
+      }
+    }
+  }
+
+  ResultRow algorithm_row(const SizeMeasured& m, std::size_t i) const {
+    const AlgorithmEntry* a = o_.algorithms[i];
+    const Measured& measured = m.algorithms[i];
+    const Topology& topology = session_.topology;
+    ResultRow r{.collective = std::string(collective_name(o_.collective)),
+                .algorithm = row_name(a),
+                .transport = a->is_baseline() ? a->library + "-library" : std::string(transport_.name()),
+                .ranks = nranks_,
+                .bytes = m.bytes,
+                .count = m.count,
+                .dtype = std::string(dtype_name(o_.dtype)),
+                .op = std::string(uses_reduce_op(o_.collective) ? reduce_op_name(o_.op) : "none"),
+                .root = o_.root,
+                .iters = static_cast<int>(measured.samples.size()),
+                .errors = measured.wrong,
+                .in_place = o_.in_place,
+                .warmup = measured.warmup,
+                .rounds = o_.reps.rounds,
+                .timing = std::string(kTimingPolicyNames.name(o_.timing)),
+                .nodes = topology.nodes,
+                .ranks_per_node = topology.max_ranks_per_node,
+                .segment_bytes = a->segment_bytes(params_),
+                .aggregate = std::string(kRankAggregateNames.name(o_.aggregate)),
+                .checked_calls = measured.checked,
+                .round_mean_us = measured.round_means};
+    fill_timing(r, measured.samples, busbw_factor(o_.collective, nranks_));
+    if (buf_.space) r.extra.push_back({"memory", std::string(buf_.space->name())});
+    return r;
+  }
+
+  const SweepSpec& o_;
+  Session& session_;
+  Transport& transport_;
+  const int rank_, nranks_;
+  const std::size_t elem_;
+  const AlgorithmEntry* mpi_;
+  const AlgorithmParams params_;
+  const std::string command_;
+  Buffers buf_;
+  std::optional<BoundProbes> probes_;
+  Workspace workspace_;
+};
+
+}  // namespace
+
+SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport, ResultSink& sink) {
+  const auto sizes = sweep_sizes(o.sizes.min_bytes, o.sizes.max_bytes, o.sizes.step_factor, dtype_size(o.dtype));
+  Sweep sweep(o, session, transport, sizes);
+  SweepErrors errors;
+  // The MPI library's rows are blamed as the library's; NCCL's are named like the others.
+  for (const AlgorithmEntry* a : o.algorithms) errors.algorithms.push_back({sweep.row_name(a), a->is_baseline_of("mpi"), 0});
+  for (std::size_t bytes : sizes) {
+    const SizeMeasured m = sweep.measure(bytes);
+    for (std::size_t i = 0; i < m.algorithms.size(); ++i)
+      errors.algorithms[i].wrong += std::max<std::int64_t>(m.algorithms[i].wrong, 0);
+    if (transport.rank() == 0) sweep.write_rows(m, sink);
+  }
+  progress::set_task(sweep.command() + ", sweep finished");
   return errors;
 }
 
