@@ -101,14 +101,10 @@ CLI::App* add_command(CLI::App& app, RunFlags& f) {
   return run;
 }
 
-RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
-  const Registry& registry = context.registry;
-  const int nranks = context.nranks;
-  const Machine& machine = context.machine;
-  const auto& probe = context.probe;
-  RunOptions o = f.parsed;
-  SweepSpec& s = o.sweep;
-  const bool ps = is_parameter_server(f);
+namespace {
+
+// The names a run is spelled in: collective, dtype, op, timing, order, memory, counts.
+void resolve_names(SweepSpec& s, const RunFlags& f, bool ps) {
   auto c = ps ? std::optional{Collective::allreduce} : parse_collective(f.collective);
   if (!c) throw std::invalid_argument("unknown collective '" + f.collective + "'; valid: " + kCollectiveNames.valid() + ", ps");
   s.collective = *c;
@@ -120,24 +116,26 @@ RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
   s.aggregate = kRankAggregateNames.parse_or_throw(f.aggregate, "--aggregate");
   s.reps.warmup = parse_count_or_auto(f.warmup, "--warmup", 0);
   s.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
+}
 
+std::vector<const AlgorithmEntry*> resolve_algorithms(const RunFlags& f, Collective c, const Registry& registry, bool ps) {
   if (ps && f.algorithms_given)
     throw std::invalid_argument("--collective ps takes --ps-mode (and --compare), not --algorithms");
-  if (!f.algorithms_given) {
-    s.algorithms = registry.for_collective(s.collective);
-  } else {
-    s.algorithms = resolve_list<const AlgorithmEntry*>(
-        f.algorithms,
-        [&](const std::string& name) {
-          const AlgorithmEntry* e = registry.find(s.collective, name);
-          return e ? std::optional{e} : std::nullopt;
-        },
-        [&](const std::string& name) {
-          return "unknown algorithm '" + name + "' for " + f.collective + "; valid: " + registry.names(s.collective);
-        },
-        "--algorithms names no algorithm");
-  }
+  if (!f.algorithms_given) return registry.for_collective(c);
+  return resolve_list<const AlgorithmEntry*>(
+      f.algorithms,
+      [&](const std::string& name) {
+        const AlgorithmEntry* e = registry.find(c, name);
+        return e ? std::optional{e} : std::nullopt;
+      },
+      [&](const std::string& name) {
+        return "unknown algorithm '" + name + "' for " + f.collective + "; valid: " + registry.names(c);
+      },
+      "--algorithms names no algorithm");
+}
 
+// -b, -e and --segment-size, in whole elements.
+void resolve_sizes(SweepSpec& s, const RunFlags& f) {
   parse_size_range(s.sizes, f.min_bytes, f.max_bytes);
   const std::size_t elem = dtype_size(s.dtype);
   for (auto [flag, text, value] : {std::tuple{"--minbytes", f.min_bytes, s.sizes.min_bytes},
@@ -145,14 +143,17 @@ RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
     if (value % elem)
       throw std::invalid_argument(std::string(flag) + " " + text + " is not a multiple of the " + f.dtype +
                                   " element size (" + std::to_string(elem) + " bytes)");
-  if (!f.segment.empty()) {
-    s.segment_bytes = parse_size(f.segment);
-    if (s.segment_bytes < elem)
-      throw std::invalid_argument("--segment-size " + f.segment + " is smaller than one " + f.dtype + " element");
-    if (s.segment_bytes % elem)
-      throw std::invalid_argument("--segment-size " + f.segment + " is not a multiple of the " + f.dtype +
-                                  " element size (" + std::to_string(elem) + " bytes)");
-  }
+  if (f.segment.empty()) return;
+  s.segment_bytes = parse_size(f.segment);
+  if (s.segment_bytes < elem)
+    throw std::invalid_argument("--segment-size " + f.segment + " is smaller than one " + f.dtype + " element");
+  if (s.segment_bytes % elem)
+    throw std::invalid_argument("--segment-size " + f.segment + " is not a multiple of the " + f.dtype +
+                                " element size (" + std::to_string(elem) + " bytes)");
+}
+
+// Where the buffers live and what carries the messages, and what that allows.
+void resolve_where(SweepSpec& s, const RunFlags& f, bool ps, const std::function<GpuInventory()>& probe) {
   if (s.memory == MemoryKind::device && ps)
     throw std::invalid_argument("--collective ps runs on host memory only, not --memory device");
   if (f.transport.name != "mpi" && ps)
@@ -167,6 +168,9 @@ RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
     s.order = ExecutionOrder::steps;
   }
   keep_runnable(s.algorithms, s.memory, s.transport, f.algorithms_given);
+}
+
+void check_bound_and_root(const SweepSpec& s, const RunFlags& f, bool ps, int nranks) {
   if (s.memory == MemoryKind::device && s.bound)
     throw std::invalid_argument("--bound measures host memory, not --memory device");
   if (s.bound && ps) throw std::invalid_argument("--bound applies to the collectives, not to --collective ps");
@@ -176,8 +180,21 @@ RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
   if (s.root < 0 || s.root >= nranks)
     throw std::invalid_argument("--root " + std::to_string(s.root) + " is out of range for " + std::to_string(nranks) +
                                 " rank(s) (valid: 0.." + std::to_string(nranks - 1) + ")");
-  const std::vector<std::size_t> sizes = checked_sweep_sizes(s.sizes, elem, o.force);
-  if (!ps) check_request(estimate_sweep(s, sizes), machine, o.force);
+}
+
+}  // namespace
+
+RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
+  RunOptions o = f.parsed;
+  SweepSpec& s = o.sweep;
+  const bool ps = is_parameter_server(f);
+  resolve_names(s, f, ps);
+  s.algorithms = resolve_algorithms(f, s.collective, context.registry, ps);
+  resolve_sizes(s, f);
+  resolve_where(s, f, ps, context.probe);
+  check_bound_and_root(s, f, ps, context.nranks);
+  const std::vector<std::size_t> sizes = checked_sweep_sizes(s.sizes, dtype_size(s.dtype), o.force);
+  if (!ps) check_request(estimate_sweep(s, sizes), context.machine, o.force);
   return o;
 }
 
