@@ -9,10 +9,10 @@
 #include "harness/list/list_command.hpp"
 #include "harness/model/model_command.hpp"
 #include "harness/model/model_fit.hpp"
-#include "harness/p2p/p2p_options.hpp"
-#include "harness/ps/ps_options.hpp"
-#include "harness/replay/replay_options.hpp"
-#include "harness/run/run_options.hpp"
+#include "harness/p2p/p2p_command.hpp"
+#include "harness/ps/ps_command.hpp"
+#include "harness/replay/replay_command.hpp"
+#include "harness/run/run_command.hpp"
 #include "harness/schedule/schedule_command.hpp"
 #include "harness/workloads/workloads_command.hpp"
 
@@ -25,6 +25,7 @@ struct CommandError {
   std::string text;
 };
 
+// Every command's options; each has a run_command(options, invocation) in its folder.
 using Command = std::variant<CommandError, HelpText, ListOptions, RunOptions, PsOptions, ReplayOptions,
                              WorkloadsOptions, ScheduleOptions, P2pOptions, CostModelOptions, ModelFitOptions>;
 

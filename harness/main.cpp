@@ -26,11 +26,6 @@
 #include "harness/common/topology.hpp"
 #include "harness/common/watchdog.hpp"
 #include "harness/common/writers.hpp"
-#include "harness/model/model_command.hpp"
-#include "harness/p2p/p2p_command.hpp"
-#include "harness/ps/ps_command.hpp"
-#include "harness/replay/replay_command.hpp"
-#include "harness/run/run_command.hpp"
 #include "workloads/input_files.hpp"
 
 using namespace collbench;
