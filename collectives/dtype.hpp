@@ -1,4 +1,5 @@
 #pragma once
+// The element types and reduction ops: sizes, names, parsing.
 #include <array>
 #include <cstddef>
 #include <optional>

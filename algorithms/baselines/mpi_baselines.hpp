@@ -1,4 +1,5 @@
 #pragma once
+// The MPI library's own collectives as the `mpi` algorithm of each collective.
 #include "collectives/schedule/registry.hpp"
 
 namespace collbench {

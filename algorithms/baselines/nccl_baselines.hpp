@@ -1,4 +1,5 @@
 #pragma once
+// NCCL's own collectives as the `nccl` algorithm of each collective.
 #include "collectives/schedule/registry.hpp"
 
 namespace collbench {

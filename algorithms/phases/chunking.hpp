@@ -1,4 +1,5 @@
 #pragma once
+// Splits a count into near-equal chunks, as the builders share it.
 #include <cstddef>
 
 namespace collbench {

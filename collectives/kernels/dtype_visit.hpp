@@ -1,4 +1,5 @@
 #pragma once
+// Calls a template with the C++ type of a DType.
 #include <cstdint>
 
 #include "collectives/dtype.hpp"

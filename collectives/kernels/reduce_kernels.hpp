@@ -1,4 +1,5 @@
 #pragma once
+// The CPU's reductions, dst = a op b, for every dtype and op: the fastest clone this CPU runs.
 #include <cstddef>
 
 #include "collectives/dtype.hpp"

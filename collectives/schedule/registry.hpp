@@ -1,4 +1,5 @@
 #pragma once
+// Every algorithm of every collective, reference and baseline, and the protocols; binds one to a call.
 #include <cstddef>
 #include <functional>
 #include <memory>

@@ -1,4 +1,5 @@
 #pragma once
+// Runs one rank's schedule over a Transport, in dataflow order or step by step.
 #include <cstddef>
 #include <cstdint>
 #include <span>

@@ -1,4 +1,5 @@
 #pragma once
+// What moves bytes between ranks: tagged sends and receives, tickets, waits, buffers it can move.
 #include <cstddef>
 #include <functional>
 #include <memory>

@@ -1,4 +1,5 @@
 #pragma once
+// The registry every command uses: the catalog, the baselines, the parameter server's protocols.
 #include "collectives/schedule/registry.hpp"
 
 namespace collbench {

@@ -1,4 +1,5 @@
 #pragma once
+// The run's metadata: machine, MPI library and settings, topology, launcher, clocks.
 #include <mpi.h>
 
 #include <nlohmann/json.hpp>

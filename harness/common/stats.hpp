@@ -1,4 +1,5 @@
 #pragma once
+// Summaries of timings (min, mean, p50, p99, max), outliers, bandwidth.
 #include <string>
 #include <vector>
 

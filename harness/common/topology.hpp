@@ -1,4 +1,5 @@
 #pragma once
+// Which ranks share a node (by host name), real or emulated; host identity checks; cores and oversubscription.
 #include <mpi.h>
 
 #include <string>

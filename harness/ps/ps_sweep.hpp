@@ -1,4 +1,5 @@
 #pragma once
+// The parameter server's size sweep, mode by mode, with allreduce among the workers.
 #include <cstdint>
 
 #include "harness/common/result_sink.hpp"

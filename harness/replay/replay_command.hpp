@@ -1,4 +1,5 @@
 #pragma once
+// `collbench replay`: opens the transport and outputs, then replays the workload.
 #include "harness/common/invocation.hpp"
 #include "harness/replay/replay_options.hpp"
 

@@ -1,4 +1,5 @@
 #pragma once
+// `run`'s validated sweep: every algorithm, every size, checked and timed in interleaved rounds.
 #include <cstdint>
 
 #include "harness/common/result_sink.hpp"

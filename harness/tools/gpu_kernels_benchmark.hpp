@@ -1,4 +1,5 @@
 #pragma once
+// The device kernels' Google Benchmark cases, registered where a GPU is.
 
 namespace collbench {
 

@@ -1,4 +1,5 @@
 #pragma once
+// MPI datatypes and ops for collbench's dtypes and ops.
 #include <mpi.h>
 
 #include "collectives/dtype.hpp"

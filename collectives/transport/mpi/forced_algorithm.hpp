@@ -1,4 +1,5 @@
 #pragma once
+// The MPI library's own algorithm when the user forced one (MPICH CVARs, Open MPI coll_tuned).
 #include <string>
 #include <vector>
 

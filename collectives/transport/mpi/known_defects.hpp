@@ -1,4 +1,5 @@
 #pragma once
+// MPI library defects that would make a run wrong or hang, by library and version, refused up front.
 #include <optional>
 #include <string>
 

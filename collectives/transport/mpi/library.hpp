@@ -1,4 +1,5 @@
 #pragma once
+// Which MPI library runs, parsed from its version text.
 #include <string>
 
 namespace collbench {

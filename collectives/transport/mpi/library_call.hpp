@@ -1,4 +1,5 @@
 #pragma once
+// One call of the MPI library's own collective, large counts native or split.
 #include <mpi.h>
 
 #include <climits>

@@ -1,4 +1,5 @@
 #pragma once
+// The library's control variables through MPI_T, for the metadata and forced algorithms.
 #include <map>
 #include <optional>
 #include <string>

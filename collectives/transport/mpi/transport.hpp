@@ -1,4 +1,5 @@
 #pragma once
+// MPI point-to-point as a Transport (the `mpi` transport).
 #include <mpi.h>
 
 #include <vector>
