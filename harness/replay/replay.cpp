@@ -37,6 +37,14 @@ struct WorkerRun {
   std::string error;
 };
 
+// One exchange of a step: a bucket (allreduce, or allgather of a sparse tensor), or the
+// parameter server's push/pull of every sparse tensor.
+struct PlannedExchange {
+  enum Kind { bucket, ps_step } kind;
+  std::size_t bucket_index;  // bucket only
+  bool is_ps() const { return kind == ps_step; }
+};
+
 class Replayer {
  public:
   Replayer(const ReplayOptions& r, Session& session, Transport& references)
@@ -45,7 +53,7 @@ class Replayer {
         // NCCL groups one step's sends and receives: its schedules run step by step.
         params_(session.algorithm_params(0, transport_row(r.transport).step_order ? ExecutionOrder::steps
                                                                                 : ExecutionOrder::dataflow)),
-        workload_(load_workload(r_.workload, r_.workload_options)), compute_(workload_compute(r_, workload_).value()) {
+        workload_(r_.workload_loaded), compute_(workload_compute(r_, workload_).value()) {
     for (std::size_t i = 0; i < workload_.tensors.size(); ++i) {
       const GradientTensor& t = workload_.tensors[i];
       if (!t.sparse) continue;
@@ -114,6 +122,7 @@ class Replayer {
   void describe_exchanges(const std::vector<Bucket>& buckets, bool ps, ReplayConfigResult& res) {
     plan_.clear();
     ready_.clear();
+    const auto bucket = [](std::size_t i) { return PlannedExchange{PlannedExchange::bucket, i}; };
     double ps_ready = -1;
     std::size_t ps_tensors = 0;
     for (std::size_t i = 0; i < buckets.size(); ++i) {
@@ -124,7 +133,7 @@ class Replayer {
         continue;
       }
       const GradientTensor& first = workload_.tensors[b.tensors.front()];
-      plan_.push_back(static_cast<int>(i));
+      plan_.push_back(bucket(i));
       res.exchanges.push_back({b.sparse ? "allgather " + first.name : "bucket " + std::to_string(i),
                                b.sparse ? "allgather" : "allreduce", b.tensors.size(), b.bytes, b.ready_ms});
     }
@@ -133,7 +142,7 @@ class Replayer {
                              [&](const ReplayExchangeInfo& e) { return e.ready_ms > ps_ready; });
       const auto pos = at - res.exchanges.begin();
       res.exchanges.insert(at, {"ps push/pull", "ps", ps_tensors, 0, ps_ready});
-      plan_.insert(plan_.begin() + pos, -1);
+      plan_.insert(plan_.begin() + pos, PlannedExchange{PlannedExchange::ps_step, 0});
     }
     for (const ReplayExchangeInfo& e : res.exchanges) ready_.push_back(e.ready_ms);
   }
@@ -160,22 +169,22 @@ class Replayer {
     // prepared call keeps a pointer into it.
     std::vector<std::size_t> order(plan_.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto bytes_of = [&](std::size_t i) { return plan_[i] < 0 ? 0 : buckets[plan_[i]].bytes; };
+    auto bytes_of = [&](std::size_t i) { return plan_[i].is_ps() ? 0 : buckets[plan_[i].bucket_index].bytes; };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return bytes_of(a) > bytes_of(b); });
     for (int attempt = 0; attempt < 2; ++attempt) {
       const std::size_t capacity = workspace_.capacity();
       for (std::size_t i : order) {
-        if (plan_[i] < 0) {
+        if (plan_[i].is_ps()) {
           if (!ex[i]) ex[i] = make_ps_exchange(workload_, sampler_of_, replay_ps_config(workload_, *r_.ps_mode), roles,
                                                transport_, r_.seed);
           continue;
         }
-        const Bucket& b = buckets[plan_[i]];
+        const Bucket& b = buckets[plan_[i].bucket_index];
         if (b.sparse)
           ex[i] = make_allgather_exchange(workload_, b.tensors.front(), *sampler_for(b.tensors.front()),
                                           allgather_for(registry_, *c.algorithm, r_.memory), ctx);
         else
-          ex[i] = make_allreduce_exchange(b, *c.algorithm, arena_.data() + offset[plan_[i]], ctx);
+          ex[i] = make_allreduce_exchange(b, *c.algorithm, arena_.data() + offset[plan_[i].bucket_index], ctx);
       }
       if (workspace_.capacity() == capacity) break;
     }
@@ -223,7 +232,7 @@ class Replayer {
   ComputeModel compute_;
   std::map<std::size_t, ZipfSampler> samplers_;  // by table rows
   std::vector<const ZipfSampler*> sampler_of_;   // per sparse tensor, in workload order
-  std::vector<int> plan_;                        // per exchange: its bucket, or -1 for the ps step
+  std::vector<PlannedExchange> plan_;            // per exchange, in issue order
   std::vector<double> ready_;                    // per exchange
   Workspace workspace_;
   OwnedBuffer arena_;  // the dense buckets, in references_' memory
@@ -285,7 +294,7 @@ std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& si
 namespace collbench {
 
 void add_replay_metadata(nlohmann::json& m, const ReplayOptions& r) {
-  const Workload w = load_workload(r.workload, r.workload_options);
+  const Workload& w = r.workload_loaded;
   const ComputeModel c = workload_compute(r, w).value();
   std::vector<std::string> buckets, sparse;
   for (BucketingPolicy b : r.bucketings) buckets.emplace_back(kBucketingNames.name(b));
