@@ -6,7 +6,12 @@ namespace collbench {
 
 void register_reference_algorithms(Registry& registry) {
   for (const ReferenceAlgorithm& a : kReferenceAlgorithms)
-    registry.add({a.collective, std::string(a.name), std::string(a.summary), a.build, {}, a.default_segment_bytes,
+    registry.add({a.collective,
+                  std::string(a.name),
+                  std::string(a.summary),
+                  a.build,
+                  {},
+                  a.default_segment_bytes,
                   a.topology_aware});
 }
 

@@ -22,7 +22,8 @@ BufferLayout broadcast_layout(const Q& q) { return same_size(q, q.count, true); 
 BufferLayout reduce_layout(const Q& q) { return same_size(q, at_root(q) ? q.count : 0, q.in_place && at_root(q)); }
 BufferLayout gather_layout(const Q& q) {
   const bool aliases = q.in_place && at_root(q);
-  return same_size(q, at_root(q) ? all_blocks(q) : 0, aliases, aliases ? q.count * static_cast<std::size_t>(q.root) : 0);
+  return same_size(q, at_root(q) ? all_blocks(q) : 0, aliases,
+                   aliases ? q.count * static_cast<std::size_t>(q.root) : 0);
 }
 BufferLayout allgather_layout(const Q& q) {
   return same_size(q, all_blocks(q), q.in_place, q.in_place ? q.count * static_cast<std::size_t>(q.rank) : 0);
@@ -33,9 +34,7 @@ BufferLayout reduce_scatter_layout(const Q& q) {
 
 ResultSource reduced(const Q&, std::size_t i) { return {i, true, 0}; }
 ResultSource from_root(const Q& q, std::size_t i) { return {i, false, q.root}; }
-ResultSource block_of_rank(const Q& q, std::size_t i) {
-  return {i % q.count, false, static_cast<int>(i / q.count)};
-}
+ResultSource block_of_rank(const Q& q, std::size_t i) { return {i % q.count, false, static_cast<int>(i / q.count)}; }
 ResultSource own_block_reduced(const Q& q, std::size_t i) {
   return {static_cast<std::size_t>(q.rank) * q.count + i, true, 0};
 }

@@ -64,9 +64,8 @@ struct CollectiveTraits {
 const CollectiveTraits& traits(Collective c);
 extern const std::array<CollectiveTraits, 6> kCollectiveTraits;
 extern const NameTable<Collective, 6> kCollectiveNames;
-inline constexpr std::array kAllCollectives{Collective::allreduce, Collective::broadcast,
-                                            Collective::reduce,    Collective::gather,
-                                            Collective::allgather, Collective::reduce_scatter};
+inline constexpr std::array kAllCollectives{Collective::allreduce, Collective::broadcast, Collective::reduce,
+                                            Collective::gather,    Collective::allgather, Collective::reduce_scatter};
 
 inline std::string_view collective_name(Collective c) { return traits(c).name; }
 inline std::optional<Collective> parse_collective(std::string_view name) { return kCollectiveNames.parse(name); }

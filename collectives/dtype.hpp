@@ -18,11 +18,11 @@ struct DTypeTraits {
   int exact_integer_bits;  // bits of significand (with the implicit one); integers: 31/63
 };
 inline constexpr std::array<DTypeTraits, 6> kDTypeTraits{{{DType::f32, "f32", 4, true, 24},
-                                                         {DType::f64, "f64", 8, true, 53},
-                                                         {DType::f16, "f16", 2, true, 11},
-                                                         {DType::bf16, "bf16", 2, true, 8},
-                                                         {DType::i32, "i32", 4, false, 31},
-                                                         {DType::i64, "i64", 8, false, 63}}};
+                                                          {DType::f64, "f64", 8, true, 53},
+                                                          {DType::f16, "f16", 2, true, 11},
+                                                          {DType::bf16, "bf16", 2, true, 8},
+                                                          {DType::i32, "i32", 4, false, 31},
+                                                          {DType::i64, "i64", 8, false, 63}}};
 static_assert(rows_in_enum_order<DType>(kDTypeTraits), "kDTypeTraits is indexed by DType");
 inline constexpr const DTypeTraits& traits(DType t) { return kDTypeTraits[static_cast<std::size_t>(t)]; }
 inline constexpr NameTable<DType, 6> kDTypeNames = name_table_of<DType>(kDTypeTraits);

@@ -22,7 +22,8 @@ template <class T>
 Command as_command(T&& options) {
   if constexpr (requires { std::visit([](auto&&) {}, options); })
     return std::visit([](auto&& o) { return Command{std::move(o)}; }, std::move(options));
-  else return Command{std::move(options)};
+  else
+    return Command{std::move(options)};
 }
 
 // `run -c ps` (and -cps, --collective ps, --collective=ps) as `ps`, for one release.
@@ -32,7 +33,8 @@ bool rewrite_ps_alias(std::vector<std::string>& args) {
     const std::string& a = args[i];
     const bool split = (a == "-c" || a == "--collective") && i + 1 < args.size() && args[i + 1] == "ps";
     if (!split && a != "-cps" && a != "--collective=ps") continue;
-    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i + (split ? 2 : 1)));
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+               args.begin() + static_cast<std::ptrdiff_t>(i + (split ? 2 : 1)));
     args[1] = "ps";
     return true;
   }
@@ -63,10 +65,12 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
 
   CommandRows rows;
   std::array<CLI::App*, std::tuple_size_v<CommandRows>> apps{};
-  std::apply([&](auto&... flags) {
-    std::size_t i = 0;
-    ((apps[i++] = add_command(app, flags)), ...);
-  }, rows);
+  std::apply(
+      [&](auto&... flags) {
+        std::size_t i = 0;
+        ((apps[i++] = add_command(app, flags)), ...);
+      },
+      rows);
   for (CLI::App* a : apps) a->footer(exit_status_text());
 
   std::vector<std::string> args(argv, argv + argc);
@@ -76,10 +80,12 @@ Command parse_command_line(int argc, const char* const* argv, const Registry& re
     app.parse(reversed);
     const CommandContext context{registry, nranks, machine};
     Command cmd = CommandError{"no command"};
-    std::apply([&](auto&... flags) {
-      std::size_t i = 0;
-      ((apps[i++]->parsed() ? void(cmd = as_command(resolve_command(flags, context))) : void()), ...);
-    }, rows);
+    std::apply(
+        [&](auto&... flags) {
+          std::size_t i = 0;
+          ((apps[i++]->parsed() ? void(cmd = as_command(resolve_command(flags, context))) : void()), ...);
+        },
+        rows);
     if (auto* ps = std::get_if<PsOptions>(&cmd); ps && ps_alias)
       ps->note = "`collbench run -c ps` is `collbench ps` now; the old spelling goes in the next release";
     return cmd;

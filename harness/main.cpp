@@ -3,9 +3,9 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -70,8 +70,10 @@ struct Overloaded : F... {
 double watchdog_seconds(const Command& cmd) {
   return std::visit(
       [](const auto& o) -> double {
-        if constexpr (requires { o.watchdog_s; }) return o.watchdog_s;
-        else return 0;
+        if constexpr (requires { o.watchdog_s; })
+          return o.watchdog_s;
+        else
+          return 0;
       },
       cmd);
 }
@@ -80,7 +82,8 @@ int dispatch(const Invocation& inv) {
   // Ranks per node by host name through control traffic (topology.hpp): MPI_Comm_split_type
   // runs the library's own small collectives, which a forced algorithm may refuse.
   const auto hosts = rank_hosts(inv.comm);
-  if (const std::string clash = host_name_conflict(hosts, control_allgather(host_identity_here(), inv.comm)); !clash.empty())
+  if (const std::string clash = host_name_conflict(hosts, control_allgather(host_identity_here(), inv.comm));
+      !clash.empty())
     throw RunError(clash);
   const int on_this_node =
       static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(inv.rank)]));

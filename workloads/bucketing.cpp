@@ -28,9 +28,9 @@ double next_cycle(double t, double cycle_ms) {
 std::vector<Bucket> make_buckets(const Workload& workload, const std::vector<double>& ready_ms,
                                  const BucketingOptions& options, bool sparse_as_rows) {
   std::vector<Bucket> out;
-  std::map<DType, Bucket> open;           // one filling bucket per dtype
-  std::map<DType, std::size_t> closed;    // ddp: buckets closed per dtype (the first has the small cap)
-  double group_tick = -1;                 // fusion: the cycle being fused
+  std::map<DType, Bucket> open;         // one filling bucket per dtype
+  std::map<DType, std::size_t> closed;  // ddp: buckets closed per dtype (the first has the small cap)
+  double group_tick = -1;               // fusion: the cycle being fused
   auto close = [&](DType d) {
     auto it = open.find(d);
     if (it == open.end()) return;

@@ -20,7 +20,8 @@ ComputeModel compute_from_flops(const Workload& workload, double compute_ms, dou
     throw std::invalid_argument("--optimizer-ms must be at least 0 and less than --compute-ms");
   double forward_flops = 0;
   for (const GradientTensor& t : workload.tensors) forward_flops += t.flops;
-  if (forward_flops <= 0) throw std::invalid_argument("workload " + workload.name + " has no FLOPs to spread compute over");
+  if (forward_flops <= 0)
+    throw std::invalid_argument("workload " + workload.name + " has no FLOPs to spread compute over");
   const double ms_per_flop = (compute_ms - optimizer_ms) / (3 * forward_flops);
   ComputeModel m;
   m.forward_ms = forward_flops * ms_per_flop;

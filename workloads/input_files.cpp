@@ -45,7 +45,7 @@ std::string describe(const std::string& line) {
 std::string read_whole(const std::string& path, std::string& content) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::strerror(errno);
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     close(fd);
     return "it is a directory";
@@ -59,7 +59,8 @@ std::string read_whole(const std::string& path, std::string& content) {
     if (n <= 0) break;
     content.append(buf, static_cast<std::size_t>(n));
     if (content.size() > kMaxInputFileBytes) {
-      error = "larger than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB, more than any workload or profile needs";
+      error =
+          "larger than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB, more than any workload or profile needs";
       break;
     }
   }

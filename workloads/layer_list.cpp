@@ -13,8 +13,8 @@ void LayerList::add(std::vector<Param> params, double flops) {
   layers_.emplace_back(std::move(tensors), flops);
 }
 
-void LayerList::add_sparse(const std::string& name, std::size_t rows, std::size_t row_elements,
-                           std::size_t lookups, double flops) {
+void LayerList::add_sparse(const std::string& name, std::size_t rows, std::size_t row_elements, std::size_t lookups,
+                           double flops) {
   GradientTensor t;
   t.name = name;
   t.elements = rows * row_elements;

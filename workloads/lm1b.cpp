@@ -28,8 +28,8 @@ Workload lm1b_workload(const WorkloadOptions& options) {
   l.add_sparse("softmax.weight", vocab, emb, batch * steps + samples, tokens * 2 * e * (samples + 1));
   Workload w;
   w.name = "lm1b";
-  w.description = "LM1B LSTM-2048-512 language model, batch " + std::to_string(batch) + " x " +
-                  std::to_string(steps) + " steps, sampled softmax of " + std::to_string(samples);
+  w.description = "LM1B LSTM-2048-512 language model, batch " + std::to_string(batch) + " x " + std::to_string(steps) +
+                  " steps, sampled softmax of " + std::to_string(samples);
   w.tensors = l.backward_order();
   w.zipf_exponent = options.zipf > 0 ? options.zipf : 1.0;
   return w;

@@ -52,7 +52,8 @@ Workload load_workload(const std::string& name_or_path, const WorkloadOptions& o
   if (name_or_path == "bert-base") return checked(bert_workload(false, options));
   if (name_or_path == "bert-large") return checked(bert_workload(true, options));
   if (name_or_path == "lm1b") return checked(lm1b_workload(options));
-  if (name_or_path.size() > 4 && name_or_path.ends_with(".csv")) return read_workload_csv(name_or_path);  // checked line by line
+  if (name_or_path.size() > 4 && name_or_path.ends_with(".csv"))
+    return read_workload_csv(name_or_path);  // checked line by line
   std::string valid;
   for (const BuiltinWorkload& b : builtin_workloads()) valid += b.name + ", ";
   throw std::invalid_argument("unknown workload '" + name_or_path + "'; valid: " + valid + "or a FILE.csv");

@@ -21,10 +21,10 @@ struct GradientTensor {
   std::string name;
   std::size_t elements = 0;
   DType dtype = DType::f32;
-  bool sparse = false;            // an embedding-style table whose steps touch a few rows
-  std::size_t rows = 0;           // sparse: table rows (rows * row_elements == elements)
-  std::size_t row_elements = 0;   // sparse: elements per row
-  std::size_t lookups = 0;        // sparse: ids looked up per step on one rank; the distinct ones are touched
+  bool sparse = false;           // an embedding-style table whose steps touch a few rows
+  std::size_t rows = 0;          // sparse: table rows (rows * row_elements == elements)
+  std::size_t row_elements = 0;  // sparse: elements per row
+  std::size_t lookups = 0;       // sparse: ids looked up per step on one rank; the distinct ones are touched
   // Forward FLOPs of the layer whose backward makes this gradient ready (per sample).
   // Only the first tensor of a layer in backward order carries them; the layer's other
   // tensors become ready at the same moment.
@@ -45,9 +45,9 @@ struct Workload {
 
 // Knobs of the built-in models; 0 (or negative) keeps a model's own default.
 struct WorkloadOptions {
-  int batch = 0;       // lm1b: sequences per rank and step
-  int seq_len = 0;     // bert: tokens per sequence; lm1b: unrolled steps
-  double zipf = 0;     // lm1b: exponent of the word-frequency distribution
+  int batch = 0;    // lm1b: sequences per rank and step
+  int seq_len = 0;  // bert: tokens per sequence; lm1b: unrolled steps
+  double zipf = 0;  // lm1b: exponent of the word-frequency distribution
 };
 
 struct BuiltinWorkload {

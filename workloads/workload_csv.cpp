@@ -6,15 +6,15 @@
 
 #include <cmath>
 #include <set>
-#include <unordered_map>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace collbench {
 namespace {
 
 template <unsigned N>
-using Reader = io::CSVReader<N, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>,
-                             io::throw_on_overflow, io::single_line_comment<'#'>>;
+using Reader = io::CSVReader<N, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>, io::throw_on_overflow,
+                             io::single_line_comment<'#'>>;
 
 [[noreturn]] void fail_at(const std::string& what, const std::string& path, unsigned line, const std::string& msg) {
   throw std::invalid_argument(what + " " + path + " line " + std::to_string(line) + ": " + msg);
@@ -24,7 +24,8 @@ template <class R>
 void require_columns(const R& reader, const std::string& what, const std::string& path,
                      std::initializer_list<const char*> names) {
   for (const char* n : names)
-    if (!reader.has_column(n)) throw std::invalid_argument(what + " " + path + ": the header has no '" + n + "' column");
+    if (!reader.has_column(n))
+      throw std::invalid_argument(what + " " + path + ": the header has no '" + n + "' column");
 }
 
 // fast-cpp-csv-parser's own errors already name the line and file.
@@ -62,8 +63,9 @@ Workload read_workload_csv(const std::string& path) {
       if (!names.insert(name).second) fail_at(what, path, line, "tensor '" + name + "' appears twice");
       if (elements == 0) fail_at(what, path, line, "tensor '" + name + "' has no elements");
       if (elements > kMaxTensorElements)
-        fail_at(what, path, line, "tensor '" + name + "' has " + std::to_string(elements) + " elements; at most " +
-                                      std::to_string(kMaxTensorElements));
+        fail_at(what, path, line,
+                "tensor '" + name + "' has " + std::to_string(elements) + " elements; at most " +
+                    std::to_string(kMaxTensorElements));
       if (w.tensors.size() == kMaxTensors)
         fail_at(what, path, line, "more than " + std::to_string(kMaxTensors) + " tensors");
       GradientTensor t;
@@ -72,17 +74,20 @@ Workload read_workload_csv(const std::string& path) {
       auto d = parse_dtype(dtype);
       if (!d) fail_at(what, path, line, "unknown dtype '" + dtype + "'; valid: f32, f64, f16, bf16, i32, i64");
       t.dtype = *d;
-      if (kind != "dense" && kind != "sparse") fail_at(what, path, line, "kind must be dense or sparse, not '" + kind + "'");
+      if (kind != "dense" && kind != "sparse")
+        fail_at(what, path, line, "kind must be dense or sparse, not '" + kind + "'");
       t.sparse = kind == "sparse";
       if (t.sparse) {
         if (rows == 0 || row_elements == 0 || lookups == 0)
           fail_at(what, path, line, "sparse tensor '" + name + "' needs rows, row_elements and lookups");
         if (lookups > kMaxLookups)
-          fail_at(what, path, line, "sparse tensor '" + name + "' looks up " + std::to_string(lookups) +
-                                        " ids per step; at most " + std::to_string(kMaxLookups));
+          fail_at(what, path, line,
+                  "sparse tensor '" + name + "' looks up " + std::to_string(lookups) + " ids per step; at most " +
+                      std::to_string(kMaxLookups));
         if (row_elements > elements || rows != elements / row_elements || elements % row_elements)
-          fail_at(what, path, line, "rows x row_elements (" + std::to_string(rows) + " x " + std::to_string(row_elements) +
-                                        ") is not elements (" + std::to_string(elements) + ")");
+          fail_at(what, path, line,
+                  "rows x row_elements (" + std::to_string(rows) + " x " + std::to_string(row_elements) +
+                      ") is not elements (" + std::to_string(elements) + ")");
         t.rows = rows;
         t.row_elements = row_elements;
         t.lookups = lookups;
@@ -116,8 +121,8 @@ ComputeProfile read_compute_profile_csv(const std::string& path, const Workload&
     while (in.read_row(name, ms)) {
       const unsigned line = in.get_file_line();
       if (!std::isfinite(ms) || ms < 0 || ms > kMaxComputeMs)
-        fail_at(what, path, line, "ms must be a number from 0 to " + std::to_string(static_cast<long>(kMaxComputeMs)) +
-                                      " (one day)");
+        fail_at(what, path, line,
+                "ms must be a number from 0 to " + std::to_string(static_cast<long>(kMaxComputeMs)) + " (one day)");
       if (!seen.insert(name).second) fail_at(what, path, line, "'" + name + "' appears twice");
       if (name == "forward") {
         p.forward_ms = ms;

@@ -9,7 +9,8 @@ namespace collbench {
 
 ZipfSampler::ZipfSampler(std::size_t rows, double exponent) {
   if (rows == 0) throw std::invalid_argument("a Zipf distribution needs at least one row");
-  if (!std::isfinite(exponent) || exponent < 0) throw std::invalid_argument("the Zipf exponent must be a non-negative number");
+  if (!std::isfinite(exponent) || exponent < 0)
+    throw std::invalid_argument("the Zipf exponent must be a non-negative number");
   cdf_.resize(rows);
   double sum = 0;
   for (std::size_t k = 0; k < rows; ++k) cdf_[k] = sum += std::pow(static_cast<double>(k + 1), -exponent);
@@ -18,8 +19,8 @@ ZipfSampler::ZipfSampler(std::size_t rows, double exponent) {
 
 std::vector<std::uint64_t> ZipfSampler::touched_rows(std::size_t lookups, std::uint64_t seed, int rank,
                                                      std::int64_t step, std::uint64_t stream) const {
-  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
-                    static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(step),
+  std::seed_seq seq{static_cast<std::uint32_t>(seed),       static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(rank),       static_cast<std::uint32_t>(step),
                     static_cast<std::uint32_t>(step >> 32), static_cast<std::uint32_t>(stream)};
   std::mt19937_64 rng(seq);
   // Drawn by hand rather than with std::uniform_real_distribution, whose output the

@@ -1,11 +1,11 @@
 #include "algorithms/baselines/mpi_baselines.hpp"
 
-#include <string>
 #include <stdexcept>
+#include <string>
 
 #include "collectives/transport/mpi/library_call.hpp"
-#include "collectives/transport/mpi/transport.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
+#include "collectives/transport/mpi/transport.hpp"
 
 namespace collbench {
 namespace {

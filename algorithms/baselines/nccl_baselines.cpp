@@ -8,9 +8,10 @@ namespace collbench {
 
 void register_nccl_baselines(Registry& registry) {
   for (Collective c : kAllCollectives) {
-    AlgorithmEntry e{c, "nccl", "NCCL's own " + std::string(collective_name(c)) +
-                                    (c == Collective::gather ? " (grouped ncclSend/ncclRecv to the root)" : "") +
-                                    "; device memory, --transport nccl",
+    AlgorithmEntry e{c, "nccl",
+                     "NCCL's own " + std::string(collective_name(c)) +
+                         (c == Collective::gather ? " (grouped ncclSend/ncclRecv to the root)" : "") +
+                         "; device memory, --transport nccl",
                      nullptr, prepare_nccl_collective};
     e.library = "nccl";
     registry.add(std::move(e));

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "algorithms/phases/binomial.hpp"
 #include "algorithms/catalog.hpp"
+#include "algorithms/phases/binomial.hpp"
 #include "algorithms/phases/recursive.hpp"
 #include "algorithms/phases/ring.hpp"
 
@@ -84,7 +84,11 @@ Schedule build_hierarchical_2d_allreduce(const ScheduleRequest& q) {
   const Spans shards = Spans::even(c, static_cast<int>(nodes.smallest));
   const std::vector<int>& node = nodes.ranks[nodes.mine];
   const Ring local{node, nodes.local,
-                   Spans(static_cast<int>(node.size()), [shards, c](int i) { return i < shards.size() ? shards[i] : Span{c, 0}; }), 0};
+                   Spans(static_cast<int>(node.size()),
+                         [shards, c](int i) {
+                           return i < shards.size() ? shards[i] : Span{c, 0};
+                         }),
+                   0};
   w.need_scratch(shards[0].count);
   // 1. Reduce-scatter within the node: local rank j ends with shard j of the node's sum.
   std::size_t step = 0;

@@ -3,8 +3,8 @@
 #include <map>
 #include <vector>
 
-#include "algorithms/phases/binomial.hpp"
 #include "algorithms/catalog.hpp"
+#include "algorithms/phases/binomial.hpp"
 #include "algorithms/phases/chunking.hpp"
 
 namespace collbench {
@@ -52,7 +52,8 @@ class TreeView {
     const int a = to_first(r);
     for (long d = 1; d < n_; d *= 2)
       for (long c : {a - d, a + d})
-        if (c > 0 && c < n_ && btree_parent(n_, static_cast<int>(c)) == a) out.push_back(from_first(static_cast<int>(c)));
+        if (c > 0 && c < n_ && btree_parent(n_, static_cast<int>(c)) == a)
+          out.push_back(from_first(static_cast<int>(c)));
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
@@ -125,7 +126,8 @@ Schedule build_double_binary_tree_allreduce(const ScheduleRequest& q) {
   Schedule s;
   ScheduleWriter w(s);
   const Chunking halves{q.count, 2};
-  const std::size_t seg = std::min(q.segment_elements(kDoubleTreeSegmentBytes), std::max<std::size_t>(1, halves.largest()));
+  const std::size_t seg =
+      std::min(q.segment_elements(kDoubleTreeSegmentBytes), std::max<std::size_t>(1, halves.largest()));
   const std::size_t segments = std::max<std::size_t>(1, (halves.largest() + seg - 1) / seg);
   w.need_scratch(4 * seg);
   // Tree A carries the first half and tree B the second; A's transfers come first in

@@ -1,8 +1,8 @@
 // Broadcast: linear, binomial, scatter-allgather (van de Geijn) and a pipelined chain.
 #include <algorithm>
 
-#include "algorithms/phases/binomial.hpp"
 #include "algorithms/catalog.hpp"
+#include "algorithms/phases/binomial.hpp"
 #include "algorithms/phases/recursive.hpp"
 #include "algorithms/phases/ring.hpp"
 

@@ -1,6 +1,6 @@
 // Gather: linear and binomial.
-#include "algorithms/phases/binomial.hpp"
 #include "algorithms/catalog.hpp"
+#include "algorithms/phases/binomial.hpp"
 
 namespace collbench {
 

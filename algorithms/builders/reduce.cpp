@@ -1,6 +1,6 @@
 // Reduce: linear, binomial, and reduce-scatter then gather (Rabenseifner).
-#include "algorithms/phases/binomial.hpp"
 #include "algorithms/catalog.hpp"
+#include "algorithms/phases/binomial.hpp"
 #include "algorithms/phases/recursive.hpp"
 
 namespace collbench {
@@ -36,8 +36,8 @@ Schedule build_binomial_reduce(const ScheduleRequest& q) {
   const Group g = rooted_group(q.nranks, q.rank, q.root);
   const bool root = g.me == 0;
   w.need_scratch(root ? c : 2 * c);
-  binomial_reduce(w, 0, g, {BufferId::send, 0, c}, root ? Region{BufferId::recv, 0, c} : Region{BufferId::scratch, c, c},
-                  {BufferId::scratch, 0, c});
+  binomial_reduce(w, 0, g, {BufferId::send, 0, c},
+                  root ? Region{BufferId::recv, 0, c} : Region{BufferId::scratch, c, c}, {BufferId::scratch, 0, c});
   return s;
 }
 
@@ -67,9 +67,8 @@ Schedule build_reduce_scatter_gather_reduce(const ScheduleRequest& q) {
   step += recursive_halving(w, step, rg, InBuffer{BufferId::send}, acc, 0, fold.takes_partner(v));
   // Binomial gather of the reduced spans to new rank 0, the root.
   const Group g{fold.p, nr, [&rg](int i) { return rg.peer(i); }};
-  binomial_gather(w, step, g, rg.spans, [&](int i) {
-    return i == 0 ? Placement(BufferId::recv, 0, c) : Placement(BufferId::scratch, c, c);
-  });
+  binomial_gather(w, step, g, rg.spans,
+                  [&](int i) { return i == 0 ? Placement(BufferId::recv, 0, c) : Placement(BufferId::scratch, c, c); });
   return s;
 }
 

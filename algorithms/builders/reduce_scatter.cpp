@@ -45,7 +45,8 @@ Schedule build_recursive_halving_reduce_scatter(const ScheduleRequest& q) {
   const int nr = fold.new_rank(q.rank);
   if (nr >= 0) {
     const RecursiveGroup g{&fold, nr, same_rank, folded_block_spans(fold, c)};
-    const std::size_t rounds = recursive_halving(w, step, g, InBuffer{BufferId::send}, acc, total, fold.takes_partner(q.rank));
+    const std::size_t rounds =
+        recursive_halving(w, step, g, InBuffer{BufferId::send}, acc, total, fold.takes_partner(q.rank));
     w.copy(step + rounds - 1, out, acc({mine, c}));
   }
   step += static_cast<std::size_t>(ceil_log2(fold.p));

@@ -14,7 +14,8 @@ PsRoles ps_roles(int nranks, int servers) {
   if (servers < 1 || servers >= nranks)
     throw std::invalid_argument("--servers " + std::to_string(servers) + " is invalid for " + std::to_string(nranks) +
                                 " rank(s): the parameter server needs at least one server and one worker "
-                                "(valid: 1.." + std::to_string(nranks - 1) + ")");
+                                "(valid: 1.." +
+                                std::to_string(nranks - 1) + ")");
   return {nranks, servers};
 }
 
@@ -47,8 +48,9 @@ PsPlan make_ps_plan(const PsConfig& config, int servers) {
     if (tensor.sparse) plan.sparse_tensors.push_back(t);
     for (std::size_t first = 0, k = 0; first < tensor.rows; first += per, ++k) {
       PsPartition p{t, first, std::min(per, tensor.rows - first), 0, tensor.row_elements};
-      p.server = config.assignment == PsAssignment::hash ? hashed_server(tensor.name, k, servers)
-                                                         : static_cast<int>(dealt++ % static_cast<std::size_t>(servers));
+      p.server = config.assignment == PsAssignment::hash
+                     ? hashed_server(tensor.name, k, servers)
+                     : static_cast<int>(dealt++ % static_cast<std::size_t>(servers));
       plan.server_bytes[static_cast<std::size_t>(p.server)] += p.rows * row_bytes;
       if (!tensor.sparse) plan.dense_partitions[static_cast<std::size_t>(p.server)].push_back(plan.partitions.size());
       plan.partitions.push_back(p);
@@ -112,8 +114,10 @@ void sgd(T* p, const T* g, std::size_t n, T lr) {
 
 void ps_initial_params(DType t, std::size_t tensor, std::size_t first_element, std::size_t count, void* out) {
   require_ps_dtype(t);
-  if (t == DType::f32) fill_initial(static_cast<float*>(out), tensor, first_element, count);
-  else fill_initial(static_cast<double*>(out), tensor, first_element, count);
+  if (t == DType::f32)
+    fill_initial(static_cast<float*>(out), tensor, first_element, count);
+  else
+    fill_initial(static_cast<double*>(out), tensor, first_element, count);
 }
 
 void sgd_update(DType t, void* params, const void* gradient, std::size_t count, double learning_rate) {

@@ -58,18 +58,18 @@ PsRoles ps_roles(int nranks, int servers);
 struct PsPartition {
   std::size_t tensor = 0;
   std::size_t first_row = 0, rows = 0;
-  int server = 0;  // index among the servers, 0..S-1
+  int server = 0;                // index among the servers, 0..S-1
   std::size_t row_elements = 1;  // the tensor's
   std::size_t elements() const { return rows * row_elements; }
 };
 
 struct PsPlan {
-  std::vector<PsPartition> partitions;       // tensor by tensor, rows in order
-  std::vector<std::size_t> first_partition;  // per tensor, plus one past the end
-  std::vector<std::size_t> rows_per_partition;  // per tensor
-  std::vector<std::size_t> server_bytes;     // parameter bytes each server owns
+  std::vector<PsPartition> partitions;                     // tensor by tensor, rows in order
+  std::vector<std::size_t> first_partition;                // per tensor, plus one past the end
+  std::vector<std::size_t> rows_per_partition;             // per tensor
+  std::vector<std::size_t> server_bytes;                   // parameter bytes each server owns
   std::vector<std::vector<std::size_t>> dense_partitions;  // per server: its dense tensors' partitions, in order
-  std::vector<std::size_t> sparse_tensors;   // the tensors that travel as rows
+  std::vector<std::size_t> sparse_tensors;                 // the tensors that travel as rows
   // The partition of `row` of tensor `t` (row must be in range).
   std::size_t partition_of(std::size_t t, std::size_t row) const;
   double imbalance() const;  // largest server's bytes over the mean (1: even)

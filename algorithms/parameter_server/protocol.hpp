@@ -70,9 +70,9 @@ class PsWorker {
   std::string error_;
   std::int64_t clock_ = 0;  // steps pushed
   PsWorkerReport report_;
-  std::vector<std::vector<std::byte>> push_msg_, pull_msg_, pull_values_;  // per server
+  std::vector<std::vector<std::byte>> push_msg_, pull_msg_, pull_values_;       // per server
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> sparse_slots_;  // per server: (tensor, position)
-  std::vector<ps_wire::Request> requests_;  // per server
+  std::vector<ps_wire::Request> requests_;                                      // per server
   std::vector<ps_wire::Reply> replies_;
   std::vector<Ticket> tickets_;
   std::size_t step_bytes_sent_ = 0, step_bytes_received_ = 0;

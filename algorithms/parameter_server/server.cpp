@@ -38,8 +38,12 @@ struct SparseRows {
 class PsServer {
  public:
   PsServer(Transport& tr, const PsConfig& config, PsRoles roles)
-      : tr_(tr), config_(config), roles_(roles), plan_(make_ps_plan(config, roles.servers)),
-        me_(roles.server_index(tr.rank())), elem_(dtype_size(config.dtype)),
+      : tr_(tr),
+        config_(config),
+        roles_(roles),
+        plan_(make_ps_plan(config, roles.servers)),
+        me_(roles.server_index(tr.rank())),
+        elem_(dtype_size(config.dtype)),
         workers_(static_cast<std::size_t>(roles.workers())) {
     offset_.assign(plan_.partitions.size(), kNotMine);
     std::size_t bytes = 0;
@@ -75,8 +79,10 @@ class PsServer {
       owners_.pop_back();
       report_.ingress_bytes += c.bytes;
       WorkerState& ws = workers_[static_cast<std::size_t>(what.worker)];
-      if (what.is_request) on_request(what.worker);
-      else if (--ws.data_pending == 0) on_request_complete(what.worker);
+      if (what.is_request)
+        on_request(what.worker);
+      else if (--ws.data_pending == 0)
+        on_request_complete(what.worker);
     }
     for (WorkerState& ws : workers_) {
       finish_sends(ws);
@@ -105,7 +111,8 @@ class PsServer {
   }
   void post_request_recv(int w) {
     WorkerState& ws = workers_[static_cast<std::size_t>(w)];
-    wait_for(w, true, tr_.post_recv(w, ps_wire::kRequest, reinterpret_cast<std::byte*>(&ws.incoming), sizeof ws.incoming));
+    wait_for(w, true,
+             tr_.post_recv(w, ps_wire::kRequest, reinterpret_cast<std::byte*>(&ws.incoming), sizeof ws.incoming));
   }
   void post_data_recv(int w, std::byte* data, std::size_t bytes) {
     ++workers_[static_cast<std::size_t>(w)].data_pending;
@@ -180,7 +187,8 @@ class PsServer {
     if (ws.ack_send >= 0) tr_.wait(ws.ack_send);
     ws.ack = {};
     ps_wire::set_error(ws.ack, error_);
-    ws.ack_send = tr_.post_send(w, ps_wire::kReply, reinterpret_cast<const std::byte*>(&ws.ack), ps_wire::reply_bytes(ws.ack));
+    ws.ack_send =
+        tr_.post_send(w, ps_wire::kReply, reinterpret_cast<const std::byte*>(&ws.ack), ps_wire::reply_bytes(ws.ack));
     report_.egress_bytes += ps_wire::reply_bytes(ws.ack);
   }
 
@@ -208,7 +216,8 @@ class PsServer {
     const std::size_t header = ps_wire::sparse_counts_bytes(out.counts.size());
     std::size_t total = 0;
     for (std::uint64_t c : out.counts) total += c;
-    if (msg.size() != header + total * sizeof(std::uint64_t) + (with_values ? value_bytes(out.counts) : 0)) return false;
+    if (msg.size() != header + total * sizeof(std::uint64_t) + (with_values ? value_bytes(out.counts) : 0))
+      return false;
     out.rows = reinterpret_cast<const std::uint64_t*>(msg.data() + header);
     out.values = msg.data() + header + total * sizeof(std::uint64_t);
     const std::uint64_t* r = out.rows;
@@ -264,8 +273,10 @@ class PsServer {
     const std::int64_t step = ws.pushes++;
     ++report_.pushes_received;
     if (ok) {
-      if (config_.mode == PsMode::sync) accumulate(ws, rows, step);
-      else update(ws.push_in.data(), rows);
+      if (config_.mode == PsMode::sync)
+        accumulate(ws, rows, step);
+      else
+        update(ws.push_in.data(), rows);
     }
     send_ack(w);
     serve_ready_pulls();
@@ -300,8 +311,10 @@ class PsServer {
     for (std::size_t p : dense_partitions()) {
       const std::size_t n = plan_.partitions[p].elements();
       std::byte* s = sum.data() + offset_[p];
-      if (arrived_[slot] == 0) std::memcpy(s, ws.push_in.data() + offset_[p], n * elem_);
-      else reduce(config_.dtype, ReduceOp::sum, s, s, ws.push_in.data() + offset_[p], n);
+      if (arrived_[slot] == 0)
+        std::memcpy(s, ws.push_in.data() + offset_[p], n * elem_);
+      else
+        reduce(config_.dtype, ReduceOp::sum, s, s, ws.push_in.data() + offset_[p], n);
     }
     for_each_sparse_row(rows, [&](std::size_t off, std::size_t rb, std::size_t value) {
       reduce(config_.dtype, ReduceOp::sum, sum.data() + off, sum.data() + off, rows.values + value, rb / elem_);
@@ -406,7 +419,8 @@ class PsServer {
 
 }  // namespace
 
-PsServerReport run_ps_server(Transport& transport, const PsConfig& config, PsRoles roles, const PsFinalParams& on_final) {
+PsServerReport run_ps_server(Transport& transport, const PsConfig& config, PsRoles roles,
+                             const PsFinalParams& on_final) {
   return PsServer(transport, config, roles).run(on_final);
 }
 

@@ -40,6 +40,8 @@ inline void set_error(Reply& r, std::string_view text) {
 inline std::size_t sparse_counts_bytes(std::size_t sparse_tensors) { return sparse_tensors * sizeof(std::uint64_t); }
 
 template <class T>
-T* at(std::byte* base, std::size_t offset) { return reinterpret_cast<T*>(base + offset); }
+T* at(std::byte* base, std::size_t offset) {
+  return reinterpret_cast<T*>(base + offset);
+}
 
 }  // namespace collbench::ps_wire

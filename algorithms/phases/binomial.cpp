@@ -24,14 +24,16 @@ std::size_t binomial_broadcast(ScheduleWriter& w, std::size_t first_step, const 
   // Round k doubles the members that have the data: 0..2^k-1 send to 2^k..2^(k+1)-1.
   for (int k = 0; k < rounds; ++k) {
     const int mask = 1 << k;
-    if (v < mask && v + mask < m) w.send(first_step + k, g.member(v + mask), where);
-    else if (v >= mask && v < 2 * mask) w.recv(first_step + k, g.member(v - mask), where);
+    if (v < mask && v + mask < m)
+      w.send(first_step + k, g.member(v + mask), where);
+    else if (v >= mask && v < 2 * mask)
+      w.recv(first_step + k, g.member(v - mask), where);
   }
   return static_cast<std::size_t>(rounds);
 }
 
-std::size_t binomial_reduce(ScheduleWriter& w, std::size_t first_step, const Group& g, Region input,
-                            Region acc, Region tmp) {
+std::size_t binomial_reduce(ScheduleWriter& w, std::size_t first_step, const Group& g, Region input, Region acc,
+                            Region tmp) {
   const int m = g.size(), v = g.me, rounds = ceil_log2(m);
   bool have_partial = false;
   // Round k: members with bit k set hand their partial sum to the member 2^k below
@@ -55,26 +57,25 @@ std::size_t binomial_reduce(ScheduleWriter& w, std::size_t first_step, const Gro
   return static_cast<std::size_t>(rounds);
 }
 
-std::size_t binomial_gather(ScheduleWriter& w, std::size_t first_step, const Group& g,
-                            const Spans& blocks, const std::function<Placement(int)>& placement) {
+std::size_t binomial_gather(ScheduleWriter& w, std::size_t first_step, const Group& g, const Spans& blocks,
+                            const std::function<Placement(int)>& placement) {
   const int m = g.size(), v = g.me, rounds = ceil_log2(m);
   const Placement mine = placement(v);
   for (int k = 0; k < rounds; ++k) {
     const int mask = 1 << k;
     if (v & mask) {
-      w.send(first_step + k, g.member(v - mask), blocks.range(v, std::min(v + mask, m)), mine,
-             placement(v - mask));
+      w.send(first_step + k, g.member(v - mask), blocks.range(v, std::min(v + mask, m)), mine, placement(v - mask));
       break;
     }
     if (v + mask < m)
-      w.recv(first_step + k, g.member(v + mask), blocks.range(v + mask, std::min(v + 2 * mask, m)),
-             mine, placement(v + mask));
+      w.recv(first_step + k, g.member(v + mask), blocks.range(v + mask, std::min(v + 2 * mask, m)), mine,
+             placement(v + mask));
   }
   return static_cast<std::size_t>(rounds);
 }
 
-std::size_t binomial_scatter(ScheduleWriter& w, std::size_t first_step, const Group& g,
-                             const Spans& blocks, const std::function<Region(Span)>& where) {
+std::size_t binomial_scatter(ScheduleWriter& w, std::size_t first_step, const Group& g, const Spans& blocks,
+                             const std::function<Region(Span)>& where) {
   const int m = g.size(), v = g.me, rounds = ceil_log2(m);
   // Round k halves the ranges: a member holding [v, v+2*mask) gives [v+mask, v+2*mask) away.
   for (int k = 0; k < rounds; ++k) {

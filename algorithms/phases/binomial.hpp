@@ -29,16 +29,16 @@ std::size_t binomial_broadcast(ScheduleWriter& w, std::size_t first_step, const 
 
 // The root's `acc` ends with every member's `input` reduced. Other members use their
 // `acc` for partial sums (leaves never touch it); received data lands in `tmp`.
-std::size_t binomial_reduce(ScheduleWriter& w, std::size_t first_step, const Group& g, Region input,
-                            Region acc, Region tmp);
+std::size_t binomial_reduce(ScheduleWriter& w, std::size_t first_step, const Group& g, Region input, Region acc,
+                            Region tmp);
 
 // Member j's block is blocks[j] (consecutive spans of a logical vector); the root
 // ends with all of them. `placement(j)` says where member j keeps the blocks it holds.
-std::size_t binomial_gather(ScheduleWriter& w, std::size_t first_step, const Group& g,
-                            const Spans& blocks, const std::function<Placement(int)>& placement);
+std::size_t binomial_gather(ScheduleWriter& w, std::size_t first_step, const Group& g, const Spans& blocks,
+                            const std::function<Placement(int)>& placement);
 
 // The reverse: the root holds every block at `where` and each member ends with its own.
-std::size_t binomial_scatter(ScheduleWriter& w, std::size_t first_step, const Group& g,
-                             const Spans& blocks, const std::function<Region(Span)>& where);
+std::size_t binomial_scatter(ScheduleWriter& w, std::size_t first_step, const Group& g, const Spans& blocks,
+                             const std::function<Region(Span)>& where);
 
 }  // namespace collbench

@@ -2,8 +2,8 @@
 
 namespace collbench {
 
-std::size_t recursive_halving(ScheduleWriter& w, std::size_t first_step, const RecursiveGroup& g,
-                              const RegionOf& input, const RegionOf& acc, std::size_t tmp_at, bool input_in_acc) {
+std::size_t recursive_halving(ScheduleWriter& w, std::size_t first_step, const RecursiveGroup& g, const RegionOf& input,
+                              const RegionOf& acc, std::size_t tmp_at, bool input_in_acc) {
   const int nr = g.new_rank;
   std::size_t step = first_step;
   for (int mask = g.fold->p / 2; mask >= 1; mask /= 2, ++step) {

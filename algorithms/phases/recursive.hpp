@@ -26,8 +26,8 @@ struct RecursiveGroup {
 // Reduce-scatter by recursive halving: new rank i ends with spans[i] reduced at `acc`.
 // Each round swaps half of the current range with the partner and folds it in. Own
 // data is read at `input` until the first fold (at `acc` if `input_in_acc`).
-std::size_t recursive_halving(ScheduleWriter& w, std::size_t first_step, const RecursiveGroup& g,
-                              const RegionOf& input, const RegionOf& acc, std::size_t tmp_at, bool input_in_acc);
+std::size_t recursive_halving(ScheduleWriter& w, std::size_t first_step, const RecursiveGroup& g, const RegionOf& input,
+                              const RegionOf& acc, std::size_t tmp_at, bool input_in_acc);
 
 // Allgather by recursive doubling: each round swaps everything gathered so far with
 // the partner, at `where`. If `own` is set, the first round sends this rank's span

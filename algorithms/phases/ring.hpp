@@ -43,8 +43,7 @@ std::size_t ring_reduce_scatter(ScheduleWriter& w, std::size_t first_step, const
 // Allgather around the ring: every block lands at `result`. If `own` is set, this
 // rank's block starts there (it is sent from there and copied to `result`).
 std::size_t ring_allgather(ScheduleWriter& w, std::size_t first_step, const Ring& ring,
-                           const std::function<Region(Span)>& result,
-                           const std::function<Region(Span)>& own = {});
+                           const std::function<Region(Span)>& result, const std::function<Region(Span)>& own = {});
 
 // Ring allreduce of the blocks' spans: own data read at `input`, the result (and
 // the partial sums on the way) in the receive buffer at the same offsets. Returns the
@@ -54,6 +53,5 @@ std::size_t ring_allreduce_phases(ScheduleWriter& w, std::size_t first_step, con
 
 // A ring over all ranks in rank order, blocks split as evenly as possible.
 Ring full_ring(const ScheduleRequest& q, std::size_t length, std::size_t segment = 0);
-
 
 }  // namespace collbench

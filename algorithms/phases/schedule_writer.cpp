@@ -9,7 +9,9 @@ namespace collbench {
 
 Spans Spans::even(std::size_t length, int parts) {
   const Chunking c{length, static_cast<std::size_t>(parts)};
-  return {parts, [c](int i) { return Span{c.offset(static_cast<std::size_t>(i)), c.size(static_cast<std::size_t>(i))}; }};
+  return {parts, [c](int i) {
+            return Span{c.offset(static_cast<std::size_t>(i)), c.size(static_cast<std::size_t>(i))};
+          }};
 }
 
 Spans Spans::shifted(std::size_t by) const {

@@ -29,8 +29,10 @@ AlphaBetaRange fit_span(const Points& p, std::size_t first, std::size_t last) {
   if (last - first >= 2 && det > 0) {
     a = (swmm * swt - swm * swmt) / det;
     s = (sw * swmt - swm * swt) / det;
-    if (s < 0) a = swt / sw, s = 0;
-    else if (a < 0) a = 0, s = swmt / swmm;
+    if (s < 0)
+      a = swt / sw, s = 0;
+    else if (a < 0)
+      a = 0, s = swmt / swmm;
   }
   r.alpha_us = a;
   r.us_per_byte = s;
@@ -63,7 +65,8 @@ AlphaBetaRange fit_one_range(const std::vector<SizeTime>& points) {
 }
 
 AlphaBetaFit fit_alpha_beta(std::vector<SizeTime> p, const FitSettings& settings) {
-  if (p.size() < 2) throw std::invalid_argument("alpha-beta fit: needs at least 2 sizes, got " + std::to_string(p.size()));
+  if (p.size() < 2)
+    throw std::invalid_argument("alpha-beta fit: needs at least 2 sizes, got " + std::to_string(p.size()));
   if (settings.max_ranges < 1 || settings.min_points < 2 || !(settings.tolerance >= 0))
     throw std::invalid_argument("alpha-beta fit: max_ranges >= 1, min_points >= 2 and tolerance >= 0 required");
   check_points(p);
@@ -90,7 +93,8 @@ AlphaBetaFit fit_alpha_beta(std::vector<SizeTime> p, const FitSettings& settings
     if (cost[k][n] == kInf) continue;
     AlphaBetaFit fit;
     fit.rms_rel_err = std::sqrt(cost[k][n] / static_cast<double>(n));
-    for (std::size_t j = n, r = k; r > 0; j = cut[r][j], --r) fit.ranges.insert(fit.ranges.begin(), fit_span(p, cut[r][j], j));
+    for (std::size_t j = n, r = k; r > 0; j = cut[r][j], --r)
+      fit.ranges.insert(fit.ranges.begin(), fit_span(p, cut[r][j], j));
     if (best.ranges.empty() || fit.rms_rel_err < best.rms_rel_err) best = fit;
     if (fit.rms_rel_err <= settings.tolerance) return fit;
   }

@@ -55,11 +55,15 @@ class Channels {
   const Posted& front(const Channel& c) const { return nodes_[c.head].posted; }
   void push(Channel& c, const Posted& p) {
     std::uint32_t n = free_;
-    if (n == kNone) n = static_cast<std::uint32_t>(nodes_.size()), nodes_.emplace_back();
-    else free_ = nodes_[n].next;
+    if (n == kNone)
+      n = static_cast<std::uint32_t>(nodes_.size()), nodes_.emplace_back();
+    else
+      free_ = nodes_[n].next;
     nodes_[n] = {p, kNone};
-    if (c.head == kNone) c.head = n;
-    else nodes_[c.tail].next = n;
+    if (c.head == kNone)
+      c.head = n;
+    else
+      nodes_[c.tail].next = n;
     c.tail = n;
   }
   void pop(Channel& c) {
@@ -93,14 +97,16 @@ class Events {
   enum class Kind : std::uint8_t { start, done };
   struct Key {
     double time;
-    std::uint64_t seq;  // the order made (ties go first-made first), then the kind in bit 0
+    std::uint64_t seq;   // the order made (ties go first-made first), then the kind in bit 0
     std::uint32_t slot;  // the message's place in the pool
     bool operator>(const Key& o) const { return time > o.time || (time == o.time && seq > o.seq); }
   };
   void push(double time, Kind kind, const Message& m) {
     std::uint32_t i;
-    if (free_.empty()) i = static_cast<std::uint32_t>(pool_.size()), pool_.push_back(m);
-    else i = free_.back(), free_.pop_back(), pool_[i] = m;
+    if (free_.empty())
+      i = static_cast<std::uint32_t>(pool_.size()), pool_.push_back(m);
+    else
+      i = free_.back(), free_.pop_back(), pool_[i] = m;
     heap_.push({time, seq_++ << 1 | static_cast<std::uint64_t>(kind), i});
   }
   bool empty() const { return heap_.empty(); }
@@ -190,7 +196,8 @@ class CostSimulation::Simulation {
     for (int r = 0; r < simulated_; ++r) {
       const RankState& st = ranks_[static_cast<std::size_t>(r)];
       if (!st.progress.finished())
-        throw std::runtime_error("cost simulation: rank " + std::to_string(r) + " cannot finish (a transfer has no match)");
+        throw std::runtime_error("cost simulation: rank " + std::to_string(r) +
+                                 " cannot finish (a transfer has no match)");
       out.finish_us.push_back(st.time);
       out.time_us = std::max(out.time_us, st.time);
     }
@@ -224,12 +231,14 @@ class CostSimulation::Simulation {
 
   std::size_t hosts() const {
     int h = 0;
-    for (int r = 0; r < simulated_ && !l_.node_of_rank.empty(); ++r) h = std::max(h, l_.node_of_rank[static_cast<std::size_t>(r)] + 1);
+    for (int r = 0; r < simulated_ && !l_.node_of_rank.empty(); ++r)
+      h = std::max(h, l_.node_of_rank[static_cast<std::size_t>(r)] + 1);
     return static_cast<std::size_t>(h);
   }
 
   bool same_node(int a, int b) const {
-    return l_.node_of_rank.empty() || l_.node_of_rank[static_cast<std::size_t>(a)] == l_.node_of_rank[static_cast<std::size_t>(b)];
+    return l_.node_of_rank.empty() ||
+           l_.node_of_rank[static_cast<std::size_t>(a)] == l_.node_of_rank[static_cast<std::size_t>(b)];
   }
 
   // A transfer between simulated rank `me` and real rank `peer` belongs to the channel
@@ -313,8 +322,9 @@ class CostSimulation::Simulation {
     channels_.pop(ch);
     const Posted &a = send ? posted : other, &b = send ? other : posted;
     if (a.bytes != b.bytes)
-      throw std::runtime_error("cost simulation: rank " + std::to_string(ch.from) + " sends " + std::to_string(a.bytes) +
-                               " bytes where rank " + std::to_string(ch.to) + " receives " + std::to_string(b.bytes));
+      throw std::runtime_error("cost simulation: rank " + std::to_string(ch.from) + " sends " +
+                               std::to_string(a.bytes) + " bytes where rank " + std::to_string(ch.to) + " receives " +
+                               std::to_string(b.bytes));
     events_.push(std::max(a.at, b.at), Events::Kind::start,
                  {ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways});
   }
@@ -323,7 +333,8 @@ class CostSimulation::Simulation {
   // their links too. Both ends learn of its completion then.
   void deliver(double time, const Message& m) {
     const LinkCost& link = m.local ? p_.intra : p_.inter;
-    const Charge c = charge(link.cost(m.both_ways), static_cast<double>(m.bytes), l_.host_footprint_bytes / (m.local ? 4 : 2));
+    const Charge c =
+        charge(link.cost(m.both_ways), static_cast<double>(m.bytes), l_.host_footprint_bytes / (m.local ? 4 : 2));
     const double port = p_.overhead_us + c.bytes_us;
     const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
     double& out = egress_[from];
@@ -361,7 +372,8 @@ void check(int n, const Symmetry& sym, const CostLayout& l) {
   auto refuse = [](const std::string& why) { throw std::invalid_argument("cost simulation: " + why); };
   if (n < 1 || n > (1 << 20)) refuse("ranks must be 1 to 2^20, not " + std::to_string(n));
   if (!l.node_of_rank.empty() && l.node_of_rank.size() != static_cast<std::size_t>(n))
-    refuse("node_of_rank has " + std::to_string(l.node_of_rank.size()) + " entries for " + std::to_string(n) + " ranks");
+    refuse("node_of_rank has " + std::to_string(l.node_of_rank.size()) + " entries for " + std::to_string(n) +
+           " ranks");
   if (sym.kind != Symmetry::Kind::none && (sym.block < 1 || n % sym.block))
     refuse("a block of " + std::to_string(sym.block) + " ranks does not divide " + std::to_string(n));
   if (sym.kind == Symmetry::Kind::xor_blocks && ((n & (n - 1)) || (sym.block & (sym.block - 1))))
@@ -391,13 +403,15 @@ std::size_t touched_elements(const Schedule& s) {
 const CostPiece& Piecewise::at(double bytes) const {
   static const CostPiece free_piece{};
   if (pieces.empty()) return free_piece;
-  auto it = std::upper_bound(pieces.begin(), pieces.end(), bytes, [](double b, const CostPiece& c) { return b < c.from_bytes; });
+  auto it = std::upper_bound(pieces.begin(), pieces.end(), bytes,
+                             [](double b, const CostPiece& c) { return b < c.from_bytes; });
   return it == pieces.begin() ? *it : *std::prev(it);
 }
 
 int mirror_rank(const Symmetry& s, int ranks, int r, int h) {
   switch (s.kind) {
-    case Symmetry::Kind::shift: return static_cast<int>((static_cast<long long>(r) + static_cast<long long>(h) * s.block) % ranks);
+    case Symmetry::Kind::shift:
+      return static_cast<int>((static_cast<long long>(r) + static_cast<long long>(h) * s.block) % ranks);
     case Symmetry::Kind::xor_blocks: return r ^ (h * s.block);
     case Symmetry::Kind::none: break;
   }

@@ -50,7 +50,7 @@ struct CostParams {
   LinkCost intra, inter;  // between ranks of one host, and of different hosts
   Piecewise reduce;       // gamma: per reduction, by bytes of its result
   Piecewise copy;
-  double overhead_us = 0; // per message, on each side's port before its bytes (software)
+  double overhead_us = 0;  // per message, on each side's port before its bytes (software)
 };
 
 struct CostLayout {
@@ -108,7 +108,8 @@ class CostSimulation {
 CostResult simulate_schedules(const std::vector<Schedule>& schedules, int ranks, const Symmetry& symmetry,
                               const CostParams& p, const CostLayout& layout);
 
-inline CostResult simulate_schedules(const std::vector<Schedule>& schedules, const CostParams& p, const CostLayout& layout) {
+inline CostResult simulate_schedules(const std::vector<Schedule>& schedules, const CostParams& p,
+                                     const CostLayout& layout) {
   return simulate_schedules(schedules, static_cast<int>(schedules.size()), {}, p, layout);
 }
 

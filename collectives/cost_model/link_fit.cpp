@@ -17,7 +17,8 @@ constexpr FitSettings kModelFit{.max_ranges = 8, .min_points = 2, .tolerance = 0
 
 // A model file's range: a p2p fit row's, or a fit's own (beta null where the range's
 // times do not grow with the size).
-nlohmann::json range_json(const nlohmann::json& from_bytes, const nlohmann::json& alpha_us, const nlohmann::json& beta_gbps) {
+nlohmann::json range_json(const nlohmann::json& from_bytes, const nlohmann::json& alpha_us,
+                          const nlohmann::json& beta_gbps) {
   return {{"from_bytes", from_bytes}, {"alpha_us", alpha_us}, {"beta_gbps", beta_gbps}};
 }
 
@@ -48,18 +49,23 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
   for (const std::string link : {"intra-host", "inter-host"}) {
     // Ping-pong: one message at a time, as a step's transfer goes.
     const auto lat = refit(link, "latency"), ex = refit(link, "exchange");
-    if (lat.empty() || std::none_of(lat.begin(), lat.end(), [](const nlohmann::json& r) { return r["beta_gbps"].is_number(); }))
+    if (lat.empty() ||
+        std::none_of(lat.begin(), lat.end(), [](const nlohmann::json& r) { return r["beta_gbps"].is_number(); }))
       continue;
     const std::string key = link == "intra-host" ? "intra_host" : "inter_host";
     nlohmann::json l = {{"ranges", lat},
-                        {"from", "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
-                                 "(latency), exchange from the exchange test"}};
-    if (ex.empty()) out["notes"].push_back(key + ": no exchange test in the p2p run, so exchanges cost as one way");
-    else l["exchange"] = {{"ranges", ex}};
+                        {"from",
+                         "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
+                         "(latency), exchange from the exchange test"}};
+    if (ex.empty())
+      out["notes"].push_back(key + ": no exchange test in the p2p run, so exchanges cost as one way");
+    else
+      l["exchange"] = {{"ranges", ex}};
     out[key] = l;
   }
   if (!out.contains("intra_host") && !out.contains("inter_host"))
-    throw std::invalid_argument("'" + path + "' has no p2p latency fit rows with a bandwidth (run collbench p2p over "
+    throw std::invalid_argument("'" + path +
+                                "' has no p2p latency fit rows with a bandwidth (run collbench p2p over "
                                 "more sizes)");
   for (auto [have, missing] : {std::pair{"intra_host", "inter_host"}, std::pair{"inter_host", "intra_host"}})
     if (out.contains(have) && !out.contains(missing)) {
@@ -69,7 +75,8 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
   return out;
 }
 
-nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes, const std::function<void()>& together) {
+nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes,
+                            const std::function<void()>& together) {
   std::vector<SizeTime> points;
   const std::size_t elem = dtype_size(dtype);
   PageBytes a(max_bytes), b(a.size()), dst(a.size());
@@ -81,8 +88,10 @@ nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_byt
     for (int rep = 0; rep < reps; ++rep) {
       together();
       const auto t0 = std::chrono::steady_clock::now();
-      if (op) reduce(dtype, *op, dst.data(), a.data(), b.data(), count);
-      else std::memcpy(dst.data(), a.data(), bytes);
+      if (op)
+        reduce(dtype, *op, dst.data(), a.data(), b.data(), count);
+      else
+        std::memcpy(dst.data(), a.data(), bytes);
       best = std::min(best, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     }
     points.push_back({static_cast<double>(bytes), std::max(best, 1e-3)});
@@ -93,7 +102,8 @@ nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_byt
 nlohmann::json fitted_ranges(const std::vector<SizeTime>& points) {
   nlohmann::json out = nlohmann::json::array();
   for (const AlphaBetaRange& r : fit_alpha_beta(points, kModelFit).ranges)
-    out.push_back(range_json(r.from_bytes, r.alpha_us, r.us_per_byte > 0 ? nlohmann::json(r.beta_gbps()) : nlohmann::json(nullptr)));
+    out.push_back(range_json(r.from_bytes, r.alpha_us,
+                             r.us_per_byte > 0 ? nlohmann::json(r.beta_gbps()) : nlohmann::json(nullptr)));
   return {{"ranges", out}};
 }
 

@@ -24,7 +24,8 @@ nlohmann::json links_from_p2p(const nlohmann::json& p2p, const std::string& path
 // the fall from cache to memory both show.
 inline constexpr std::size_t kTimedBytes = std::size_t{64} << 20;
 // `together` runs before each timed call (a barrier: every rank times at once).
-nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes, const std::function<void()>& together);
+nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes,
+                            const std::function<void()>& together);
 // The same from given (bytes, us) points.
 nlohmann::json fitted_ranges(const std::vector<SizeTime>& points);
 

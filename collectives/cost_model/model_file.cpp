@@ -37,7 +37,8 @@ class Reader {
     const std::string name = where + key;
     if (in.contains(key) && in[key].is_number()) return {0, us_per_byte(number(in, key, where, true))};
     const nlohmann::json& o = object(in, key, where);
-    if (!o.contains("ranges")) return {number(o, "alpha_us", name + ".", false), us_per_byte(number(o, "beta_gbps", name + ".", true))};
+    if (!o.contains("ranges"))
+      return {number(o, "alpha_us", name + ".", false), us_per_byte(number(o, "beta_gbps", name + ".", true))};
     if (!o["ranges"].is_array() || o["ranges"].empty()) fail("\"" + name + ".ranges\" must be a list of ranges");
     Piecewise p;
     for (std::size_t i = 0; i < o["ranges"].size(); ++i) {
@@ -45,9 +46,11 @@ class Reader {
       const std::string at = name + ".ranges[" + std::to_string(i) + "].";
       if (!r.is_object()) fail("\"" + at + "\" must be an object");
       const double from = number(r, "from_bytes", at, false);
-      if (!p.pieces.empty() && from <= p.pieces.back().from_bytes) fail("\"" + name + ".ranges\" must start at growing from_bytes");
+      if (!p.pieces.empty() && from <= p.pieces.back().from_bytes)
+        fail("\"" + name + ".ranges\" must start at growing from_bytes");
       const bool flat = r.contains("beta_gbps") && r["beta_gbps"].is_null();
-      p.pieces.push_back({from, number(r, "alpha_us", at, false), flat ? 0 : us_per_byte(number(r, "beta_gbps", at, true))});
+      p.pieces.push_back(
+          {from, number(r, "alpha_us", at, false), flat ? 0 : us_per_byte(number(r, "beta_gbps", at, true))});
     }
     return p;
   }

@@ -30,7 +30,7 @@ struct CostModelFile {
   std::map<std::string, Piecewise> reduce;  // "dtype:op" or "default"
   Piecewise copy;                           // no pieces: free
   double overhead_us = 0;
-  nlohmann::json source;                         // the file as read
+  nlohmann::json source;  // the file as read
 };
 
 // Throws std::invalid_argument naming the file and the field on anything missing,

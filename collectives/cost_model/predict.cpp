@@ -61,7 +61,8 @@ bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
   for (int h : std::set<int>{1, blocks / 2, blocks - 1}) {
     if (h <= 0) continue;
     for (int i : std::set<int>{0, s.block - 1})
-      if (!is_image(schedule_of(q, b, i), schedule_of(q, b, mirror_rank(s, q.ranks, i, h)), s, q.ranks, h)) return false;
+      if (!is_image(schedule_of(q, b, i), schedule_of(q, b, mirror_rank(s, q.ranks, i, h)), s, q.ranks, h))
+        return false;
   }
   return true;
 }
@@ -100,7 +101,8 @@ class FullSimulationBudget {
     const std::string evidence = "estimated from " + std::to_string(samples) + " ranks spread evenly";
     std::nth_element(counts.begin(), counts.begin() + samples / 2, counts.end());
     const double total = counts[static_cast<std::size_t>(samples / 2)] * q_.ranks;
-    if (total > kMostSimulatedTransfers) refuse_count("about " + std::to_string(static_cast<long long>(total)), evidence);
+    if (total > kMostSimulatedTransfers)
+      refuse_count("about " + std::to_string(static_cast<long long>(total)), evidence);
     const double all_s = build_s / samples * q_.ranks;
     if (all_s > kMostBuildSeconds)
       refuse(", and building its " + std::to_string(q_.ranks) + " schedules would take about " +
@@ -173,8 +175,8 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
                  .symmetry = {},
                  .seconds = 0};
   if (sym.kind != Symmetry::Kind::none)
-    out.symmetry = std::string(sym.kind == Symmetry::Kind::shift ? "shift" : "xor") + " by " + std::to_string(sym.block) +
-                   (sym.block == 1 ? " rank" : " ranks");
+    out.symmetry = std::string(sym.kind == Symmetry::Kind::shift ? "shift" : "xor") + " by " +
+                   std::to_string(sym.block) + (sym.block == 1 ? " rank" : " ranks");
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

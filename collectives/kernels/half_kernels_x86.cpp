@@ -40,7 +40,8 @@ struct BF16 {
   COLLBENCH_AVX2 static __m256i narrow(Pair p) {
     __m256i lo = round(p.lo), hi = round(p.hi);
     // One test for both halves keeps the common, NaN-free case to a predictable branch.
-    const __m256 unordered = _mm256_or_ps(_mm256_cmp_ps(p.lo, p.lo, _CMP_UNORD_Q), _mm256_cmp_ps(p.hi, p.hi, _CMP_UNORD_Q));
+    const __m256 unordered =
+        _mm256_or_ps(_mm256_cmp_ps(p.lo, p.lo, _CMP_UNORD_Q), _mm256_cmp_ps(p.hi, p.hi, _CMP_UNORD_Q));
     if (!_mm256_testz_ps(unordered, unordered)) [[unlikely]] {
       lo = fix_nan(p.lo, lo);
       hi = fix_nan(p.hi, hi);
@@ -80,8 +81,10 @@ std::size_t run(void* dst, const void* a, const void* b, std::size_t n) {
   auto one = [&](std::size_t v) COLLBENCH_LAMBDA {
     const Pair p = H::widen(_mm256_loadu_si256(x + v)), q = H::widen(_mm256_loadu_si256(y + v));
     const __m256i r = H::narrow({apply<Op>(p.lo, q.lo), apply<Op>(p.hi, q.hi)});
-    if constexpr (Stream) _mm256_stream_si256(d + v, r);
-    else _mm256_storeu_si256(d + v, r);
+    if constexpr (Stream)
+      _mm256_stream_si256(d + v, r);
+    else
+      _mm256_storeu_si256(d + v, r);
   };
   std::size_t v = 0;
   for (; v + 2 <= vectors; v += 2) {
@@ -110,8 +113,7 @@ std::size_t by_op(ReduceOp op, void* d, const void* a, const void* b, std::size_
 
 }  // namespace
 
-std::size_t reduce_half_avx2(DType t, ReduceOp op, void* d, const void* a, const void* b, std::size_t n,
-                             bool stream) {
+std::size_t reduce_half_avx2(DType t, ReduceOp op, void* d, const void* a, const void* b, std::size_t n, bool stream) {
   if (t == DType::bf16) return stream ? by_op<BF16, true>(op, d, a, b, n) : by_op<BF16, false>(op, d, a, b, n);
   if (t == DType::f16) return stream ? by_op<F16, true>(op, d, a, b, n) : by_op<F16, false>(op, d, a, b, n);
   return 0;

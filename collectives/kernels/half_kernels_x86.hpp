@@ -16,7 +16,6 @@ constexpr std::size_t kStreamPrefetchBytes = 1024;
 // Reduces whole groups of 16 elements and returns how many elements it handled (a
 // multiple of 16; the caller does the rest). `stream` writes dst with non-temporal
 // stores and needs dst 32-byte aligned. Only for f16 and bf16, on CPUs with AVX2+F16C.
-std::size_t reduce_half_avx2(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t n,
-                             bool stream);
+std::size_t reduce_half_avx2(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t n, bool stream);
 
 }  // namespace collbench::detail

@@ -44,9 +44,12 @@ inline void typed(void* dst, const void* a, const void* b, std::size_t n) {
   auto* x = static_cast<const T*>(a);
   auto* y = static_cast<const T*>(b);
   // Separate loops so the compiler vectorises each without runtime alias checks.
-  if (d == x) loop_inplace<T, Op>(d, y, n);
-  else if (d == y) loop_inplace_rhs<T, Op>(d, x, n);
-  else loop<T, Op>(d, x, y, n);
+  if (d == x)
+    loop_inplace<T, Op>(d, y, n);
+  else if (d == y)
+    loop_inplace_rhs<T, Op>(d, x, n);
+  else
+    loop<T, Op>(d, x, y, n);
 }
 
 template <class T>
@@ -101,18 +104,24 @@ void by_op_half(ReduceOp op, void* dst, const void* a, const void* b, std::size_
   auto* x = static_cast<const H*>(a);
   auto* y = static_cast<const H*>(b);
   auto widen = [](const H* in, float* out, std::size_t m) {
-    if constexpr (std::is_same_v<H, BFloat16>) bf16_to_f32(in, out, m);
+    if constexpr (std::is_same_v<H, BFloat16>)
+      bf16_to_f32(in, out, m);
 #if defined(__x86_64__) && defined(__GNUC__)
-    else if constexpr (kF16C) f16_to_f32_f16c(in, out, m);
+    else if constexpr (kF16C)
+      f16_to_f32_f16c(in, out, m);
 #endif
-    else f16_to_f32(in, out, m);
+    else
+      f16_to_f32(in, out, m);
   };
   auto narrow = [](const float* in, H* out, std::size_t m) {
-    if constexpr (std::is_same_v<H, BFloat16>) f32_to_bf16(in, out, m);
+    if constexpr (std::is_same_v<H, BFloat16>)
+      f32_to_bf16(in, out, m);
 #if defined(__x86_64__) && defined(__GNUC__)
-    else if constexpr (kF16C) f32_to_f16_f16c(in, out, m);
+    else if constexpr (kF16C)
+      f32_to_f16_f16c(in, out, m);
 #endif
-    else f32_to_f16(in, out, m);
+    else
+      f32_to_f16(in, out, m);
   };
   for (std::size_t i = 0; i < n; i += kBlock) {
     const std::size_t m = std::min(kBlock, n - i);
@@ -162,9 +171,13 @@ std::size_t streaming_threshold_bytes() {
 // One 32-byte vector at a time, in registers (GCC vector extensions), then stored
 // past the cache. Integer sum/prod use unsigned lanes so they wrap like apply().
 template <class T, bool = std::is_integral_v<T>>
-struct WrappingLane { using type = T; };
+struct WrappingLane {
+  using type = T;
+};
 template <class T>
-struct WrappingLane<T, true> { using type = std::make_unsigned_t<T>; };
+struct WrappingLane<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
 
 template <class T, ReduceOp Op>
 [[gnu::target("avx2,f16c")]] void stream_vectors(std::byte* d, const std::byte* a, const std::byte* b,
@@ -190,7 +203,7 @@ template <class T, ReduceOp Op>
 
 template <class T>
 [[gnu::target("avx2,f16c"), gnu::flatten]] void stream_by_op(ReduceOp op, std::byte* d, const std::byte* a,
-                                                              const std::byte* b, std::size_t vectors) {
+                                                             const std::byte* b, std::size_t vectors) {
   switch (op) {
     case ReduceOp::sum: return stream_vectors<T, ReduceOp::sum>(d, a, b, vectors);
     case ReduceOp::prod: return stream_vectors<T, ReduceOp::prod>(d, a, b, vectors);
@@ -201,23 +214,23 @@ template <class T>
 
 // 32/64-bit types past the cache: whole 32-byte vectors, streamed.
 [[gnu::target("avx2,f16c"), gnu::flatten]] std::size_t body_streaming(DType t, ReduceOp op, std::byte* d,
-                                                                       const std::byte* a, const std::byte* b,
-                                                                       std::size_t n) {
+                                                                      const std::byte* a, const std::byte* b,
+                                                                      std::size_t n) {
   const std::size_t vectors = n * dtype_size(t) / 32;
   switch (t) {
     case DType::f32: stream_by_op<float>(op, d, a, b, vectors); break;
     case DType::f64: stream_by_op<double>(op, d, a, b, vectors); break;
     case DType::i32: stream_by_op<std::int32_t>(op, d, a, b, vectors); break;
     case DType::i64: stream_by_op<std::int64_t>(op, d, a, b, vectors); break;
-    case DType::f16: case DType::bf16: return 0;
+    case DType::f16:
+    case DType::bf16: return 0;
   }
   _mm_sfence();
   return vectors * 32 / dtype_size(t);
 }
 
-[[gnu::target("avx2,f16c"), gnu::flatten]] void by_type_avx2(DType t, ReduceOp op, void* dst,
-                                                             const void* src_a, const void* src_b,
-                                                             std::size_t n) {
+[[gnu::target("avx2,f16c"), gnu::flatten]] void by_type_avx2(DType t, ReduceOp op, void* dst, const void* src_a,
+                                                             const void* src_b, std::size_t n) {
   auto* d = static_cast<std::byte*>(dst);
   auto* a = static_cast<const std::byte*>(src_a);
   auto* b = static_cast<const std::byte*>(src_b);
@@ -235,8 +248,10 @@ template <class T>
   const std::size_t off = head * elem;
   std::size_t done = head;
   // 16-bit types: whole groups of 16 elements in registers (half_kernels_x86.cpp).
-  if (half) done += detail::reduce_half_avx2(t, op, d + off, a + off, b + off, n - head, stream);
-  else if (stream) done += body_streaming(t, op, d + off, a + off, b + off, n - head);
+  if (half)
+    done += detail::reduce_half_avx2(t, op, d + off, a + off, b + off, n - head, stream);
+  else if (stream)
+    done += body_streaming(t, op, d + off, a + off, b + off, n - head);
   by_type<true>(t, op, d + done * elem, a + done * elem, b + done * elem, n - done);
 }
 bool cpu_has_avx2() {
@@ -245,8 +260,7 @@ bool cpu_has_avx2() {
 }
 #endif
 
-[[gnu::flatten]] void by_type_baseline(DType t, ReduceOp op, void* d, const void* a,
-                                       const void* b, std::size_t n) {
+[[gnu::flatten]] void by_type_baseline(DType t, ReduceOp op, void* d, const void* a, const void* b, std::size_t n) {
   by_type<false>(t, op, d, a, b, n);
 }
 

@@ -69,14 +69,15 @@ Snapshot snapshot() {
 
 std::string describe(const Snapshot& s, const std::vector<std::string>& host_of_rank) {
   std::string out = s.task.empty() ? "starting up" : s.task;
-  if (s.stage)
-    out += ", " + std::string(s.stage) + " " + std::to_string(s.call + 1) + " of " + std::to_string(s.calls);
+  if (s.stage) out += ", " + std::string(s.stage) + " " + std::to_string(s.call + 1) + " of " + std::to_string(s.calls);
   if (s.step >= 0) out += ", schedule step " + std::to_string(s.step + 1) + " of " + std::to_string(s.steps);
   for (std::size_t i = 0; i < s.peers.size(); ++i) {
     const int r = s.peers[i];
-    out += i == 0 ? ", exchanging with rank " : (i + 1 == s.peers.size() && s.more_peers == 0 ? " and rank " : ", rank ");
+    out +=
+        i == 0 ? ", exchanging with rank " : (i + 1 == s.peers.size() && s.more_peers == 0 ? " and rank " : ", rank ");
     out += std::to_string(r);
-    if (r >= 0 && static_cast<std::size_t>(r) < host_of_rank.size()) out += " (" + host_of_rank[static_cast<std::size_t>(r)] + ")";
+    if (r >= 0 && static_cast<std::size_t>(r) < host_of_rank.size())
+      out += " (" + host_of_rank[static_cast<std::size_t>(r)] + ")";
   }
   if (s.more_peers > 0) out += " and " + std::to_string(s.more_peers) + " more";
   return out;

@@ -25,8 +25,8 @@ struct Snapshot {
   std::string task;
   const char* stage = nullptr;
   int call = 0, calls = 0, step = -1, steps = 0;
-  std::vector<int> peers;     // of the step; empty outside schedules
-  int more_peers = 0;         // beyond those kept
+  std::vector<int> peers;   // of the step; empty outside schedules
+  int more_peers = 0;       // beyond those kept
   std::uint64_t beats = 0;  // grows with every update: unchanged means no progress
 };
 Snapshot snapshot();

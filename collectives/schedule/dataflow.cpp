@@ -39,7 +39,8 @@ class Ledger {
  private:
   // The range starting at `at`, made if need be; `after` is the first range starting
   // beyond `at`, or a hint at or before it (a region's end is close to its start).
-  std::pmr::map<std::size_t, Access>::iterator split(std::size_t at, std::pmr::map<std::size_t, Access>::iterator after) {
+  std::pmr::map<std::size_t, Access>::iterator split(std::size_t at,
+                                                     std::pmr::map<std::size_t, Access>::iterator after) {
     while (after != ranges_.end() && after->first <= at) ++after;
     auto it = std::prev(after);
     return it->first == at ? it : ranges_.emplace_hint(after, at, it->second);

@@ -63,7 +63,7 @@ class FlowProgress {
   const FlowItem* next_ready(const DataflowPlan& plan, FlowQueue q) const;
   std::size_t started(FlowQueue q) const { return started_[index(q)]; }
   std::size_t complete(FlowQueue q) const { return complete_[index(q)]; }
-  void start(FlowQueue q);                          // an operation also completes
+  void start(FlowQueue q);                                // an operation also completes
   void complete_transfer(FlowQueue q, std::size_t item);  // in any order
   bool finished() const;
 

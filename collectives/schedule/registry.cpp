@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "collectives/transport/memory_space.hpp"
 #include "collectives/schedule/schedule_executor.hpp"
+#include "collectives/transport/memory_space.hpp"
 
 namespace collbench {
 
@@ -19,8 +19,8 @@ std::size_t AlgorithmEntry::segment_bytes(const AlgorithmParams& params) const {
 
 void Registry::add(AlgorithmEntry entry) {
   if (find(entry.collective, entry.name))
-    throw std::logic_error("algorithm registered twice: " + std::string(collective_name(entry.collective)) +
-                           "/" + entry.name);
+    throw std::logic_error("algorithm registered twice: " + std::string(collective_name(entry.collective)) + "/" +
+                           entry.name);
   entries_.push_back(std::move(entry));
 }
 
@@ -91,13 +91,12 @@ class ScheduledCollective final : public PreparedCollective {
 }  // namespace
 
 std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const CollectiveCall& call,
-                                            Transport& transport, Workspace& workspace,
-                                            const AlgorithmParams& params) {
+                                            Transport& transport, Workspace& workspace, const AlgorithmParams& params) {
   if (entry.is_baseline()) return entry.prepare_library(call, transport);
   AlgorithmParams resolved = params;
   resolved.segment_bytes = entry.segment_bytes(params);
-  const ScheduleRequest req{call.collective, transport.size(), transport.rank(), call.count,
-                            call.root, dtype_size(call.dtype), &resolved};
+  const ScheduleRequest req{call.collective, transport.size(),       transport.rank(), call.count,
+                            call.root,       dtype_size(call.dtype), &resolved};
   Schedule s = entry.build(req);
   const std::size_t scratch_bytes = s.scratch_count * dtype_size(call.dtype);
   std::byte* scratch = workspace.reserve(scratch_bytes, transport);

@@ -31,8 +31,7 @@ class Workspace {
   OwnedBuffer storage_;
 };
 
-using LibraryPrepare =
-    std::function<std::unique_ptr<PreparedCollective>(const CollectiveCall&, Transport&)>;
+using LibraryPrepare = std::function<std::unique_ptr<PreparedCollective>(const CollectiveCall&, Transport&)>;
 
 // A registered algorithm: either a schedule builder (reference algorithms, run by the
 // executor on any transport) or a library's own collective (the baselines).

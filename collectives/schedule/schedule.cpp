@@ -62,8 +62,10 @@ std::string describe(const Schedule& s, std::size_t elem) {
       os << "step " << n << ": recv " << t.region << " <- " << t.peer << " (" << t.region.count * elem << " B)\n";
     for (const auto& op : st.ops) {
       os << "step " << n << ": " << op.dst << " = " << op.a;
-      if (op.kind == LocalOp::Kind::reduce) os << " op " << op.b << " (reduce, " << op.dst.count * elem << " B)\n";
-      else os << " (copy, " << op.dst.count * elem << " B)\n";
+      if (op.kind == LocalOp::Kind::reduce)
+        os << " op " << op.b << " (reduce, " << op.dst.count * elem << " B)\n";
+      else
+        os << " (copy, " << op.dst.count * elem << " B)\n";
     }
   }
   return os.str();

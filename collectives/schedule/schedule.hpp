@@ -75,7 +75,7 @@ struct ScheduleRequest {
   int rank = 0;
   std::size_t count = 0;
   int root = 0;
-  std::size_t element_size = 4;  // bytes; builders use it to size pipeline segments
+  std::size_t element_size = 4;             // bytes; builders use it to size pipeline segments
   const AlgorithmParams* params = nullptr;  // nullptr: defaults
 
   // Elements per pipeline segment (at least 1): the requested size, else `default_bytes`.

@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "collectives/transport/memory_space.hpp"
-#include "collectives/process/progress.hpp"
 #include "collectives/kernels/reduce_kernels.hpp"
+#include "collectives/process/progress.hpp"
+#include "collectives/transport/memory_space.hpp"
 
 namespace collbench {
 
@@ -23,23 +23,30 @@ struct Buffers {
     std::byte* base = nullptr;
     std::size_t limit = 0;
     switch (r.buffer) {
-      case BufferId::send: base = send; limit = send_count; break;
-      case BufferId::recv: base = recv; limit = recv_count; break;
-      case BufferId::scratch: base = scratch; limit = scratch_count; break;
+      case BufferId::send:
+        base = send;
+        limit = send_count;
+        break;
+      case BufferId::recv:
+        base = recv;
+        limit = recv_count;
+        break;
+      case BufferId::scratch:
+        base = scratch;
+        limit = scratch_count;
+        break;
     }
     if (r.offset > limit || r.count > limit - r.offset)
-      throw std::logic_error("schedule region [" + std::to_string(r.offset) + "+" +
-                             std::to_string(r.count) + "] exceeds its buffer of " +
-                             std::to_string(limit) + " elements");
+      throw std::logic_error("schedule region [" + std::to_string(r.offset) + "+" + std::to_string(r.count) +
+                             "] exceeds its buffer of " + std::to_string(limit) + " elements");
     return base + r.offset * elem;
   }
 };
 
 }  // namespace
 
-BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& call,
-                             const BufferLayout& layout, std::byte* scratch,
-                             std::size_t scratch_bytes, ExecutionOrder order, MemorySpace* space)
+BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& call, const BufferLayout& layout,
+                             std::byte* scratch, std::size_t scratch_bytes, ExecutionOrder order, MemorySpace* space)
     : dtype_(call.dtype), op_(call.op), space_(space) {
   const std::size_t elem = dtype_size(call.dtype);
   if (schedule.scratch_count * elem > scratch_bytes)
@@ -48,18 +55,20 @@ BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& cal
   const Schedule s = split_large_transfers(schedule, static_cast<std::size_t>(INT_MAX) / elem);
   // The send buffer is only read; transports take non-const pointers for both directions.
   Buffers b{const_cast<std::byte*>(static_cast<const std::byte*>(call.send)),
-            static_cast<std::byte*>(call.recv), scratch, layout.send_count,
-            layout.recv_count, s.scratch_count, elem};
+            static_cast<std::byte*>(call.recv),
+            scratch,
+            layout.send_count,
+            layout.recv_count,
+            s.scratch_count,
+            elem};
   for (const Step& st : s.steps) {
     // The peers a stalled step waits on, for the watchdog.
     std::vector<int>& peers = step_peers_.emplace_back();
     for (const auto* transfers : {&st.sends, &st.recvs})
       for (const Transfer& t : *transfers)
         if (std::find(peers.begin(), peers.end(), t.peer) == peers.end()) peers.push_back(t.peer);
-    for (const Transfer& t : st.sends)
-      sends_.push_back({t.peer, b.resolve(t.region), t.region.count * elem});
-    for (const Transfer& t : st.recvs)
-      recvs_.push_back({t.peer, b.resolve(t.region), t.region.count * elem});
+    for (const Transfer& t : st.sends) sends_.push_back({t.peer, b.resolve(t.region), t.region.count * elem});
+    for (const Transfer& t : st.recvs) recvs_.push_back({t.peer, b.resolve(t.region), t.region.count * elem});
     for (const LocalOp& o : st.ops) {
       if (o.a.count != o.dst.count || (o.kind == LocalOp::Kind::reduce && o.b.count != o.dst.count))
         throw std::logic_error("local operation with regions of different lengths");
@@ -75,12 +84,16 @@ BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& cal
 
 void BoundSchedule::run_op(const Op& o) const {
   if (space_) {
-    if (o.kind == LocalOp::Kind::reduce) space_->reduce(dtype_, op_, o.dst, o.a, o.b, o.count);
-    else if (o.dst != o.a) space_->copy(o.dst, o.a, o.count * dtype_size(dtype_));
+    if (o.kind == LocalOp::Kind::reduce)
+      space_->reduce(dtype_, op_, o.dst, o.a, o.b, o.count);
+    else if (o.dst != o.a)
+      space_->copy(o.dst, o.a, o.count * dtype_size(dtype_));
     return;
   }
-  if (o.kind == LocalOp::Kind::reduce) reduce(dtype_, op_, o.dst, o.a, o.b, o.count);
-  else if (o.dst != o.a) std::memmove(o.dst, o.a, o.count * dtype_size(dtype_));
+  if (o.kind == LocalOp::Kind::reduce)
+    reduce(dtype_, op_, o.dst, o.a, o.b, o.count);
+  else if (o.dst != o.a)
+    std::memmove(o.dst, o.a, o.count * dtype_size(dtype_));
 }
 
 // Carries out the executor's decisions on a transport.
@@ -137,8 +150,10 @@ void BoundSchedule::precompile() {
 }
 
 void BoundSchedule::run(Transport& transport) const {
-  if (precompiled()) run_program(transport);
-  else run_dynamic(transport);
+  if (precompiled())
+    run_program(transport);
+  else
+    run_dynamic(transport);
   if (space_) space_->synchronize();
 }
 
@@ -154,8 +169,7 @@ void BoundSchedule::run_program(Transport& transport) const {
         const Wait& w = waits_[a.index];
         wait_tickets_.clear();
         for (std::size_t k = w.first; k < w.last; ++k) wait_tickets_.push_back(slot_tickets_[slots_[k]]);
-        if (w.step != reported)
-          progress::set_step(reported = w.step, static_cast<int>(steps_), peers_of(w.step));
+        if (w.step != reported) progress::set_step(reported = w.step, static_cast<int>(steps_), peers_of(w.step));
         transport.wait_all(wait_tickets_);
         break;
       }

@@ -18,8 +18,8 @@ class BoundSchedule {
  public:
   // `space`: where the buffers are when not on the host (memory_space.hpp); the
   // operations are queued there, and run() returns when they are done.
-  BoundSchedule(const Schedule& schedule, const CollectiveCall& call, const BufferLayout& layout,
-                std::byte* scratch, std::size_t scratch_bytes, ExecutionOrder order = ExecutionOrder::dataflow,
+  BoundSchedule(const Schedule& schedule, const CollectiveCall& call, const BufferLayout& layout, std::byte* scratch,
+                std::size_t scratch_bytes, ExecutionOrder order = ExecutionOrder::dataflow,
                 MemorySpace* space = nullptr);
   // Starts every transfer and operation as soon as its plan allows (dataflow.hpp),
   // waiting on the transport only when nothing else can start. One thread at a time.
@@ -66,8 +66,9 @@ class BoundSchedule {
   std::size_t steps_ = 0;
   std::vector<std::vector<int>> step_peers_;  // per step, the ranks it sends to or receives from
   std::span<const int> peers_of(int step) const {
-    return step >= 0 && static_cast<std::size_t>(step) < step_peers_.size() ? std::span<const int>(step_peers_[static_cast<std::size_t>(step)])
-                                                                             : std::span<const int>();
+    return step >= 0 && static_cast<std::size_t>(step) < step_peers_.size()
+               ? std::span<const int>(step_peers_[static_cast<std::size_t>(step)])
+               : std::span<const int>();
   }
   std::vector<Action> program_;
   std::vector<Wait> waits_;

@@ -72,8 +72,10 @@ class Player {
 
   bool full() const { return report_.errors.size() > SymbolicReport::kMaxErrors; }
   void error(const std::string& msg) {
-    if (report_.errors.size() < SymbolicReport::kMaxErrors) report_.errors.push_back(msg);
-    else if (report_.errors.size() == SymbolicReport::kMaxErrors) report_.errors.push_back("...");
+    if (report_.errors.size() < SymbolicReport::kMaxErrors)
+      report_.errors.push_back(msg);
+    else if (report_.errors.size() == SymbolicReport::kMaxErrors)
+      report_.errors.push_back("...");
   }
 
   // Resolves a region to a buffer and offset, following the in-place alias; nullptr if out of bounds.
@@ -82,8 +84,14 @@ class Player {
     std::size_t limit = 0;
     Place pl{nullptr, reg.offset};
     switch (reg.buffer) {
-      case BufferId::recv: limit = st.layout.recv_count; pl.buf = &st.recv[0]; break;
-      case BufferId::scratch: limit = st.scratch[0].index.size(); pl.buf = &st.scratch[0]; break;
+      case BufferId::recv:
+        limit = st.layout.recv_count;
+        pl.buf = &st.recv[0];
+        break;
+      case BufferId::scratch:
+        limit = st.scratch[0].index.size();
+        pl.buf = &st.scratch[0];
+        break;
       case BufferId::send:
         limit = st.layout.send_count;
         if (st.layout.send_aliases_recv) {
@@ -190,8 +198,16 @@ class Player {
     void list(Channel& c) {
       if (!c.listed && !c.sent.empty() && !c.posted.empty()) c.listed = true, matchable.push_back(&c);
     }
-    void sent_on(int from, int to, std::size_t i) { Channel& c = at(from, to); c.sent.push_back(i); list(c); }
-    void posted_on(int from, int to, std::size_t i) { Channel& c = at(from, to); c.posted.push_back(i); list(c); }
+    void sent_on(int from, int to, std::size_t i) {
+      Channel& c = at(from, to);
+      c.sent.push_back(i);
+      list(c);
+    }
+    void posted_on(int from, int to, std::size_t i) {
+      Channel& c = at(from, to);
+      c.posted.push_back(i);
+      list(c);
+    }
   };
 
   void play_dataflow() {
@@ -255,7 +271,8 @@ class Player {
           error("rank " + std::to_string(r) + " " + dataflow_at(it->step) +
                 ": a receive is posted over a region still being sent");
         Place pl = place(r, t.region, at, " recv");
-        if (pl.buf) std::fill_n(pl.buf->index.begin() + static_cast<std::ptrdiff_t>(pl.offset), t.region.count, kPending);
+        if (pl.buf)
+          std::fill_n(pl.buf->index.begin() + static_cast<std::ptrdiff_t>(pl.offset), t.region.count, kPending);
         m.posted_on(t.peer, r, i);
       }
       for (const FlowItem* it; (it = p.next_ready(f.plan, FlowQueue::sends)); p.start(FlowQueue::sends), moved = true) {
@@ -286,7 +303,8 @@ class Player {
     Place pl = place(r, reg, kDataflowOrder, "");
     if (!pl.buf) return false;
     const auto first = pl.buf->index.begin() + static_cast<std::ptrdiff_t>(pl.offset);
-    return std::find(first, first + static_cast<std::ptrdiff_t>(reg.count), kPending) != first + static_cast<std::ptrdiff_t>(reg.count);
+    return std::find(first, first + static_cast<std::ptrdiff_t>(reg.count), kPending) !=
+           first + static_cast<std::ptrdiff_t>(reg.count);
   }
 
   bool overwrites_send(int r, const Region& reg) {
@@ -311,9 +329,9 @@ class Player {
     fs.progress.complete_transfer(FlowQueue::sends, si);
     fr.progress.complete_transfer(FlowQueue::recvs, ri);
     if (s.region.count != t.region.count) {
-      error("rank " + std::to_string(to) + " " + dataflow_at(fr.plan.of(FlowQueue::recvs)[ri].step) +
-            ": receives " + std::to_string(t.region.count) +
-            " elements from rank " + std::to_string(from) + " which sends " + std::to_string(s.region.count));
+      error("rank " + std::to_string(to) + " " + dataflow_at(fr.plan.of(FlowQueue::recvs)[ri].step) + ": receives " +
+            std::to_string(t.region.count) + " elements from rank " + std::to_string(from) + " which sends " +
+            std::to_string(s.region.count));
       return;
     }
     Place src = place(from, s.region, at, " send"), dst = place(to, t.region, at, " recv");
@@ -355,8 +373,7 @@ class Player {
     queue.pop_front();
     if (pay.index.size() != t.region.count) {
       error("rank " + std::to_string(r) + " " + at + ": receives " + std::to_string(t.region.count) +
-            " elements from rank " + std::to_string(t.peer) + " which sends " +
-            std::to_string(pay.index.size()));
+            " elements from rank " + std::to_string(t.peer) + " which sends " + std::to_string(pay.index.size()));
       return;
     }
     Place pl = place(r, t.region, at, " recv");
@@ -430,9 +447,8 @@ class Player {
         const std::uint64_t* got = b.cell(i);
         if (b.index[i] != index || !std::equal(want.begin(), want.end(), got)) {
           std::ostringstream os;
-          os << "rank " << r << ": final recv[" << i << "] holds element " << b.index[i]
-             << " from " << ranks_text(got) << ", expected element " << index << " from "
-             << ranks_text(want.data());
+          os << "rank " << r << ": final recv[" << i << "] holds element " << b.index[i] << " from " << ranks_text(got)
+             << ", expected element " << index << " from " << ranks_text(want.data());
           error(os.str());
           if (full()) return;
         }

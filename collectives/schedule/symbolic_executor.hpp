@@ -13,8 +13,8 @@
 namespace collbench {
 
 struct SymbolicReport {
-  std::vector<std::string> errors;          // at most kMaxErrors, then a final "..." line
-  std::vector<std::size_t> elements_sent;   // per rank
+  std::vector<std::string> errors;         // at most kMaxErrors, then a final "..." line
+  std::vector<std::size_t> elements_sent;  // per rank
   std::vector<std::size_t> elements_received;
   std::size_t max_steps = 0;
   bool ok() const { return errors.empty(); }

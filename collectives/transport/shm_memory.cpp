@@ -77,7 +77,9 @@ class ShmMemory final : public ExportedMemory {
   }
 
  private:
-  std::string name(int rank, std::uint64_t id) const { return prefix_ + std::to_string(rank) + "-" + std::to_string(id); }
+  std::string name(int rank, std::uint64_t id) const {
+    return prefix_ + std::to_string(rank) + "-" + std::to_string(id);
+  }
 
   MemorySpace& space_;
   std::string prefix_;
@@ -97,8 +99,8 @@ void unlink_shared(const std::string& name) {
 }
 
 SharedMapping map_shared(const std::string& name, std::size_t bytes, bool create, int prot) {
-  const int fd = shm_open(name.c_str(), create ? O_CREAT | O_EXCL | O_RDWR : (prot & PROT_WRITE ? O_RDWR : O_RDONLY),
-                          0600);
+  const int fd =
+      shm_open(name.c_str(), create ? O_CREAT | O_EXCL | O_RDWR : (prot & PROT_WRITE ? O_RDWR : O_RDONLY), 0600);
   if (fd < 0) throw system_error("cannot open shared memory " + name);
   if (create) remember(name);
   struct stat st {};

@@ -92,8 +92,9 @@ std::string clock_warning(const nlohmann::json& clocks) {
       out += text;
     }
   if (!out.empty())
-    out += " (collbench's times are differences on one rank's clock and are unaffected; timestamps compared across "
-           "hosts would not be)";
+    out +=
+        " (collbench's times are differences on one rank's clock and are unaffected; timestamps compared across "
+        "hosts would not be)";
   return out;
 }
 

@@ -54,7 +54,8 @@ void send_string(const std::string& s, int to, MPI_Comm comm) {
 
 }  // namespace
 
-void control_allreduce(std::vector<double>& values, const std::function<double(double, double)>& combine, MPI_Comm comm) {
+void control_allreduce(std::vector<double>& values, const std::function<double(double, double)>& combine,
+                       MPI_Comm comm) {
   allreduce(values, combine, MPI_DOUBLE, comm);
 }
 
@@ -65,7 +66,8 @@ void control_allreduce(std::vector<long long>& values, const std::function<long 
 
 std::int64_t control_sum(std::int64_t mine, MPI_Comm comm) {
   std::vector<long long> v{mine};
-  control_allreduce(v, [](long long a, long long b) { return a + b; }, comm);
+  control_allreduce(
+      v, [](long long a, long long b) { return a + b; }, comm);
   return v[0];
 }
 

@@ -19,7 +19,8 @@ int size_of(MPI_Comm comm);
 
 // Element-wise reduction of `values` over all ranks with `combine`; every rank gets
 // the result. Every rank must pass the same length.
-void control_allreduce(std::vector<double>& values, const std::function<double(double, double)>& combine, MPI_Comm comm);
+void control_allreduce(std::vector<double>& values, const std::function<double(double, double)>& combine,
+                       MPI_Comm comm);
 void control_allreduce(std::vector<long long>& values, const std::function<long long(long long, long long)>& combine,
                        MPI_Comm comm);
 // The sum of every rank's `mine`, on every rank.

@@ -1,9 +1,9 @@
 #include "harness/common/default_registry.hpp"
 
-#include "algorithms/catalog.hpp"
-#include "algorithms/parameter_server/protocol.hpp"
 #include "algorithms/baselines/mpi_baselines.hpp"
 #include "algorithms/baselines/nccl_baselines.hpp"
+#include "algorithms/catalog.hpp"
+#include "algorithms/parameter_server/protocol.hpp"
 #include "collectives/transport/gpu/nccl.hpp"
 #include "generated/build_info.hpp"
 

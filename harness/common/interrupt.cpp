@@ -32,8 +32,8 @@ void on_signal(int sig) {
   const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
   const std::string where = stop_results("interrupted by " + name);  // flushes the table too
   if (rank == 0) {
-    std::fprintf(stderr, "collbench: interrupted by %s; exit status %d%s%s%s\n", name.c_str(), kExitInterruptedBase + sig,
-                 where.empty() ? "" : ". The rows written so far are in ", where.c_str(),
+    std::fprintf(stderr, "collbench: interrupted by %s; exit status %d%s%s%s\n", name.c_str(),
+                 kExitInterruptedBase + sig, where.empty() ? "" : ". The rows written so far are in ", where.c_str(),
                  where.empty() ? "" : " (the JSON says \"completed\": false)");
     std::fflush(stderr);
   }
@@ -49,11 +49,10 @@ InterruptHandler::InterruptHandler(int rank) {
   if (pipe2(g_pipe, O_CLOEXEC) != 0) return;
   g_thread = std::thread([rank] {
     unsigned char b = 0;
-    while (read(g_pipe[0], &b, 1) < 0 && errno == EINTR) {
-    }
+    while (read(g_pipe[0], &b, 1) < 0 && errno == EINTR) {}
     if (b != 0) end_interrupted(b, rank);  // 0: the handler is being removed
   });
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;

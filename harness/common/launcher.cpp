@@ -13,14 +13,20 @@ Launcher detect_launcher(const EnvLookup& env) {
   else if (set("OMPI_MCA_orte_hnp_uri") || set("PRTE_LAUNCHED") ||
            (pmix_namespace && std::string(pmix_namespace).rfind("prterun", 0) == 0))
     l.kind = "mpirun";
-  else if (set("SLURM_STEP_ID") && set("SLURM_STEP_NUM_TASKS")) l.kind = "srun";
-  else l.kind = "none";
-  static const std::pair<const char*, const char*> fields[] = {
-      {"job_id", "SLURM_JOB_ID"},         {"step_id", "SLURM_STEP_ID"},
-      {"cluster", "SLURM_CLUSTER_NAME"},  {"partition", "SLURM_JOB_PARTITION"},
-      {"nodes", "SLURM_JOB_NUM_NODES"},   {"nodelist", "SLURM_JOB_NODELIST"},
-      {"tasks", "SLURM_STEP_NUM_TASKS"},  {"tasks_per_node", "SLURM_STEP_TASKS_PER_NODE"},
-      {"step_nodes", "SLURM_STEP_NUM_NODES"}, {"mpi_plugin", "SLURM_MPI_TYPE"}};
+  else if (set("SLURM_STEP_ID") && set("SLURM_STEP_NUM_TASKS"))
+    l.kind = "srun";
+  else
+    l.kind = "none";
+  static const std::pair<const char*, const char*> fields[] = {{"job_id", "SLURM_JOB_ID"},
+                                                               {"step_id", "SLURM_STEP_ID"},
+                                                               {"cluster", "SLURM_CLUSTER_NAME"},
+                                                               {"partition", "SLURM_JOB_PARTITION"},
+                                                               {"nodes", "SLURM_JOB_NUM_NODES"},
+                                                               {"nodelist", "SLURM_JOB_NODELIST"},
+                                                               {"tasks", "SLURM_STEP_NUM_TASKS"},
+                                                               {"tasks_per_node", "SLURM_STEP_TASKS_PER_NODE"},
+                                                               {"step_nodes", "SLURM_STEP_NUM_NODES"},
+                                                               {"mpi_plugin", "SLURM_MPI_TYPE"}};
   if (set("SLURM_JOB_ID"))
     for (const auto& [key, name] : fields)
       if (const char* v = env(name)) l.slurm[key] = v;

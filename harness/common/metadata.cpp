@@ -6,11 +6,11 @@
 #include <iterator>
 #include <map>
 
+#include "collectives/kernels/reduce_kernels.hpp"
 #include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/transport/mpi/clean_finalize.hpp"
 #include "collectives/transport/mpi/library.hpp"
 #include "collectives/transport/mpi/library_call.hpp"
-#include "collectives/kernels/reduce_kernels.hpp"
 #include "generated/build_info.hpp"
 #include "harness/common/clocks.hpp"
 #include "harness/common/control.hpp"
@@ -24,12 +24,33 @@ namespace {
 nlohmann::json relevant_environment() {
   // Each library's own knobs: MPICH's CVARs, Open MPI's MCA parameters (mpirun --mca
   // passes them the same way), Intel MPI's and MVAPICH's, and the transports under them.
-  static const char* prefixes[] = {"MPIR_CVAR_", "MPICH_", "OMPI_MCA_", "PMIX_MCA_", "OMPI_ALLOW_RUN_AS_ROOT", "I_MPI_",
-                                   "MV2_", "UCX_", "UCC_", "HCOLL_", "FI_", "HYDRA_", "MALLOC_", "GLIBC_TUNABLES", "COLLBENCH_",
-                                   "NCCL_", "CUDA_VISIBLE_DEVICES", "OMP_", "SLURM_JOB_ID", "SLURM_NNODES"};
+  static const char* prefixes[] = {"MPIR_CVAR_",
+                                   "MPICH_",
+                                   "OMPI_MCA_",
+                                   "PMIX_MCA_",
+                                   "OMPI_ALLOW_RUN_AS_ROOT",
+                                   "I_MPI_",
+                                   "MV2_",
+                                   "UCX_",
+                                   "UCC_",
+                                   "HCOLL_",
+                                   "FI_",
+                                   "HYDRA_",
+                                   "MALLOC_",
+                                   "GLIBC_TUNABLES",
+                                   "COLLBENCH_",
+                                   "NCCL_",
+                                   "CUDA_VISIBLE_DEVICES",
+                                   "OMP_",
+                                   "SLURM_JOB_ID",
+                                   "SLURM_NNODES"};
   // What Open MPI's launcher sets for its own runtime (addresses, job ids, paths): not knobs.
-  static const char* launcher_internals[] = {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",
-                                             "OMPI_MCA_shmem_RUNTIME_QUERY_hint", "PMIX_MCA_psec",
+  static const char* launcher_internals[] = {"OMPI_MCA_orte_",
+                                             "OMPI_MCA_ess",
+                                             "OMPI_MCA_pmix",
+                                             "OMPI_MCA_initial_wdir",
+                                             "OMPI_MCA_shmem_RUNTIME_QUERY_hint",
+                                             "PMIX_MCA_psec",
                                              "PMIX_MCA_mca_base_component_show_load_errors"};
   nlohmann::json env = nlohmann::json::object();
   for (char** e = environ; *e; ++e) {
@@ -58,11 +79,12 @@ std::string utc_now() {
 nlohmann::json gpu_json(const GpuInventory& g) {
   nlohmann::json devices = nlohmann::json::array();
   for (const GpuDevice& d : g.devices)
-    devices.push_back({{"index", d.index},
-                       {"name", d.name},
-                       {"pci_bus_id", d.pci_bus_id},
-                       {"memory_bytes", d.memory_bytes},
-                       {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)}});
+    devices.push_back(
+        {{"index", d.index},
+         {"name", d.name},
+         {"pci_bus_id", d.pci_bus_id},
+         {"memory_bytes", d.memory_bytes},
+         {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)}});
   nlohmann::json j = {{"built_with_cuda", g.built_with_cuda},
                       {"built_with_nccl", g.built_with_nccl},
                       {"cuda_driver", cuda_version_text(g.driver_version)},
@@ -91,7 +113,8 @@ std::string oversubscription_warning(const nlohmann::json& metadata) {
            " share one machine (one kernel boot id) and run " + std::to_string(ranks) + " ranks on its " +
            std::to_string(cores) + " cores";
   }
-  if (!out.empty()) out += " (oversubscribed: ranks that busy-poll take turns on the cores, so times include waiting for one)";
+  if (!out.empty())
+    out += " (oversubscribed: ranks that busy-poll take turns on the cores, so times include waiting for one)";
   return out;
 }
 
@@ -104,7 +127,8 @@ std::vector<std::string> metadata_warnings(const nlohmann::json& metadata) {
 }
 
 std::string join_ranks(const std::vector<int>& ranks) {
-  return join(ranks, [](int r) { return std::to_string(r); }, ",");
+  return join(
+      ranks, [](int r) { return std::to_string(r); }, ",");
 }
 
 nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {

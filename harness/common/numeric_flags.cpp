@@ -12,8 +12,10 @@ namespace {
 
 std::string bound(long double v) {
   char buf[48];
-  if (std::fabs(v) < 1e15L && v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0Lf", v);
-  else std::snprintf(buf, sizeof buf, "%Lg", v);
+  if (std::fabs(v) < 1e15L && v == std::floor(v))
+    std::snprintf(buf, sizeof buf, "%.0Lf", v);
+  else
+    std::snprintf(buf, sizeof buf, "%Lg", v);
   return buf;
 }
 

@@ -16,8 +16,8 @@ CLI::Validator whole_in(long double lo, long double hi);
 CLI::Validator number_in(double lo, double hi);
 
 // Shared upper bounds: far beyond any sensible run, far below overflow.
-inline constexpr long double kMaxRepeats = 1e6;   // rounds, steps, warm-up steps, staleness
-inline constexpr long double kMaxCalls = 1e9;     // -w / -n calls per round
+inline constexpr long double kMaxRepeats = 1e6;  // rounds, steps, warm-up steps, staleness
+inline constexpr long double kMaxCalls = 1e9;    // -w / -n calls per round
 
 // -w/-n: "auto" (Repetitions::kAuto) or a whole number >= least; throws std::invalid_argument.
 int parse_count_or_auto(const std::string& text, const char* flag, int least);

@@ -32,8 +32,8 @@ fs::path follow_dangling(fs::path p) {
 std::string temp_name(const std::string& resolved) {
   static std::atomic<unsigned> counter{0};
   const fs::path p(resolved);
-  return (p.parent_path() / ("." + p.filename().string() + ".collbench-" + std::to_string(getpid()) + "-" +
-                             std::to_string(counter++)))
+  return (p.parent_path() /
+          ("." + p.filename().string() + ".collbench-" + std::to_string(getpid()) + "-" + std::to_string(counter++)))
       .string();
 }
 
@@ -49,7 +49,7 @@ OutputTarget inspect_output(const std::string& path, const std::string& what) {
   OutputTarget t;
   t.path = path;
   if (path.empty()) throw OutputError("the " + what + " path is empty");
-  struct stat st{};
+  struct stat st {};
   std::error_code ec;
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) refuse(what, path, "it is a directory");
@@ -139,7 +139,7 @@ void OutputFile::publish() {
   // A file system without hard links renames instead (a name taken meanwhile is then lost).
   const bool no_hard_links = !temp_name_.empty() && (err == EPERM || err == ENOTSUP || err == EMLINK);
   if (err == EEXIST) {
-    struct stat st{};
+    struct stat st {};
     const bool empty_file = stat(resolved_.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
     if (existing_ != ExistingFile::replace && !empty_file)
       throw OutputNameTaken("cannot write " + quoted(what_, path_) +

@@ -30,8 +30,8 @@ struct OutputTarget {
   std::string path;      // as given
   std::string resolved;  // symlinks followed; the file that is written
   bool exists = false;
-  bool regular = true;   // a regular file or a new name (not a device, FIFO, ...)
-  bool nonempty = false; // an existing regular file that holds data
+  bool regular = true;    // a regular file or a new name (not a device, FIFO, ...)
+  bool nonempty = false;  // an existing regular file that holds data
   bool character_device = false;
   std::uint64_t device = 0, inode = 0;  // when it exists
 };
@@ -61,7 +61,7 @@ class OutputFile {
   std::uint64_t size() const { return size_; }
   void append(std::string_view bytes);
   void write_at(std::uint64_t offset, std::string_view bytes);  // in place only
-  void truncate(std::uint64_t size);                           // in place only
+  void truncate(std::uint64_t size);                            // in place only
 
  private:
   [[noreturn]] void fail(int err) const;

@@ -29,10 +29,14 @@ double call_floor_seconds(long double bytes) {
 
 std::string human_seconds(long double s) {
   char buf[64];
-  if (s >= 86400 * 365.0L) std::snprintf(buf, sizeof buf, "%.3Lg years", s / (86400 * 365.0L));
-  else if (s >= 7200) std::snprintf(buf, sizeof buf, "%.1Lf hours", s / 3600);
-  else if (s >= 120) std::snprintf(buf, sizeof buf, "%.1Lf minutes", s / 60);
-  else std::snprintf(buf, sizeof buf, "%.3Lg s", s);
+  if (s >= 86400 * 365.0L)
+    std::snprintf(buf, sizeof buf, "%.3Lg years", s / (86400 * 365.0L));
+  else if (s >= 7200)
+    std::snprintf(buf, sizeof buf, "%.1Lf hours", s / 3600);
+  else if (s >= 120)
+    std::snprintf(buf, sizeof buf, "%.1Lf minutes", s / 60);
+  else
+    std::snprintf(buf, sizeof buf, "%.3Lg s", s);
   return buf;
 }
 
@@ -56,8 +60,9 @@ void check_count(long double count, long double limit, const std::string& what, 
 
 void check_request(const RequestEstimate& e, const Machine& m, bool force) {
   const long double node = e.bytes_per_rank * m.ranks_here;
-  const std::string need = e.memory_flag + " needs at least " + human_bytes(e.bytes_per_rank) + " of memory per rank (" +
-                           std::to_string(m.ranks_here) + " rank(s) on this node: " + human_bytes(node) + ")";
+  const std::string need = e.memory_flag + " needs at least " + human_bytes(e.bytes_per_rank) +
+                           " of memory per rank (" + std::to_string(m.ranks_here) +
+                           " rank(s) on this node: " + human_bytes(node) + ")";
   if (m.memory_total > 0 && node > m.memory_total)
     throw std::invalid_argument(need + ", more than this node's " + human_bytes(m.memory_total));
   if (m.memory_available > 0 && node > m.memory_available && !force)
@@ -70,9 +75,10 @@ void check_request(const RequestEstimate& e, const Machine& m, bool force) {
 }
 
 void add_force_flag(CLI::App& app, bool& force) {
-  app.add_flag("--force", force, "Run even when the estimated run time (over 1 hour, as a lower bound), the number "
-                                 "of sizes or of messages per step, or the memory (over what is available) is "
-                                 "beyond collbench's limits; the refusal gives the estimate");
+  app.add_flag("--force", force,
+               "Run even when the estimated run time (over 1 hour, as a lower bound), the number "
+               "of sizes or of messages per step, or the memory (over what is available) is "
+               "beyond collbench's limits; the refusal gives the estimate");
 }
 
 }  // namespace collbench

@@ -45,8 +45,8 @@ struct ResultRow {
   int checked_calls = 0;              // calls whose results were checked (per rank)
   int outliers = 0;                   // timed calls that stalled (stats.hpp's is_outlier)
   std::vector<double> round_mean_us;  // JSON only: the spread between rounds
-  Fields extra;            // a command's own columns after these (the parameter server's)
-  nlohmann::json details;  // JSON only: per-server and distribution data
+  Fields extra;                       // a command's own columns after these (the parameter server's)
+  nlohmann::json details;             // JSON only: per-server and distribution data
 };
 
 // The timing columns from `samples_us` (one per call or step): the summary, the

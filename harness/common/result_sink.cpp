@@ -19,12 +19,13 @@
 namespace collbench {
 
 void add_output_flags(CLI::App& app, OutputOptions& out, const std::string& name) {
-  app.add_option("--csv", out.csv_path, "CSV output path (default: results/collbench-" + name +
-                                            "-<time>.csv, never an existing name)");
+  app.add_option("--csv", out.csv_path,
+                 "CSV output path (default: results/collbench-" + name + "-<time>.csv, never an existing name)");
   app.add_option("--json", out.json_path, "JSON output path (default: next to the CSV)");
   app.add_option("--output-dir", out.output_dir, "Directory for default output files")->capture_default_str();
-  app.add_flag("--overwrite", out.overwrite, "Replace output files that already hold data (refused otherwise); "
-                                             "devices such as /dev/null are always written through");
+  app.add_flag("--overwrite", out.overwrite,
+               "Replace output files that already hold data (refused otherwise); "
+               "devices such as /dev/null are always written through");
 }
 
 struct ResultSink::State {
@@ -112,7 +113,8 @@ ResultSink ResultSink::open(OutputOptions& out, const std::string& name, std::ve
         for (const OtherOutput& x : others) all.push_back({x.flag, x.path});
         vet(all, existing);
         st->csv = std::make_unique<CsvWriter>(std::make_unique<OutputFile>(o.csv_path, existing, csv_label), columns);
-        st->json = std::make_unique<JsonWriter>(std::make_unique<OutputFile>(o.json_path, existing, json_label), metadata);
+        st->json =
+            std::make_unique<JsonWriter>(std::make_unique<OutputFile>(o.json_path, existing, json_label), metadata);
         st->csv->file().publish();
         try {
           st->json->file().publish();
@@ -172,8 +174,7 @@ namespace {
 [[noreturn]] void end_for_output_error(ResultSink::State& st, const std::string& what) {
   try {
     st.json->finish("an output could not be written: " + what);
-  } catch (const OutputError&) {
-  }
+  } catch (const OutputError&) {}
   std::fflush(stdout);
   std::fprintf(stderr,
                "collbench: error: %s; ending the run with exit status %d. The %zu row(s) written before are in %s "
@@ -260,8 +261,7 @@ std::string stop_results(const std::string& why) {
     g_open->stopped = true;  // the process ends in a moment: a row the main thread adds now would reach the CSV only
     try {
       g_open->json->finish(why);
-    } catch (const OutputError&) {
-    }
+    } catch (const OutputError&) {}
   }
   return where(g_open->paths);
 }

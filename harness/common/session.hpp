@@ -3,8 +3,8 @@
 // ranks' transport, and the nodes they sit on. Parsed options stay apart from this.
 #include <mpi.h>
 
-#include "collectives/transport/mpi/transport.hpp"
 #include "collectives/schedule/registry.hpp"
+#include "collectives/transport/mpi/transport.hpp"
 #include "harness/common/interconnect.hpp"
 #include "harness/common/topology.hpp"
 
@@ -13,7 +13,10 @@ namespace collbench {
 struct Session {
   // Collective over comm. `ranks_per_node` > 0 emulates nodes (see discover_topology).
   Session(const Registry& registry, MPI_Comm comm, int ranks_per_node)
-      : registry(registry), comm(comm), transport(comm), topology(discover_topology(comm, ranks_per_node)),
+      : registry(registry),
+        comm(comm),
+        transport(comm),
+        topology(discover_topology(comm, ranks_per_node)),
         interconnect(discover_interconnect(comm)) {}
   const Registry& registry;
   MPI_Comm comm;  // the harness's own traffic (barriers, control messages)

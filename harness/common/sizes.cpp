@@ -11,7 +11,8 @@
 namespace collbench {
 
 std::size_t parse_size(const std::string& text) {
-  const std::string bad = "invalid size '" + text + "': expected a non-negative whole number of bytes with an optional K, M or G suffix";
+  const std::string bad =
+      "invalid size '" + text + "': expected a non-negative whole number of bytes with an optional K, M or G suffix";
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw std::invalid_argument(bad);
   std::size_t pos = 0;
   unsigned long long value = 0;
@@ -37,8 +38,8 @@ std::size_t parse_size(const std::string& text) {
   return static_cast<std::size_t>(value) << shift;
 }
 
-std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor,
-                                     std::size_t align, std::size_t most) {
+std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor, std::size_t align,
+                                     std::size_t most) {
   std::vector<std::size_t> out;
   if (min_bytes > max_bytes || align == 0) return out;
   std::size_t s = min_bytes;
@@ -85,7 +86,8 @@ std::vector<std::size_t> checked_sweep_sizes(const SizeRange& r, std::size_t uni
   char what[160];
   std::snprintf(what, sizeof what, "-f %.10g from %s to %s gives more than %zu sizes", r.step_factor,
                 format_bytes(r.min_bytes).c_str(), format_bytes(r.max_bytes).c_str(), sizes.size() - 1);
-  if (sizes.size() > kHardMaxSizes) throw std::invalid_argument(std::string(what) + "; at most " + std::to_string(kHardMaxSizes));
+  if (sizes.size() > kHardMaxSizes)
+    throw std::invalid_argument(std::string(what) + "; at most " + std::to_string(kHardMaxSizes));
   check_count(static_cast<long double>(sizes.size()), kMaxSizes, what, "use a larger --stepfactor", force);
   return sizes;
 }

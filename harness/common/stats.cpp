@@ -1,8 +1,8 @@
 #include "harness/common/stats.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace collbench {
@@ -38,8 +38,10 @@ int count_outliers(const std::vector<double>& v, double median) {
 
 std::string outlier_rule() {
   char text[160];
-  std::snprintf(text, sizeof text, "timed calls over %gx p50, or over %gx p50 and %g s beyond it (a stall: preemption, a "
-                "lost link's retransmission)", kOutlierFactor, kStallFactor, kStallExtraUs / 1e6);
+  std::snprintf(text, sizeof text,
+                "timed calls over %gx p50, or over %gx p50 and %g s beyond it (a stall: preemption, a "
+                "lost link's retransmission)",
+                kOutlierFactor, kStallFactor, kStallExtraUs / 1e6);
   return text;
 }
 

@@ -22,8 +22,10 @@ std::vector<double> series_of(int owner, const std::vector<double>& mine, MPI_Co
 int rank_by_total(const std::vector<double>& t, bool slowest, MPI_Comm comm) {
   std::vector<double> totals(static_cast<std::size_t>(size_of(comm)), 0.0);
   totals[static_cast<std::size_t>(rank_of(comm))] = std::accumulate(t.begin(), t.end(), 0.0);
-  control_allreduce(totals, [](double a, double b) { return a + b; }, comm);
-  const auto it = slowest ? std::max_element(totals.begin(), totals.end()) : std::min_element(totals.begin(), totals.end());
+  control_allreduce(
+      totals, [](double a, double b) { return a + b; }, comm);
+  const auto it =
+      slowest ? std::max_element(totals.begin(), totals.end()) : std::min_element(totals.begin(), totals.end());
   return static_cast<int>(it - totals.begin());
 }
 
@@ -31,7 +33,8 @@ std::vector<double> combine_ranks(std::vector<double> t, TimingPolicy policy, Ra
   switch (a) {
     case RankAggregate::rank0: return series_of(0, t, comm);
     case RankAggregate::mean: {
-      control_allreduce(t, [](double x, double y) { return x + y; }, comm);
+      control_allreduce(
+          t, [](double x, double y) { return x + y; }, comm);
       for (double& x : t) x /= size_of(comm);
       return t;
     }
@@ -41,7 +44,8 @@ std::vector<double> combine_ranks(std::vector<double> t, TimingPolicy policy, Ra
       // Calls of a loop are not aligned across ranks, so a loop reports one rank's own
       // series: its mean is exactly what a plain loop timed on that rank gives.
       if (policy == TimingPolicy::loop) return series_of(rank_by_total(t, max, comm), t, comm);
-      control_allreduce(t, [max](double x, double y) { return max ? std::max(x, y) : std::min(x, y); }, comm);
+      control_allreduce(
+          t, [max](double x, double y) { return max ? std::max(x, y) : std::min(x, y); }, comm);
       return t;
     }
   }
@@ -53,11 +57,13 @@ std::vector<double> combine_ranks(std::vector<double> t, TimingPolicy policy, Ra
 std::string timing_policy_text(TimingPolicy t, RankAggregate a) {
   std::string what;
   if (t == TimingPolicy::loop)
-    what = "one barrier, then the timed calls back to back (as nccl-tests and a plain MPI_Wtime loop); "
-           "a rank's time for a call is the gap between consecutive completions; ranks combined: ";
+    what =
+        "one barrier, then the timed calls back to back (as nccl-tests and a plain MPI_Wtime loop); "
+        "a rank's time for a call is the gap between consecutive completions; ranks combined: ";
   else
-    what = "a barrier (not timed) before every call; each call timed alone on every rank (as the OSU "
-           "benchmarks); ranks combined: ";
+    what =
+        "a barrier (not timed) before every call; each call timed alone on every rank (as the OSU "
+        "benchmarks); ranks combined: ";
   switch (a) {
     case RankAggregate::max:
       return what + (t == TimingPolicy::loop ? "max, the series of the slowest rank (largest total; nccl-tests -a 3)"
@@ -66,8 +72,9 @@ std::string timing_policy_text(TimingPolicy t, RankAggregate a) {
       return what + (t == TimingPolicy::loop ? "min, the series of the fastest rank (smallest total; nccl-tests -a 2)"
                                              : "min, each call's fastest rank");
     case RankAggregate::mean:
-      return what + "mean, each call's mean over ranks (so avg_us is the mean over ranks of each rank's mean, "
-                    "OSU's 'Avg Latency' and nccl-tests -a 1)";
+      return what +
+             "mean, each call's mean over ranks (so avg_us is the mean over ranks of each rank's mean, "
+             "OSU's 'Avg Latency' and nccl-tests -a 1)";
     case RankAggregate::rank0: return what + "rank0, rank 0's own times (nccl-tests -a 0)";
   }
   return what;
@@ -123,7 +130,8 @@ TimedCalls time_calls(PreparedCollective& call, std::size_t bytes, const Repetit
   double call_s = 0;
   if (reps.iters == Repetitions::kAuto && out.warmup > 0) {
     std::vector<double> estimate{warm_s};
-    control_allreduce(estimate, [](double a, double b) { return std::max(a, b); }, comm);
+    control_allreduce(
+        estimate, [](double a, double b) { return std::max(a, b); }, comm);
     call_s = estimate[0];
   }
   const int iters = reps.iters_at(bytes, call_s);

@@ -52,7 +52,7 @@ std::string repetitions_text(const Repetitions& r);
 // outside the measured time: the last timed call of every round, and every `every`-th.
 struct CallCheck {
   int every = 0;
-  std::function<void()> prepare;               // reloads inputs, poisons the output
+  std::function<void()> prepare;                 // reloads inputs, poisons the output
   std::function<std::int64_t()> wrong_elements;  // on this rank
 };
 

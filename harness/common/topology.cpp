@@ -8,8 +8,8 @@
 #include <string>
 
 #include "collectives/transport/mpi/communicator.hpp"
-#include "harness/common/control.hpp"
 #include "collectives/transport/mpi/forced_algorithm.hpp"
+#include "harness/common/control.hpp"
 
 namespace collbench {
 
@@ -49,7 +49,9 @@ std::string host_name_conflict(const std::vector<std::string>& names, const std:
     if (fresh || identities[it->second] == identities[r]) continue;
     const bool same_machine = boot_id(identities[it->second]) == boot_id(identities[r]);
     return "ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " both report host name '" + names[r] +
-           "' but run " + (same_machine ? "in different network namespaces of one machine" : "on different machines (kernel boot ids differ)") +
+           "' but run " +
+           (same_machine ? "in different network namespaces of one machine"
+                         : "on different machines (kernel boot ids differ)") +
            ": collbench groups ranks into nodes by host name and would merge them; give every host its own name";
   }
   return "";
@@ -59,7 +61,9 @@ long cores_here() { return sysconf(_SC_NPROCESSORS_ONLN); }
 
 bool exceeds_cores(long ranks, long cores) { return cores > 0 && ranks > cores; }
 
-bool node_is_oversubscribed(const Topology& topology) { return exceeds_cores(topology.max_ranks_per_node, cores_here()); }
+bool node_is_oversubscribed(const Topology& topology) {
+  return exceeds_cores(topology.max_ranks_per_node, cores_here());
+}
 
 Topology discover_topology(MPI_Comm comm, int ranks_per_node) {
   int rank = 0, size = 1;
@@ -75,14 +79,15 @@ Topology discover_topology(MPI_Comm comm, int ranks_per_node) {
     // may refuse; ranks with the same host name share a node just as well.
     const auto hosts = rank_hosts(comm);
     for (int r = 0; r < size; ++r)
-      leader[static_cast<std::size_t>(r)] = static_cast<int>(
-          std::find(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(r)]) - hosts.begin());
+      leader[static_cast<std::size_t>(r)] =
+          static_cast<int>(std::find(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(r)]) - hosts.begin());
     t.source = "host names (MPI_Comm_split_type is skipped while the MPI library is forced to " + forced + ")";
   } else {
     // A node is named by its lowest rank, which every rank on it learns from the split.
     const Communicator shared = Communicator::split_shared(comm, rank);
     std::vector<double> lowest{static_cast<double>(rank)};
-    control_allreduce(lowest, [](double a, double b) { return std::min(a, b); }, shared.get());
+    control_allreduce(
+        lowest, [](double a, double b) { return std::min(a, b); }, shared.get());
     const auto all = control_allgather(std::to_string(static_cast<int>(lowest[0])), comm);
     for (int r = 0; r < size; ++r) leader[static_cast<std::size_t>(r)] = std::stoi(all[static_cast<std::size_t>(r)]);
     t.source = "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)";

@@ -58,8 +58,8 @@ std::unique_ptr<Transport> open_nccl(const TransportContext& c) {
   const std::string here = rank_hosts(inv.comm)[static_cast<std::size_t>(inv.rank)] + "/" +
                            c.gpus->devices[static_cast<std::size_t>(c.gpu)].pci_bus_id;
   const char* multi = std::getenv("NCCL_MULTI_RANK_GPU_ENABLE");
-  const std::string refusal = nccl_layout_refusal(control_allgather(here, inv.comm), c.gpus->nccl_version,
-                                                  multi && std::string(multi) == "1");
+  const std::string refusal =
+      nccl_layout_refusal(control_allgather(here, inv.comm), c.gpus->nccl_version, multi && std::string(multi) == "1");
   if (!refusal.empty()) throw RunError("--transport nccl: " + refusal);
   std::unique_ptr<Transport> t;
   std::string error;
@@ -101,17 +101,42 @@ bool takes(TransportUser user, const TransportRow& t) { return t.taken_by[static
 
 constexpr std::array<TransportRow, 5> kTransports{{
     {TransportKind::mpi, "mpi", MemoryKind::host, false, false, "MPI point-to-point", "", {true, true, true}, open_mpi},
-    {TransportKind::shm, "shm", MemoryKind::host, true, false,
-     "shared memory", "one copy, by the receiver, from the sender's buffer", {true, false, true}, open_shm},
-    {TransportKind::mpi_staged, "mpi-staged", MemoryKind::device, false, false,
+    {TransportKind::shm,
+     "shm",
+     MemoryKind::host,
+     true,
+     false,
+     "shared memory",
+     "one copy, by the receiver, from the sender's buffer",
+     {true, false, true},
+     open_shm},
+    {TransportKind::mpi_staged,
+     "mpi-staged",
+     MemoryKind::device,
+     false,
+     false,
      "MPI point-to-point through host copies",
      "device buffers copied out before each send and in after each receive; reductions on the GPU",
-     {true, true, false}, open_mpi_staged},
-    {TransportKind::cuda_ipc, "cuda-ipc", MemoryKind::device, true, false,
-     "CUDA IPC", "one device copy, by the receiver on its stream, from the sender's GPU buffer",
-     {true, true, false}, open_cuda_ipc},
-    {TransportKind::nccl, "nccl", MemoryKind::device, false, true,
-     "NCCL send/receive", "one group per step, on the rank's stream", {true, true, false}, open_nccl},
+     {true, true, false},
+     open_mpi_staged},
+    {TransportKind::cuda_ipc,
+     "cuda-ipc",
+     MemoryKind::device,
+     true,
+     false,
+     "CUDA IPC",
+     "one device copy, by the receiver on its stream, from the sender's GPU buffer",
+     {true, true, false},
+     open_cuda_ipc},
+    {TransportKind::nccl,
+     "nccl",
+     MemoryKind::device,
+     false,
+     true,
+     "NCCL send/receive",
+     "one group per step, on the rank's stream",
+     {true, true, false},
+     open_nccl},
 }};
 constexpr NameTable<TransportKind, 5> kTransportKindNames = name_table_of<TransportKind>(kTransports);
 static_assert(rows_in_enum_order<TransportKind>(kTransports), "kTransports is indexed by TransportKind");
@@ -135,7 +160,9 @@ void add_transport_flag(CLI::App& app, TransportFlags& f, TransportUser user) {
     help += rows + (memory == MemoryKind::host ? ";" : "");
   }
   if (help.back() == ';') help.pop_back();
-  app.add_option("--transport", f.name, help)->capture_default_str()->each([&f](const std::string&) { f.given = true; });
+  app.add_option("--transport", f.name, help)->capture_default_str()->each([&f](const std::string&) {
+    f.given = true;
+  });
 }
 
 TransportKind resolve_transport(const TransportFlags& f, MemoryKind memory, TransportUser user,

@@ -34,7 +34,7 @@ enum class TransportUser { run, replay, p2p };
 struct TransportContext {
   MpiTransport& mpi;
   const Invocation& inv;
-  MemorySpace* space = nullptr;       // device memory only
+  MemorySpace* space = nullptr;        // device memory only
   const GpuInventory* gpus = nullptr;  // device memory only
   int gpu = -1;
 };
@@ -42,11 +42,11 @@ struct TransportContext {
 struct TransportRow {
   TransportKind id;
   std::string_view name;
-  MemoryKind memory;      // the buffers it moves
-  bool node_local;        // every rank on one node
-  bool step_order;        // schedules run step by step (--order steps)
-  std::string_view text;  // what it is, in a few words
-  std::string_view how;   // how it moves a message, or ""
+  MemoryKind memory;             // the buffers it moves
+  bool node_local;               // every rank on one node
+  bool step_order;               // schedules run step by step (--order steps)
+  std::string_view text;         // what it is, in a few words
+  std::string_view how;          // how it moves a message, or ""
   std::array<bool, 3> taken_by;  // by TransportUser: run, replay, p2p
   // Collective; nullptr: the session's MPI transport itself. Throws RunError.
   std::unique_ptr<Transport> (*open)(const TransportContext& c);
@@ -80,7 +80,8 @@ std::string memory_refusal(MemoryKind memory, TransportKind transport, const std
 // Keeps the algorithms a run on `memory` over `transport` can use: the reference ones, and
 // the baseline of the library that runs there. Where the user `named` them, a baseline
 // that cannot run is refused (std::invalid_argument) instead of dropped.
-void keep_runnable(std::vector<const AlgorithmEntry*>& algorithms, MemoryKind memory, TransportKind transport, bool named);
+void keep_runnable(std::vector<const AlgorithmEntry*>& algorithms, MemoryKind memory, TransportKind transport,
+                   bool named);
 
 // An opened transport and, for device memory, this rank's GPU (local rank modulo the
 // GPUs it sees). Collective; one rank failing fails all with RunError.

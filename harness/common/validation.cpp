@@ -35,19 +35,24 @@ bool prod_uses_powers_of_two(const InputSpec& s) {
 
 template <class T>
 T from_double(double v) {
-  if constexpr (std::is_same_v<T, BFloat16>) return BFloat16(static_cast<float>(v));
-  else return static_cast<T>(v);
+  if constexpr (std::is_same_v<T, BFloat16>)
+    return BFloat16(static_cast<float>(v));
+  else
+    return static_cast<T>(v);
 }
 template <class T>
 double to_double(T v) {
-  if constexpr (std::is_same_v<T, BFloat16>) return static_cast<double>(static_cast<float>(v));
-  else return static_cast<double>(v);
+  if constexpr (std::is_same_v<T, BFloat16>)
+    return static_cast<double>(static_cast<float>(v));
+  else
+    return static_cast<double>(v);
 }
 
 }  // namespace
 
 double input_value(const InputSpec& s, int rank, std::size_t index) {
-  const std::uint64_t h = mix(index * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(rank) * 0xBF58476D1CE4E5B9ULL + 1);
+  const std::uint64_t h =
+      mix(index * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(rank) * 0xBF58476D1CE4E5B9ULL + 1);
   if (!uses_reduce_op(s.collective)) {
     const std::int64_t m = std::min<std::int64_t>(1000, std::int64_t{1} << (exact_integer_bits(s.dtype) - 1));
     return static_cast<double>(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(2 * m + 1)) - m);
@@ -144,8 +149,8 @@ ExpectedResult::ExpectedResult(const InputSpec& s, int rank, int root, std::size
   constexpr std::size_t kBlock = 1 << 14;
   constexpr double kBudget = 64.0 * 1024 * 1024;
   const std::size_t blocks = (results + kBlock - 1) / kBlock;
-  const std::size_t stride = std::max<std::size_t>(
-      1, static_cast<std::size_t>(std::ceil(static_cast<double>(results) * s.nranks / kBudget)));
+  const std::size_t stride =
+      std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(static_cast<double>(results) * s.nranks / kBudget)));
   for (std::size_t b = 0; b < blocks; b += stride)
     blocks_.push_back({b * kBlock, std::min(kBlock, results - b * kBlock)});
   std::size_t total = 0;

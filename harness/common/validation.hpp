@@ -56,7 +56,6 @@ class ExpectedResult {
 };
 
 // ExpectedResult(spec, rank, root, count).count_wrong(recv), for a single check.
-std::size_t count_wrong_results(const InputSpec& spec, int rank, int root, std::size_t count,
-                                const void* recv);
+std::size_t count_wrong_results(const InputSpec& spec, int rank, int root, std::size_t count, const void* recv);
 
 }  // namespace collbench

@@ -5,14 +5,14 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 
-#include "collectives/transport/shm_memory.hpp"
 #include "collectives/process/progress.hpp"
+#include "collectives/transport/shm_memory.hpp"
 #include "harness/common/numeric_flags.hpp"
 #include "harness/common/result_sink.hpp"
 
@@ -29,16 +29,19 @@ namespace {
 
 [[noreturn]] void report_and_exit(double seconds, int rank, const std::vector<std::string>& hosts,
                                   const progress::Snapshot& where) {
-  const std::string who = "rank " + std::to_string(rank) +
-                          (static_cast<std::size_t>(rank) < hosts.size() ? " on " + hosts[static_cast<std::size_t>(rank)] : "");
+  const std::string who =
+      "rank " + std::to_string(rank) +
+      (static_cast<std::size_t>(rank) < hosts.size() ? " on " + hosts[static_cast<std::size_t>(rank)] : "");
   char seconds_text[32];
   std::snprintf(seconds_text, sizeof seconds_text, "%g", seconds);
   const std::string place = progress::describe(where, hosts);
-  stop_results(who + " made no progress for " + seconds_text + " s (the watchdog); it is in: " + place);  // also flushes the table
-  std::fprintf(stderr,
-               "collbench: watchdog: %s made no progress for %s s; it is in: %s. Ending the run with exit "
-               "status %d (rows finished so far are in the CSV and JSON, marked not completed; --watchdog 0 turns this off)\n",
-               who.c_str(), seconds_text, place.c_str(), kExitStalled);
+  stop_results(who + " made no progress for " + seconds_text +
+               " s (the watchdog); it is in: " + place);  // also flushes the table
+  std::fprintf(
+      stderr,
+      "collbench: watchdog: %s made no progress for %s s; it is in: %s. Ending the run with exit "
+      "status %d (rows finished so far are in the CSV and JSON, marked not completed; --watchdog 0 turns this off)\n",
+      who.c_str(), seconds_text, place.c_str(), kExitStalled);
   std::fflush(stderr);
   remove_shm_names();
   // The other ranks stalled at about the same moment: give their watchdogs time to say
@@ -50,9 +53,10 @@ namespace {
 }  // namespace
 
 void add_watchdog_flag(CLI::App& app, double& seconds) {
-  app.add_option("--watchdog", seconds, "End the run (exit status " + std::to_string(kExitStalled) +
-                                            ") when a rank makes no progress for this many seconds, after "
-                                            "every rank says where it is; 0: off")
+  app.add_option("--watchdog", seconds,
+                 "End the run (exit status " + std::to_string(kExitStalled) +
+                     ") when a rank makes no progress for this many seconds, after "
+                     "every rank says where it is; 0: off")
       ->check(number_in(0, 1e7))
       ->capture_default_str();
 }

@@ -91,8 +91,7 @@ void JsonWriter::add(const nlohmann::json& row) {
     try {
       file_->write_at(rows_end_, running);
       file_->truncate(rows_end_ + running.size());
-    } catch (const OutputError&) {
-    }
+    } catch (const OutputError&) {}
     throw;
   }
   rows_end_ += text.size();

@@ -20,17 +20,20 @@ CLI::App* add_command(CLI::App& app, ListOptions& o) {
 namespace {
 
 void print_text(const Registry& registry) {
-  std::printf("collectives and algorithms (mpi = the MPI library's own collective, the baseline; nccl = NCCL's, "
-              "on device memory):\n");
+  std::printf(
+      "collectives and algorithms (mpi = the MPI library's own collective, the baseline; nccl = NCCL's, "
+      "on device memory):\n");
   for (Collective c : kAllCollectives) {
     std::printf("  %s\n", std::string(collective_name(c)).c_str());
     for (const AlgorithmEntry* e : registry.for_collective(c))
       std::printf("    %-22s %s%s\n", e->name.c_str(), e->summary.c_str(),
-                  e->pipelined() ? (" [default segment " + std::to_string(e->default_segment_bytes / 1024) + " KiB]").c_str()
-                                 : "");
+                  e->pipelined()
+                      ? (" [default segment " + std::to_string(e->default_segment_bytes / 1024) + " KiB]").c_str()
+                      : "");
   }
   std::printf("  ps (parameter server; choose with --ps-mode, see 'collbench run --help')\n");
-  for (const ProtocolEntry* p : registry.protocols()) std::printf("    %-22s %s\n", p->name.c_str(), p->summary.c_str());
+  for (const ProtocolEntry* p : registry.protocols())
+    std::printf("    %-22s %s\n", p->name.c_str(), p->summary.c_str());
   std::printf("dtypes:");
   for (DType t : kAllDTypes) std::printf(" %s", std::string(dtype_name(t)).c_str());
   std::printf("\nops:");
@@ -41,7 +44,8 @@ void print_text(const Registry& registry) {
   for (Collective c : kAllCollectives) {
     const AlgorithmChoices choices = mpi_algorithm_choices(c);
     if (choices.algorithms.empty()) continue;
-    std::printf("  %-10s %s\n", std::string(collective_name(c)).c_str(), join(choices.algorithms, std::identity{}, " ").c_str());
+    std::printf("  %-10s %s\n", std::string(collective_name(c)).c_str(),
+                join(choices.algorithms, std::identity{}, " ").c_str());
     std::printf("             with %s\n", join(choices.settings, std::identity{}, " ").c_str());
   }
 }
@@ -82,8 +86,10 @@ nlohmann::json as_json(const Registry& registry) {
 
 int run_command(const ListOptions& o, const Invocation& inv) {
   if (inv.rank != 0) return 0;
-  if (o.json) std::printf("%s\n", as_json(*inv.registry).dump(1).c_str());
-  else print_text(*inv.registry);
+  if (o.json)
+    std::printf("%s\n", as_json(*inv.registry).dump(1).c_str());
+  else
+    print_text(*inv.registry);
   return 0;
 }
 

@@ -17,8 +17,9 @@
 namespace collbench {
 
 CLI::App* add_command(CLI::App& app, CostModelFlags& f) {
-  CLI::App* model = app.add_subcommand("model", "Predict algorithms' times from their schedules and a cost model "
-                                                "file, at any rank count (no MPI traffic)");
+  CLI::App* model = app.add_subcommand("model",
+                                       "Predict algorithms' times from their schedules and a cost model "
+                                       "file, at any rank count (no MPI traffic)");
   model->require_subcommand(1);
   CostModelOptions& o = f.parsed;
   for (auto [name, help, slot] :
@@ -33,19 +34,25 @@ CLI::App* add_command(CLI::App& app, CostModelFlags& f) {
     s->add_option("-b,--minbytes", f.min_bytes, "Smallest size, as run counts it (K/M/G)")->capture_default_str();
     s->add_option("-e,--maxbytes", f.max_bytes, "Largest size (K/M/G)")->capture_default_str();
     s->add_option("-f,--stepfactor", o.sizes.step_factor, "Multiply the size by this between steps")
-        ->check(number_in(1, 1e6))->capture_default_str();
+        ->check(number_in(1, 1e6))
+        ->capture_default_str();
     s->add_option("-d,--dtype", f.dtype, kDTypeNames.valid())->capture_default_str();
     s->add_option("-o,--op", f.op, kReduceOpNames.valid())->capture_default_str();
     s->add_option("-r,--root", o.root, "Root rank of broadcast, reduce and gather")->check(whole_in(0, INT_MAX));
     s->add_option("--segment-size", f.segment, "Pipeline segment of pipelined algorithms (default: each one's own)");
-    s->add_option("--order", f.order, "The executor order to predict: dataflow (run's default) or steps (run "
-                                      "--order steps; the published closed forms' assumption)")->capture_default_str();
-    s->add_option("--method", f.method, "auto (the symmetric path where it holds, else every rank simulated), "
-                                        "full, or symmetric")->capture_default_str();
+    s->add_option("--order", f.order,
+                  "The executor order to predict: dataflow (run's default) or steps (run "
+                  "--order steps; the published closed forms' assumption)")
+        ->capture_default_str();
+    s->add_option("--method", f.method,
+                  "auto (the symmetric path where it holds, else every rank simulated), "
+                  "full, or symmetric")
+        ->capture_default_str();
     add_output_flags(*s, o.out, "model");
   }
-  f.fit_app = model->add_subcommand("fit", "Write a cost model file from a collbench p2p result (alpha and beta "
-                                           "per link class) and reduction and copy rates timed here");
+  f.fit_app = model->add_subcommand("fit",
+                                    "Write a cost model file from a collbench p2p result (alpha and beta "
+                                    "per link class) and reduction and copy rates timed here");
   f.fit_app->add_option("--p2p", f.fit.p2p_path, "A collbench p2p JSON result")->required();
   f.fit_app->add_option("--out", f.fit.out_path, "The model file to write")->required();
   f.fit_app->add_option("--ranks-per-node", f.fit.ranks_per_node, "Ranks per host (default: the p2p run's)")
@@ -78,8 +85,10 @@ std::variant<CostModelOptions, ModelFitOptions> resolve_command(const CostModelF
           return e && !e->is_baseline() ? std::optional{e} : std::nullopt;
         },
         [&](const std::string& n) {
-          return "no schedule to predict for " + f.collective + " algorithm '" + n + "' (the mpi baseline is the "
-                 "library's own); valid: " + join(names_of(schedules), std::identity{});
+          return "no schedule to predict for " + f.collective + " algorithm '" + n +
+                 "' (the mpi baseline is the "
+                 "library's own); valid: " +
+                 join(names_of(schedules), std::identity{});
         },
         "--algorithms names no algorithm");
   }
@@ -113,15 +122,28 @@ Row model_row(const CostModelOptions& o, std::size_t bytes, std::size_t count, c
               double vs_best) {
   const double algbw = algbw_gbps(static_cast<double>(bytes), x.p.time_us * 1e-6);
   const int rpn = std::min(o.model.ranks_per_node, o.ranks);
-  Fields f{{"collective", collective_name(o.collective)}, {"algorithm", x.algorithm->name}, {"transport", "model"},
-           {"ranks", o.ranks}, {"bytes", bytes}, {"count", count}, {"dtype", dtype_name(o.dtype)},
-           {"op", uses_reduce_op(o.collective) ? reduce_op_name(o.op) : std::string_view("none")}, {"root", o.root},
-           {"predicted_us", x.p.time_us}, {"algbw_gbps", algbw},
-           {"busbw_gbps", algbw * busbw_factor(o.collective, o.ranks)}, {"nodes", o.ranks / rpn},
-           {"ranks_per_node", rpn}, {"segment_bytes", x.algorithm->segment_bytes({o.segment_bytes, {}, {}})},
+  Fields f{{"collective", collective_name(o.collective)},
+           {"algorithm", x.algorithm->name},
+           {"transport", "model"},
+           {"ranks", o.ranks},
+           {"bytes", bytes},
+           {"count", count},
+           {"dtype", dtype_name(o.dtype)},
+           {"op", uses_reduce_op(o.collective) ? reduce_op_name(o.op) : std::string_view("none")},
+           {"root", o.root},
+           {"predicted_us", x.p.time_us},
+           {"algbw_gbps", algbw},
+           {"busbw_gbps", algbw * busbw_factor(o.collective, o.ranks)},
+           {"nodes", o.ranks / rpn},
+           {"ranks_per_node", rpn},
+           {"segment_bytes", x.algorithm->segment_bytes({o.segment_bytes, {}, {}})},
            {"order", kExecutionOrderNames.name(o.order)},
-           {"method", kPredictMethodNames.name(x.p.method)}, {"symmetry", x.p.symmetry}, {"messages", x.p.messages},
-           {"predict_seconds", x.p.seconds}, {"place", place}, {"vs_best", vs_best}};
+           {"method", kPredictMethodNames.name(x.p.method)},
+           {"symmetry", x.p.symmetry},
+           {"messages", x.p.messages},
+           {"predict_seconds", x.p.seconds},
+           {"place", place},
+           {"vs_best", vs_best}};
   char line[256];
   std::snprintf(line, sizeof line, "  %11zu %-20s %14.3f %10.4f %10.4f %3d %7.3f %-9s %8.3f\n", bytes,
                 x.algorithm->name.c_str(), x.p.time_us, algbw, algbw * busbw_factor(o.collective, o.ranks), place,
@@ -134,23 +156,27 @@ Row model_row(const CostModelOptions& o, std::size_t bytes, std::size_t count, c
 int run_command(const CostModelOptions& o_in, const Invocation& inv) {
   CostModelOptions o = o_in;
   const nlohmann::json metadata = {
-      {"tool", "collbench"}, {"git_revision", build_info::git_revision}, {"started_utc", utc_now()},
+      {"tool", "collbench"},
+      {"git_revision", build_info::git_revision},
+      {"started_utc", utc_now()},
       {"command_line", std::vector<std::string>(inv.argv, inv.argv + inv.argc)},
       {"model", {{"path", o.model.path}, {"name", o.model.name}, {"file", o.model.source}}},
       {"definitions",
-       {{"predicted_us", "the last rank's finish, simulated from every transfer and operation of the schedules in the "
-                         "executor's order (--order): messages alpha + bytes/beta per link class and size range (the "
-                         "exchange cost where a step sends and receives), rank ports and host links queued, "
-                         "reductions and copies per byte; per-byte rates taken where the measurement touched as much "
-                         "memory as the call"},
+       {{"predicted_us",
+         "the last rank's finish, simulated from every transfer and operation of the schedules in the "
+         "executor's order (--order): messages alpha + bytes/beta per link class and size range (the "
+         "exchange cost where a step sends and receives), rank ports and host links queued, "
+         "reductions and copies per byte; per-byte rates taken where the measurement touched as much "
+         "memory as the call"},
         {"order", "dataflow (run's default) or steps"},
         {"method", "symmetric: one block of ranks simulated (symmetry: how the others mirror it); full: every rank"},
         {"place", "1 for the fastest predicted algorithm at this size"},
         {"vs_best", "predicted_us / the fastest's"}}}};
   const std::vector<std::size_t> sizes = checked_sweep_sizes(o.sizes, 1, true);
   const std::size_t elem = dtype_size(o.dtype);
-  ResultSink sink = ResultSink::open(o.out, o.best ? "model-best" : "model", field_names(model_row(o, 0, 0, {o.algorithms[0], {}}, 0, 0).fields),
-                                     metadata, inv.comm);
+  ResultSink sink =
+      ResultSink::open(o.out, o.best ? "model-best" : "model",
+                       field_names(model_row(o, 0, 0, {o.algorithms[0], {}}, 0, 0).fields), metadata, inv.comm);
   bool unpredicted = false;  // an algorithm that could not be predicted: its rows are missing
   if (inv.rank == 0) {
     std::printf("# collbench model %s: %s, %d ranks (%d per host), model '%s'\n", o.best ? "best" : "predict",
@@ -167,19 +193,25 @@ int run_command(const CostModelOptions& o_in, const Invocation& inv) {
       const std::size_t per = size_in_elements(o.collective, 1, o.ranks) * elem;
       std::vector<Predicted> at;
       for (const AlgorithmEntry* a : o.algorithms) {
-        PredictRequest q{a, o.collective, o.ranks, count, elem, o.root, o.model.ranks_per_node, o.segment_bytes, o.order};
+        PredictRequest q{a,      o.collective,           o.ranks,         count,  elem,
+                         o.root, o.model.ranks_per_node, o.segment_bytes, o.order};
         try {
           at.push_back({a, predict(q, params, o.method)});
         } catch (const std::invalid_argument& e) {  // too large to simulate, or --method symmetric refused
-          std::fprintf(stderr, "collbench: cannot predict %s at %zu bytes: %s\n", a->name.c_str(), count * per, e.what());
+          std::fprintf(stderr, "collbench: cannot predict %s at %zu bytes: %s\n", a->name.c_str(), count * per,
+                       e.what());
           unpredicted = true;
         }
       }
       if (at.empty()) continue;
       std::vector<Predicted> ranked = at;
-      std::stable_sort(ranked.begin(), ranked.end(), [](const Predicted& a, const Predicted& b) { return a.p.time_us < b.p.time_us; });
+      std::stable_sort(ranked.begin(), ranked.end(),
+                       [](const Predicted& a, const Predicted& b) { return a.p.time_us < b.p.time_us; });
       for (const Predicted& x : at) {
-        const int place = 1 + static_cast<int>(std::find_if(ranked.begin(), ranked.end(), [&](const Predicted& y) { return y.algorithm == x.algorithm; }) - ranked.begin());
+        const int place =
+            1 + static_cast<int>(std::find_if(ranked.begin(), ranked.end(),
+                                              [&](const Predicted& y) { return y.algorithm == x.algorithm; }) -
+                                 ranked.begin());
         sink.add(model_row(o, count * per, count, x, place, x.p.time_us / ranked[0].p.time_us));
       }
       if (o.best) {
@@ -192,7 +224,8 @@ int run_command(const CostModelOptions& o_in, const Invocation& inv) {
     }
   }
   const int rc = finish_run(inv, sink, 0);
-  if (unpredicted && rc == 0) std::fprintf(stderr, "collbench: error: some predictions are missing (see above); the others are written\n");
+  if (unpredicted && rc == 0)
+    std::fprintf(stderr, "collbench: error: some predictions are missing (see above); the others are written\n");
   return unpredicted && rc == 0 ? kExitRefused : rc;
 }
 

@@ -7,15 +7,15 @@
 #include <variant>
 #include <vector>
 
-#include "harness/common/command_context.hpp"
-#include "collectives/schedule/registry.hpp"
-#include "harness/common/invocation.hpp"
-#include "harness/common/result_sink.hpp"
 #include "collectives/cost_model/model_file.hpp"
-#include "harness/model/model_fit.hpp"
 #include "collectives/cost_model/predict.hpp"
+#include "collectives/schedule/registry.hpp"
+#include "harness/common/command_context.hpp"
+#include "harness/common/invocation.hpp"
 #include "harness/common/numeric_flags.hpp"
+#include "harness/common/result_sink.hpp"
 #include "harness/common/sizes.hpp"
+#include "harness/model/model_fit.hpp"
 
 namespace CLI {
 class App;
@@ -41,8 +41,7 @@ struct CostModelOptions {
 
 struct CostModelFlags {
   std::string model, collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "1K",
-              max_bytes = "64M", segment, method = "auto",
-              order = "dataflow";
+                     max_bytes = "64M", segment, method = "auto", order = "dataflow";
   CostModelOptions parsed;
   ModelFitOptions fit;
   CLI::App *predict = nullptr, *best = nullptr, *fit_app = nullptr;

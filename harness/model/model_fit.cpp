@@ -56,11 +56,13 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
   nlohmann::json reductions = nlohmann::json::object();
   for (DType d : kAllDTypes)
     for (ReduceOp op : kAllReduceOps)
-      reductions[std::string(dtype_name(d)) + ":" + std::string(reduce_op_name(op))] = timed_ranges(d, &op, kTimedBytes, together);
+      reductions[std::string(dtype_name(d)) + ":" + std::string(reduce_op_name(op))] =
+          timed_ranges(d, &op, kTimedBytes, together);
   if (inv.rank != 0) return 0;
   int rpn = o.ranks_per_node;
   if (rpn == 0 && doc.contains("metadata") && doc["metadata"].contains("hosts"))
-    for (const auto& [host, ranks] : doc["metadata"]["hosts"].items()) rpn = std::max(rpn, static_cast<int>(ranks.size()));
+    for (const auto& [host, ranks] : doc["metadata"]["hosts"].items())
+      rpn = std::max(rpn, static_cast<int>(ranks.size()));
   nlohmann::json model = {{"name", "fitted from " + o.p2p_path},
                           {"ranks_per_node", std::max(rpn, 1)},
                           {"intra_host", links["intra_host"]},
@@ -73,9 +75,10 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
                        {"p2p", o.p2p_path},
                        {"p2p_metadata", doc.value("metadata", nlohmann::json::object())},
                        {"notes", links["notes"]},
-                       {"reduce_and_copy", "timed by every rank of model fit at once (rank 0's times): the best of 20 "
-                                           "calls (3 from 1 MiB) at 64 B..64 MiB in steps of 4, fitted piecewise as "
-                                           "alpha + bytes / rate"},
+                       {"reduce_and_copy",
+                        "timed by every rank of model fit at once (rank 0's times): the best of 20 "
+                        "calls (3 from 1 MiB) at 64 B..64 MiB in steps of 4, fitted piecewise as "
+                        "alpha + bytes / rate"},
                        {"fit_ranks", inv.size}};
   const std::string tmp = o.out_path + ".tmp";
   {

@@ -4,9 +4,9 @@
 #include <optional>
 #include <stdexcept>
 
+#include "collectives/process/progress.hpp"
 #include "collectives/transport/mpi/mapped_transport.hpp"
 #include "collectives/transport/shm_memory.hpp"
-#include "collectives/process/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/common/session.hpp"
@@ -17,7 +17,8 @@
 namespace collbench {
 namespace {
 
-nlohmann::json p2p_metadata(const P2pOptions& o, const std::vector<LinkPair>& pairs, const std::vector<std::string>& hosts) {
+nlohmann::json p2p_metadata(const P2pOptions& o, const std::vector<LinkPair>& pairs,
+                            const std::vector<std::string>& hosts) {
   nlohmann::json j;
   std::vector<std::string> tests;
   for (P2pTest t : o.tests) tests.emplace_back(kP2pTestNames.name(t));
@@ -34,26 +35,32 @@ nlohmann::json p2p_metadata(const P2pOptions& o, const std::vector<LinkPair>& pa
                   {"fit_tolerance", o.fit.tolerance}};
   j["pairs"] = nlohmann::json::array();
   for (const LinkPair& p : pairs)
-    j["pairs"].push_back({{"link", p.link},
-                          {"ranks", {p.first, p.second}},
-                          {"hosts", {hosts[static_cast<std::size_t>(p.first)], hosts[static_cast<std::size_t>(p.second)]}}});
+    j["pairs"].push_back(
+        {{"link", p.link},
+         {"ranks", {p.first, p.second}},
+         {"hosts", {hosts[static_cast<std::size_t>(p.first)], hosts[static_cast<std::size_t>(p.second)]}}});
   return j;
 }
 
 nlohmann::json p2p_definitions() {
   return {{"latency", "ping-pong: rank 0 sends, its peer sends back; half the round trip per iteration (osu_latency)"},
-          {"exchange", "both ranks post a receive and a send of the size at once and wait for both (a collective's "
-                       "step between two ranks); one iteration per message pair"},
-          {"bandwidth", "rank 0 starts a window of messages to its peer, which answers the window with a 4-byte ack "
-                        "(osu_bw); an iteration's time / window per message"},
+          {"exchange",
+           "both ranks post a receive and a send of the size at once and wait for both (a collective's "
+           "step between two ranks); one iteration per message pair"},
+          {"bandwidth",
+           "rank 0 starts a window of messages to its peer, which answers the window with a 4-byte ack "
+           "(osu_bw); an iteration's time / window per message"},
           {"times", "rank 0's, per message, every timed iteration of every round; gbps = bytes / avg_us"},
-          {"link", "intra-host: rank 0 and the lowest rank on its node; inter-host: rank 0 and the lowest rank on "
-                   "another node (nodes as the topology metadata, MPI_COMM_TYPE_SHARED); other ranks sleep"},
-          {"fit", "t(m) = alpha_us + m / beta per size range (Hockney), fitted to each size's p50 by least squares "
-                  "on relative error; ranges cut where protocols change (fewest ranges within fit_tolerance); "
-                  "beta empty where the range's times do not grow with size"},
-          {"errors", "bytes of the checked messages (one each way after every round) that arrived wrong; -1 when "
-                     "not checked"}};
+          {"link",
+           "intra-host: rank 0 and the lowest rank on its node; inter-host: rank 0 and the lowest rank on "
+           "another node (nodes as the topology metadata, MPI_COMM_TYPE_SHARED); other ranks sleep"},
+          {"fit",
+           "t(m) = alpha_us + m / beta per size range (Hockney), fitted to each size's p50 by least squares "
+           "on relative error; ranges cut where protocols change (fewest ranges within fit_tolerance); "
+           "beta empty where the range's times do not grow with size"},
+          {"errors",
+           "bytes of the checked messages (one each way after every round) that arrived wrong; -1 when "
+           "not checked"}};
 }
 
 }  // namespace
@@ -88,7 +95,8 @@ int run_command(const P2pOptions& o, const Invocation& inv) {
             if (mine) {
               progress::set_task("p2p " + std::string(kP2pTestNames.name(test)) + " " + pairs[p].link + ", " +
                                  std::to_string(bytes) + " bytes, round " + std::to_string(round + 1));
-              r = run_pair_round(transport, buffers, pairs[p], test, bytes, window_at(o, bytes), o.reps, round, o.check);
+              r = run_pair_round(transport, buffers, pairs[p], test, bytes, window_at(o, bytes), o.reps, round,
+                                 o.check);
             }
             const std::int64_t bad = control_sum_sleeping(r.wrong, inv.comm);  // the others sleep meanwhile
             total += bad;

@@ -12,7 +12,9 @@ namespace {
 
 constexpr std::size_t kAckBytes = 4;  // as osu_bw's
 
-std::byte pattern_byte(std::size_t i, int seed) { return static_cast<std::byte>((i * 131 + static_cast<std::size_t>(seed)) & 0xff); }
+std::byte pattern_byte(std::size_t i, int seed) {
+  return static_cast<std::byte>((i * 131 + static_cast<std::size_t>(seed)) & 0xff);
+}
 
 class PairLink {
  public:
@@ -26,8 +28,10 @@ class PairLink {
   double iterate(P2pTest test, std::size_t bytes, int window) {
     const double t0 = MPI_Wtime();
     if (test == P2pTest::latency) {
-      if (leads_) send(bytes), recv(bytes);
-      else recv(bytes), send(bytes);
+      if (leads_)
+        send(bytes), recv(bytes);
+      else
+        recv(bytes), send(bytes);
       return (MPI_Wtime() - t0) / 2;
     }
     if (test == P2pTest::exchange) {
@@ -37,10 +41,13 @@ class PairLink {
     }
     tickets_.clear();
     for (int i = 0; i < window; ++i)
-      tickets_.push_back(leads_ ? t_.start_send({peer_, b_.send.data(), bytes}) : t_.start_recv({peer_, b_.recv.data(), bytes}));
+      tickets_.push_back(leads_ ? t_.start_send({peer_, b_.send.data(), bytes})
+                                : t_.start_recv({peer_, b_.recv.data(), bytes}));
     t_.wait_all(tickets_);
-    if (leads_) recv(kAckBytes);
-    else send(kAckBytes);
+    if (leads_)
+      recv(kAckBytes);
+    else
+      send(kAckBytes);
     return (MPI_Wtime() - t0) / window;
   }
 
@@ -64,8 +71,10 @@ class PairLink {
     const int mine = seed * 2 + (leads_ ? 0 : 1), theirs = seed * 2 + (leads_ ? 1 : 0);
     for (std::size_t i = 0; i < bytes; ++i) out[i] = pattern_byte(i, mine);
     std::memset(in, 0xA5, bytes);
-    if (leads_) send(bytes), recv(bytes);
-    else recv(bytes), send(bytes);
+    if (leads_)
+      send(bytes), recv(bytes);
+    else
+      recv(bytes), send(bytes);
     std::int64_t wrong = 0;
     for (std::size_t i = 0; i < bytes; ++i) wrong += in[i] != pattern_byte(i, theirs);
     return wrong;
@@ -98,11 +107,12 @@ std::vector<LinkPair> choose_pairs(const std::vector<int>& node_of_rank) {
 }
 
 P2pBuffers::P2pBuffers(Transport& t, std::size_t max_bytes)
-    : send(t.allocate(std::max(max_bytes, kAckBytes))), recv(t.allocate(std::max(max_bytes, kAckBytes))),
+    : send(t.allocate(std::max(max_bytes, kAckBytes))),
+      recv(t.allocate(std::max(max_bytes, kAckBytes))),
       control(t.allocate(64)) {}
 
-PairRound run_pair_round(Transport& t, P2pBuffers& b, const LinkPair& pair, P2pTest test, std::size_t bytes,
-                         int window, const Repetitions& reps, int round, bool check) {
+PairRound run_pair_round(Transport& t, P2pBuffers& b, const LinkPair& pair, P2pTest test, std::size_t bytes, int window,
+                         const Repetitions& reps, int round, bool check) {
   PairLink link(t, b, pair);
   PairRound out;
   out.warmup = reps.warmup_at(bytes);

@@ -38,7 +38,7 @@ struct PairRound {
 // one untimed message each way whose bytes are checked). Both ranks of the pair call
 // it; `first` picks the iteration count after the warm-up (Repetitions, within the
 // budget) and tells `second`.
-PairRound run_pair_round(Transport& t, P2pBuffers& b, const LinkPair& pair, P2pTest test, std::size_t bytes,
-                         int window, const Repetitions& reps, int round, bool check);
+PairRound run_pair_round(Transport& t, P2pBuffers& b, const LinkPair& pair, P2pTest test, std::size_t bytes, int window,
+                         const Repetitions& reps, int round, bool check);
 
 }  // namespace collbench

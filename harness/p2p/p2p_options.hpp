@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "collectives/cost_model/alpha_beta.hpp"
 #include "harness/common/command_context.hpp"
+#include "harness/common/numeric_flags.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
-#include "harness/common/timing.hpp"
-#include "harness/common/watchdog.hpp"
-#include "collectives/cost_model/alpha_beta.hpp"
-#include "harness/common/numeric_flags.hpp"
 #include "harness/common/sizes.hpp"
+#include "harness/common/timing.hpp"
 #include "harness/common/transports.hpp"
+#include "harness/common/watchdog.hpp"
 
 namespace CLI {
 class App;
@@ -45,8 +45,8 @@ struct P2pOptions {
 int window_at(const P2pOptions& o, std::size_t bytes);
 
 struct P2pFlags {
-  std::string tests = "latency,bandwidth,exchange", min_bytes = "1", max_bytes = "4M", warmup = "auto",
-              iters = "auto", window = "auto";
+  std::string tests = "latency,bandwidth,exchange", min_bytes = "1", max_bytes = "4M", warmup = "auto", iters = "auto",
+              window = "auto";
   TransportFlags transport;
   P2pOptions parsed;
 };

@@ -12,7 +12,10 @@ namespace {
 std::string pair_text(const LinkPair& p) { return std::to_string(p.first) + "," + std::to_string(p.second); }
 
 Fields leading(const char* kind, P2pTest test, const LinkPair& pair, const std::string& transport) {
-  return {{"kind", kind}, {"test", kP2pTestNames.name(test)}, {"link", pair.link}, {"ranks", pair_text(pair)},
+  return {{"kind", kind},
+          {"test", kP2pTestNames.name(test)},
+          {"link", pair.link},
+          {"ranks", pair_text(pair)},
           {"transport", transport}};
 }
 
@@ -21,10 +24,11 @@ void add_empty(Fields& f, std::initializer_list<const char*> names) {
   for (const char* n : names) f.push_back({n, nullptr});
 }
 
-constexpr std::initializer_list<const char*> kMeasuredOnly = {"window", "iters", "warmup", "rounds", "min_us", "avg_us",
-                                                              "p50_us", "p99_us", "max_us", "gbps", "errors", "outliers"};
-constexpr std::initializer_list<const char*> kFitOnly = {"from_bytes", "alpha_us", "beta_gbps", "fit_rms_err",
-                                                         "fit_max_err", "fit_points"};
+constexpr std::initializer_list<const char*> kMeasuredOnly = {"window", "iters",  "warmup", "rounds",
+                                                              "min_us", "avg_us", "p50_us", "p99_us",
+                                                              "max_us", "gbps",   "errors", "outliers"};
+constexpr std::initializer_list<const char*> kFitOnly = {"from_bytes",  "alpha_us",    "beta_gbps",
+                                                         "fit_rms_err", "fit_max_err", "fit_points"};
 
 }  // namespace
 
@@ -67,7 +71,8 @@ Row p2p_fit_row(P2pTest test, const LinkPair& pair, const std::string& transport
   char beta[32] = "not measurable";
   if (r.us_per_byte > 0) std::snprintf(beta, sizeof beta, "%.4g GB/s", r.beta_gbps());
   char line[256];
-  std::snprintf(line, sizeof line, "# fit %-9s %-10s %-5s %9s .. %-9s alpha %8.3f us  beta %-14s rms %5.1f%%  max %5.1f%%  (%d sizes)\n",
+  std::snprintf(line, sizeof line,
+                "# fit %-9s %-10s %-5s %9s .. %-9s alpha %8.3f us  beta %-14s rms %5.1f%%  max %5.1f%%  (%d sizes)\n",
                 kP2pTestNames.name(test).data(), pair.link.c_str(), pair_text(pair).c_str(),
                 format_bytes(static_cast<std::size_t>(r.from_bytes)).c_str(),
                 format_bytes(static_cast<std::size_t>(r.to_bytes)).c_str(), r.alpha_us, beta, 100 * r.rms_rel_err,
@@ -75,21 +80,20 @@ Row p2p_fit_row(P2pTest test, const LinkPair& pair, const std::string& transport
   return {f, nlohmann::json::object(), line};
 }
 
-std::vector<std::string> p2p_columns() {
-  return field_names(p2p_measured_row(P2pMeasured{}).fields);
-}
+std::vector<std::string> p2p_columns() { return field_names(p2p_measured_row(P2pMeasured{}).fields); }
 
 void print_p2p_header(const nlohmann::json& m) {
   std::printf("# collbench p2p: %d ranks, transport %s, interconnect %s\n", m["ranks"].get<int>(),
               m["transport"].get<std::string>().c_str(), m["interconnect"]["name"].get<std::string>().c_str());
   for (const auto& p : m["p2p"]["pairs"])
     std::printf("# %s: ranks %d (%s) and %d (%s)\n", p["link"].get<std::string>().c_str(), p["ranks"][0].get<int>(),
-                p["hosts"][0].get<std::string>().c_str(), p["ranks"][1].get<int>(), p["hosts"][1].get<std::string>().c_str());
+                p["hosts"][0].get<std::string>().c_str(), p["ranks"][1].get<int>(),
+                p["hosts"][1].get<std::string>().c_str());
   for (const std::string& w : metadata_warnings(m)) std::printf("# WARNING: %s\n", w.c_str());
   for (const char* k : {"latency", "exchange", "bandwidth", "times", "link", "errors", "fit"})
     std::printf("# %s: %s\n", k, m["definitions"][k].get<std::string>().c_str());
-  std::printf("# %-9s %-10s %-5s %11s %6s %10s %10s %10s %10s %10s %9s %6s\n", "test", "link", "ranks", "bytes", "window",
-              "min_us", "avg_us", "p50_us", "p99_us", "max_us", "GB/s", "errors");
+  std::printf("# %-9s %-10s %-5s %11s %6s %10s %10s %10s %10s %10s %9s %6s\n", "test", "link", "ranks", "bytes",
+              "window", "min_us", "avg_us", "p50_us", "p99_us", "max_us", "GB/s", "errors");
 }
 
 }  // namespace collbench

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/common/result_row.hpp"
 #include "collectives/cost_model/alpha_beta.hpp"
+#include "harness/common/result_row.hpp"
 #include "harness/p2p/p2p_measure.hpp"
 
 namespace collbench {

@@ -5,7 +5,6 @@
 #include <random>
 #include <unordered_set>
 
-
 namespace collbench {
 
 PsConfig ps_config_for_size(const PsOptions& o, const ProtocolEntry& mode, std::size_t bytes) {
@@ -17,8 +16,10 @@ PsConfig ps_config_for_size(const PsOptions& o, const ProtocolEntry& mode, std::
   c.partition_bytes = o.partition_bytes;
   c.assignment = o.assignment;
   const std::size_t elem = dtype_size(o.dtype);
-  if (o.sparse()) c.tensors.push_back({"embedding", bytes / o.row_bytes, o.row_bytes / elem, true});
-  else c.tensors.push_back({"weights", bytes / elem, 1, false});
+  if (o.sparse())
+    c.tensors.push_back({"embedding", bytes / o.row_bytes, o.row_bytes / elem, true});
+  else
+    c.tensors.push_back({"weights", bytes / elem, 1, false});
   return c;
 }
 
@@ -42,14 +43,18 @@ namespace {
 // The parameter server's dtypes only (f32, f64).
 template <class F>
 void visit_ps_dtype(DType t, F&& f) {
-  if (t == DType::f64) f(double{});
-  else f(float{});
+  if (t == DType::f64)
+    f(double{});
+  else
+    f(float{});
 }
 
 // Small integers in [-4, 4] that differ by rank, step and element.
 double gradient_value(int rank, std::int64_t step, std::size_t element) {
-  return static_cast<double>(static_cast<std::int64_t>((element * 3 + static_cast<std::size_t>(rank) * 5 +
-                                                        static_cast<std::size_t>(step) * 7) % 9) - 4);
+  return static_cast<double>(
+      static_cast<std::int64_t>(
+          (element * 3 + static_cast<std::size_t>(rank) * 5 + static_cast<std::size_t>(step) * 7) % 9) -
+      4);
 }
 }  // namespace
 
@@ -92,7 +97,8 @@ void PsStepInputs::write_gradient(std::int64_t step, const std::vector<std::uint
     for (std::size_t j = 0; j < rows.size(); ++j)
       for (std::size_t e = 0; e < t.row_elements; ++e) {
         const std::size_t element = rows[j] * t.row_elements + e;
-        g[(packed ? j * t.row_elements : rows[j] * t.row_elements) + e] = static_cast<T>(gradient_value(rank_, step, element));
+        g[(packed ? j * t.row_elements : rows[j] * t.row_elements) + e] =
+            static_cast<T>(gradient_value(rank_, step, element));
       }
   });
 }

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/ps/ps_options.hpp"
 #include "algorithms/parameter_server/protocol.hpp"
+#include "harness/ps/ps_options.hpp"
 
 namespace collbench {
 

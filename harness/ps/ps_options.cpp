@@ -40,16 +40,17 @@ void check_ps_request(const PsOptions& ps, const PsRoles& roles, const std::vect
                   std::to_string(static_cast<long long>(partitions)) + " partitions per step",
               "use a larger --partition-size", force);
   RequestEstimate e;
-  const long double steps = (static_cast<long double>(ps.reps.warmup) + ps.reps.iters) * ps.reps.rounds * ps.modes.size() + 4;
+  const long double steps =
+      (static_cast<long double>(ps.reps.warmup) + ps.reps.iters) * ps.reps.rounds * ps.modes.size() + 4;
   for (std::size_t bytes : sizes) {
     long double messages = std::ceil(static_cast<long double>(bytes / row) / per);
     if (ps.sparse()) messages = std::min<long double>(messages, ps.sparse_rows);
-    e.seconds += steps * (2 * messages * kCallFloorSeconds + 2.0L * bytes / kBytesPerSecondCeiling +
-                          (ps.slow_ranks.empty() ? 0 : ps.slow_us * 1e-6L) +
-                          ps.compare.size() * call_floor_seconds(bytes));
+    e.seconds +=
+        steps * (2 * messages * kCallFloorSeconds + 2.0L * bytes / kBytesPerSecondCeiling +
+                 (ps.slow_ranks.empty() ? 0 : ps.slow_us * 1e-6L) + ps.compare.size() * call_floor_seconds(bytes));
   }
-  e.work = std::to_string(sizes.size()) + " size(s) x " + std::to_string(static_cast<long long>(steps)) +
-           " steps of " + std::to_string(roles.workers()) + " worker(s)" +
+  e.work = std::to_string(sizes.size()) + " size(s) x " + std::to_string(static_cast<long long>(steps)) + " steps of " +
+           std::to_string(roles.workers()) + " worker(s)" +
            (ps.slow_ranks.empty() ? "" : ", each step delayed --slow-us");
   e.bytes_per_rank = 2.0L * largest;  // parameters and gradients
   e.memory_flag = "-e " + format_bytes(ps.sizes.max_bytes);
@@ -60,26 +61,43 @@ void add_ps_flags(CLI::App& run, PsFlags& f) {
   PsOptions& o = f.parsed;
   const std::string group = "Parameter server";
   run.add_option("--servers", o.servers, "Server ranks: the last S ranks serve, ranks 0..n-S-1 are workers")
-      ->check(whole_in(0, INT_MAX))->capture_default_str()->group(group);
-  run.add_option("--ps-mode", f.modes, kPsModeNames.valid() + ", or a comma-separated list")->capture_default_str()->group(group);
+      ->check(whole_in(0, INT_MAX))
+      ->capture_default_str()
+      ->group(group);
+  run.add_option("--ps-mode", f.modes, kPsModeNames.valid() + ", or a comma-separated list")
+      ->capture_default_str()
+      ->group(group);
   run.add_option("--staleness", o.staleness, "bounded: steps a worker may run ahead of the slowest")
-      ->check(whole_in(0, kMaxRepeats))->capture_default_str()->group(group);
-  run.add_option("--lr", o.learning_rate, "SGD learning rate the servers apply (up to 1000, so the checked "
-                                          "parameters stay finite)")
-      ->check(number_in(0, 1000))->capture_default_str()->group(group);
+      ->check(whole_in(0, kMaxRepeats))
+      ->capture_default_str()
+      ->group(group);
+  run.add_option("--lr", o.learning_rate,
+                 "SGD learning rate the servers apply (up to 1000, so the checked "
+                 "parameters stay finite)")
+      ->check(number_in(0, 1000))
+      ->capture_default_str()
+      ->group(group);
   run.add_option("--partition-size", f.partition, "Largest partition of a tensor (K/M suffixes; BytePS's default)")
-      ->capture_default_str()->group(group);
+      ->capture_default_str()
+      ->group(group);
   run.add_option("--assignment", f.assignment, "Partitions to servers: " + kPsAssignmentNames.valid())
-      ->capture_default_str()->group(group);
-  run.add_option("--sparse-rows", o.sparse_rows, "Sparse: rows each worker pushes and pulls per step, of a "
-                                                 "table of (size / row bytes) rows")
-      ->check(whole_in(1, 1e12))->group(group);
+      ->capture_default_str()
+      ->group(group);
+  run.add_option("--sparse-rows", o.sparse_rows,
+                 "Sparse: rows each worker pushes and pulls per step, of a "
+                 "table of (size / row bytes) rows")
+      ->check(whole_in(1, 1e12))
+      ->group(group);
   run.add_option("--row-bytes", f.row_bytes, "Sparse: bytes per table row")->group(group);
-  run.add_option("--slow-ranks", f.slow_ranks, "Comma-separated workers that sleep --slow-us before every step")->group(group);
+  run.add_option("--slow-ranks", f.slow_ranks, "Comma-separated workers that sleep --slow-us before every step")
+      ->group(group);
   run.add_option("--slow-us", o.slow_us, "Delay of --slow-ranks per step, microseconds")
-      ->check(number_in(0, 1e9))->capture_default_str()->group(group);
+      ->check(number_in(0, 1e9))
+      ->capture_default_str()
+      ->group(group);
   run.add_option("--compare", f.compare, "Allreduce algorithms run among the workers on the same sizes, or none")
-      ->capture_default_str()->group(group);
+      ->capture_default_str()
+      ->group(group);
 }
 
 // `common` is the sweep flags resolved as run resolves them (sizes, repetitions, dtype, outputs, ...).
@@ -147,16 +165,17 @@ PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry&
                                     "'; valid: " + registry.host_names(Collective::allreduce) + ", or none");
       ps.compare.push_back(e);
     }
-  check_ps_request(ps, roles, checked_sweep_sizes(ps.sizes, ps.sparse() ? ps.row_bytes : elem, common.force),
-                   machine, common.force, f.partition);
+  check_ps_request(ps, roles, checked_sweep_sizes(ps.sizes, ps.sparse() ? ps.row_bytes : elem, common.force), machine,
+                   common.force, f.partition);
   return ps;
 }
 
 }  // namespace
 
 CLI::App* add_command(CLI::App& app, PsCommandFlags& f) {
-  CLI::App* ps = app.add_subcommand("ps", "Run a validated size sweep of the parameter server (push/pull: sync, "
-                                          "async, bounded staleness), beside allreduce among its workers");
+  CLI::App* ps = app.add_subcommand("ps",
+                                    "Run a validated size sweep of the parameter server (push/pull: sync, "
+                                    "async, bounded staleness), beside allreduce among its workers");
   add_run_flags(*ps, f.sweep);
   f.sweep.collective = "ps";
   // Hidden, not absent: given, they are refused with the reason (as under run -c ps).
@@ -169,8 +188,9 @@ CLI::App* add_command(CLI::App& app, PsCommandFlags& f) {
 
 PsOptions resolve_command(const PsCommandFlags& f, const CommandContext& c) {
   if (f.sweep.collective != "ps")
-    throw std::invalid_argument("collbench ps takes no --collective (it sweeps the parameter server, and allreduce "
-                                "among its workers with --compare)");
+    throw std::invalid_argument(
+        "collbench ps takes no --collective (it sweeps the parameter server, and allreduce "
+        "among its workers with --compare)");
   return resolve_ps(resolve_command(f.sweep, c), f.ps, c.registry, c.nranks, c.machine);
 }
 

@@ -16,17 +16,28 @@ nlohmann::json ps_report_json(const PsWorkerReport& r, int warmup) {
     sent.push_back(r.steps[i].bytes_sent);
     received.push_back(r.steps[i].bytes_received);
   }
-  return {{"role", "worker"},         {"push_s", push},       {"pull_s", pull},
-          {"staleness", stale},       {"bytes_sent", sent},   {"bytes_received", received},
-          {"pushes_sent", r.pushes_sent}, {"steps", r.steps.size()}, {"error", r.error}};
+  return {{"role", "worker"},
+          {"push_s", push},
+          {"pull_s", pull},
+          {"staleness", stale},
+          {"bytes_sent", sent},
+          {"bytes_received", received},
+          {"pushes_sent", r.pushes_sent},
+          {"steps", r.steps.size()},
+          {"error", r.error}};
 }
 
 nlohmann::json ps_report_json(const PsServerReport& r) {
   nlohmann::json stale = nlohmann::json::object();
   for (auto [k, v] : r.staleness_counts) stale[std::to_string(k)] = v;
-  return {{"role", "server"},          {"ingress_bytes", r.ingress_bytes}, {"egress_bytes", r.egress_bytes},
-          {"pushes_received", r.pushes_received}, {"pulls_served", r.pulls_served},
-          {"pull_wait_s", r.pull_wait_s}, {"staleness_counts", stale}, {"elapsed_s", r.elapsed_s},
+  return {{"role", "server"},
+          {"ingress_bytes", r.ingress_bytes},
+          {"egress_bytes", r.egress_bytes},
+          {"pushes_received", r.pushes_received},
+          {"pulls_served", r.pulls_served},
+          {"pull_wait_s", r.pull_wait_s},
+          {"staleness_counts", stale},
+          {"elapsed_s", r.elapsed_s},
           {"error", r.error}};
 }
 

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/ps/ps_options.hpp"
 #include "algorithms/parameter_server/protocol.hpp"
 #include "harness/common/result_row.hpp"
 #include "harness/common/topology.hpp"
+#include "harness/ps/ps_options.hpp"
 
 namespace collbench {
 
@@ -42,7 +42,7 @@ struct PsRowInput {
   const ProtocolEntry* mode = nullptr;
   const PsConfig* config = nullptr;
   PsRoles roles;
-  std::size_t bytes = 0;  // the model (dense) or the whole table (sparse)
+  std::size_t bytes = 0;                // the model (dense) or the whole table (sparse)
   std::vector<nlohmann::json> reports;  // every rank's, every round
   std::int64_t errors = -1;
   const Topology* topology = nullptr;

@@ -6,8 +6,8 @@
 #include <limits>
 #include <thread>
 
-#include "collectives/transport/mpi/communicator.hpp"
 #include "collectives/process/progress.hpp"
+#include "collectives/transport/mpi/communicator.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/sizes.hpp"
@@ -25,7 +25,8 @@ namespace {
 // differently from one summed update per step: allow a few ulps per operation.
 double final_tolerance(const PsConfig& c, int workers) {
   if (c.mode == PsMode::sync) return 0;
-  const double eps = c.dtype == DType::f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+  const double eps =
+      c.dtype == DType::f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
   const double ops = static_cast<double>(workers) * kPsCheckSteps;
   return 8 * eps * ops * (7 + std::abs(c.learning_rate) * 4 * ops);
 }
@@ -38,7 +39,8 @@ std::int64_t check_mode(const PsOptions& o, const Registry& registry, const PsCo
   const int rank = transport.rank();
   const bool server = roles.is_server(rank);
   const PsTensor& tensor = config.tensors[0];
-  const std::size_t elem = dtype_size(config.dtype), elements = tensor.elements(), row_bytes = tensor.row_elements * elem;
+  const std::size_t elem = dtype_size(config.dtype), elements = tensor.elements(),
+                    row_bytes = tensor.row_elements * elem;
   std::vector<std::byte> ref(elements * elem), gradient(ref.size()), sum(ref.size());
   ps_initial_params(config.dtype, 0, 0, elements, ref.data());
   std::optional<PsStepInputs> inputs;
@@ -48,10 +50,13 @@ std::int64_t check_mode(const PsOptions& o, const Registry& registry, const PsCo
   const AlgorithmEntry* mpi = registry.find(Collective::allreduce, "mpi");
   for (int t = 0; t < kPsCheckSteps; ++t) {
     if (inputs) inputs->dense_gradient(t, gradient.data());
-    const CollectiveCall call{Collective::allreduce, config.dtype, ReduceOp::sum, elements, 0, gradient.data(), sum.data(), false};
+    const CollectiveCall call{Collective::allreduce, config.dtype, ReduceOp::sum, elements, 0,
+                              gradient.data(),       sum.data(),   false};
     prepare(*mpi, call, transport, workspace)->run();
-    if (server) sgd_update(config.dtype, ref.data(), sum.data(), elements, config.learning_rate);
-    else sums.push_back(sum);
+    if (server)
+      sgd_update(config.dtype, ref.data(), sum.data(), elements, config.learning_rate);
+    else
+      sums.push_back(sum);
   }
 
   std::size_t wrong = 0;

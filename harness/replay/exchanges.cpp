@@ -36,15 +36,20 @@ class AllreduceExchange final : public Exchange {
  public:
   AllreduceExchange(const Bucket& b, const AlgorithmEntry& algorithm, std::byte* data, const ExchangeContext& ctx)
       : spec_{Collective::allreduce, b.dtype, ReduceOp::sum, ctx.transport->size()},
-        rank_(ctx.transport->rank()), count_(b.elements), bytes_each_(b.bytes), data_(data),
+        rank_(ctx.transport->rank()),
+        count_(b.elements),
+        bytes_each_(b.bytes),
+        data_(data),
         space_(ctx.transport->memory()) {
     CollectiveCall call{Collective::allreduce, b.dtype, ReduceOp::sum, b.elements, 0, nullptr, nullptr, true};
-    call = bind_buffers(call, buffer_layout(Collective::allreduce, b.elements, spec_.nranks, rank_, 0, true), data, data);
+    call =
+        bind_buffers(call, buffer_layout(Collective::allreduce, b.elements, spec_.nranks, rank_, 0, true), data, data);
     prepared_ = prepare(algorithm, call, *ctx.transport, *ctx.workspace, ctx.params);
   }
   void prepare_step(std::int64_t, bool check) override {
     checked_ = check;
-    if (check) write_via_host(space_, data_, bytes_each_, mirror_, [&](std::byte* p) { fill_input(spec_, rank_, p, count_); });
+    if (check)
+      write_via_host(space_, data_, bytes_each_, mirror_, [&](std::byte* p) { fill_input(spec_, rank_, p, count_); });
   }
   double run(std::int64_t) override {
     bytes_.push_back(bytes_each_);
@@ -78,10 +83,16 @@ class AllgatherExchange final : public Exchange {
 
   AllgatherExchange(const GradientTensor& t, std::size_t tensor, const ZipfSampler& sampler,
                     const AlgorithmEntry& algorithm, const ExchangeContext& ctx)
-      : tensor_(t), index_(tensor), sampler_(sampler), algorithm_(algorithm), ctx_(ctx),
-        rank_(ctx.transport->rank()), nranks_(ctx.transport->size()),
+      : tensor_(t),
+        index_(tensor),
+        sampler_(sampler),
+        algorithm_(algorithm),
+        ctx_(ctx),
+        rank_(ctx.transport->rank()),
+        nranks_(ctx.transport->size()),
         row_stride_((4 + t.row_elements * dtype_size(t.dtype) + 3) / 4 * 4) {
-    if (t.rows > kNoRow) throw std::invalid_argument("sparse tensor " + t.name + " has more rows than a 32-bit index holds");
+    if (t.rows > kNoRow)
+      throw std::invalid_argument("sparse tensor " + t.name + " has more rows than a 32-bit index holds");
   }
   void prepare_step(std::int64_t step, bool check) override {
     checked_ = check;
@@ -90,9 +101,7 @@ class AllgatherExchange final : public Exchange {
   }
   double run(std::int64_t) override {
     unsigned long long mine = rows_.size(), most = 0;
-    const double count_s = timed([&] {
-      MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx_.comm);
-    });
+    const double count_s = timed([&] { MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx_.comm); });
     // Packing and setting up the call are the framework's work, not the network's.
     most_ = most;
     const std::size_t block = most_ * row_stride_;
@@ -100,7 +109,8 @@ class AllgatherExchange final : public Exchange {
     if (send_.size() < block) send_ = ctx_.transport->allocate(block);
     if (recv_.size() < block * nranks_) recv_ = ctx_.transport->allocate(block * nranks_);
     write_via_host(space, send_.data(), block, mirror_, [&](std::byte* p) { pack(rank_, rows_, p); });
-    if (checked_) write_via_host(space, recv_.data(), block * nranks_, mirror_, [&](std::byte* p) { poison(p, block * nranks_); });
+    if (checked_)
+      write_via_host(space, recv_.data(), block * nranks_, mirror_, [&](std::byte* p) { poison(p, block * nranks_); });
     mirror_ = {};
     CollectiveCall call{Collective::allgather, DType::i32, ReduceOp::sum, block / 4, 0, nullptr, nullptr, false};
     call = bind_buffers(call, buffer_layout(Collective::allgather, call.count, nranks_, rank_, 0, false), send_.data(),
@@ -113,7 +123,8 @@ class AllgatherExchange final : public Exchange {
     if (!checked_) return 0;
     std::int64_t bad = 0;
     std::vector<std::byte> want(most_ * row_stride_);
-    const std::byte* got = read_via_host(ctx_.transport->memory(), recv_.data(), most_ * row_stride_ * nranks_, mirror_);
+    const std::byte* got =
+        read_via_host(ctx_.transport->memory(), recv_.data(), most_ * row_stride_ * nranks_, mirror_);
     for (int k = 0; k < nranks_; ++k) {
       pack(k, sampler_.touched_rows(tensor_.lookups, ctx_.seed, k, step_, index_), want.data());
       for (std::size_t r = 0; r < most_; ++r)

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "workloads/bucketing.hpp"
-#include "collectives/transport/mpi/transport.hpp"
 #include "algorithms/parameter_server/protocol.hpp"
 #include "collectives/schedule/registry.hpp"
+#include "collectives/transport/mpi/transport.hpp"
+#include "workloads/bucketing.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/zipf.hpp"
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "collectives/transport/mpi/communicator.hpp"
 #include "collectives/process/page_bytes.hpp"
 #include "collectives/process/progress.hpp"
+#include "collectives/transport/mpi/communicator.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/writers.hpp"
@@ -48,12 +48,17 @@ struct PlannedExchange {
 class Replayer {
  public:
   Replayer(const ReplayOptions& r, Session& session, Transport& references)
-      : r_(r), registry_(session.registry), transport_(session.transport), references_(references),
-        comm_(session.comm), topology_(session.topology),
+      : r_(r),
+        registry_(session.registry),
+        transport_(session.transport),
+        references_(references),
+        comm_(session.comm),
+        topology_(session.topology),
         // NCCL groups one step's sends and receives: its schedules run step by step.
-        params_(session.algorithm_params(0, transport_row(r.transport).step_order ? ExecutionOrder::steps
-                                                                                : ExecutionOrder::dataflow)),
-        workload_(r_.workload_loaded), compute_(workload_compute(r_, workload_).value()) {
+        params_(session.algorithm_params(
+            0, transport_row(r.transport).step_order ? ExecutionOrder::steps : ExecutionOrder::dataflow)),
+        workload_(r_.workload_loaded),
+        compute_(workload_compute(r_, workload_).value()) {
     for (std::size_t i = 0; i < workload_.tensors.size(); ++i) {
       const GradientTensor& t = workload_.tensors[i];
       if (!t.sparse) continue;
@@ -170,13 +175,15 @@ class Replayer {
     std::vector<std::size_t> order(plan_.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     auto bytes_of = [&](std::size_t i) { return plan_[i].is_ps() ? 0 : buckets[plan_[i].bucket_index].bytes; };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return bytes_of(a) > bytes_of(b); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return bytes_of(a) > bytes_of(b); });
     for (int attempt = 0; attempt < 2; ++attempt) {
       const std::size_t capacity = workspace_.capacity();
       for (std::size_t i : order) {
         if (plan_[i].is_ps()) {
-          if (!ex[i]) ex[i] = make_ps_exchange(workload_, sampler_of_, replay_ps_config(workload_, *r_.ps_mode), roles,
-                                               transport_, r_.seed);
+          if (!ex[i])
+            ex[i] = make_ps_exchange(workload_, sampler_of_, replay_ps_config(workload_, *r_.ps_mode), roles,
+                                     transport_, r_.seed);
           continue;
         }
         const Bucket& b = buckets[plan_[i].bucket_index];
@@ -337,14 +344,17 @@ void add_replay_metadata(nlohmann::json& m, const ReplayOptions& r) {
   m["definitions"] = {
       {"compute_ms", "emulated forward + backward + optimizer of one step"},
       {"comm_ms", "the step's exchanges, measured, summed (slowest worker)"},
-      {"step_ms", "forward, then backward with each exchange starting when its gradients are ready or the previous "
-                  "exchange ends, then the optimizer after both; the slowest worker's"},
+      {"step_ms",
+       "forward, then backward with each exchange starting when its gradients are ready or the previous "
+       "exchange ends, then the optimizer after both; the slowest worker's"},
       {"exposed_ms", "step_ms - compute_ms"},
       {"efficiency", "compute_ms / step_ms"},
-      {"comm_bytes", "rank 0's payload per step: allreduce buckets' bytes, allgathers' gathered bytes (all ranks' "
-                     "padded blocks), ps bytes sent and received with headers"},
-      {"errors", "wrong results of the first warm-up step (ps exchanges are not value-checked here); -1 when not "
-                 "checked"},
+      {"comm_bytes",
+       "rank 0's payload per step: allreduce buckets' bytes, allgathers' gathered bytes (all ranks' "
+       "padded blocks), ps bytes sent and received with headers"},
+      {"errors",
+       "wrong results of the first warm-up step (ps exchanges are not value-checked here); -1 when not "
+       "checked"},
       {"step", "the timed step, or 'mean' for a configuration's summary row"}};
 }
 

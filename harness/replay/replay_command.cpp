@@ -1,10 +1,10 @@
 #include "harness/replay/replay_command.hpp"
 
 #include "harness/common/control.hpp"
-#include "harness/common/transports.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/session.hpp"
+#include "harness/common/transports.hpp"
 #include "harness/replay/replay.hpp"
 #include "harness/replay/replay_rows.hpp"
 

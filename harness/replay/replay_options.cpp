@@ -22,8 +22,8 @@ void check_replay_request(const ReplayOptions& r, const Workload& w, const Machi
   RequestEstimate e;
   for (BucketingPolicy b : r.bucketings) {
     const long double exchanges = b == BucketingPolicy::none ? w.tensors.size() : 1;  // at least
-    e.seconds += steps * ((c ? c->total_ms() : 0) * 1e-3L + exchanges * kCallFloorSeconds +
-                          w.bytes() / kBytesPerSecondCeiling);
+    e.seconds +=
+        steps * ((c ? c->total_ms() : 0) * 1e-3L + exchanges * kCallFloorSeconds + w.bytes() / kBytesPerSecondCeiling);
   }
   const long double total_steps = steps * r.bucketings.size();
   char work[96];
@@ -42,33 +42,45 @@ void check_replay_request(const ReplayOptions& r, const Workload& w, const Machi
 }  // namespace
 
 CLI::App* add_command(CLI::App& parent, ReplayFlags& f) {
-  CLI::App& app = *parent.add_subcommand("replay", "Replay a model's gradient exchange per training step: "
-                                                   "bucketing, overlap with backward, exposed communication");
+  CLI::App& app = *parent.add_subcommand("replay",
+                                         "Replay a model's gradient exchange per training step: "
+                                         "bucketing, overlap with backward, exposed communication");
   ReplayOptions& r = f.parsed;
   add_workload_flags(app, r, f.choice);
   app.add_option("--workload", r.workload, "resnet50, bert-base, bert-large, lm1b, or a workload FILE.csv")
       ->capture_default_str();
-  app.add_option("--algorithms,-a", f.algorithms, "Allreduce algorithms for the dense buckets (see 'collbench list'; "
-                                                 "with --memory device the reference ones, and nccl over --transport "
-                                                 "nccl)")
+  app.add_option("--algorithms,-a", f.algorithms,
+                 "Allreduce algorithms for the dense buckets (see 'collbench list'; "
+                 "with --memory device the reference ones, and nccl over --transport "
+                 "nccl)")
       ->capture_default_str()
       ->each([&f](const std::string&) { f.algorithms_given = true; });
-  app.add_option("--sparse-strategy", f.sparse, "Sparse tables: dense (allreduce the table), allgather (the touched "
-                                                "rows), ps (push/pull rows to servers), or a list")->capture_default_str();
+  app.add_option("--sparse-strategy", f.sparse,
+                 "Sparse tables: dense (allreduce the table), allgather (the touched "
+                 "rows), ps (push/pull rows to servers), or a list")
+      ->capture_default_str();
   app.add_option("--servers", r.servers, "ps: server ranks (the last S); the others are workers")
-      ->check(whole_in(0, INT_MAX))->capture_default_str();
+      ->check(whole_in(0, INT_MAX))
+      ->capture_default_str();
   app.add_option("--ps-mode", f.ps_mode, "ps: sync, async or bounded")->capture_default_str();
-  app.add_option("--steps", r.steps, "Timed steps per configuration")->check(whole_in(1, kMaxRepeats))->capture_default_str();
-  app.add_option("--warmup", r.warmup, "Untimed steps before each configuration's timed ones (the very first is checked)")
-      ->check(whole_in(0, kMaxRepeats))->capture_default_str();
-  app.add_option("--rounds", r.rounds, "Rounds; each runs every configuration's warm-up and timed steps in turn, so "
-                                       "configurations are measured interleaved")
-      ->check(whole_in(1, kMaxRepeats))->capture_default_str();
+  app.add_option("--steps", r.steps, "Timed steps per configuration")
+      ->check(whole_in(1, kMaxRepeats))
+      ->capture_default_str();
+  app.add_option("--warmup", r.warmup,
+                 "Untimed steps before each configuration's timed ones (the very first is checked)")
+      ->check(whole_in(0, kMaxRepeats))
+      ->capture_default_str();
+  app.add_option("--rounds", r.rounds,
+                 "Rounds; each runs every configuration's warm-up and timed steps in turn, so "
+                 "configurations are measured interleaved")
+      ->check(whole_in(1, kMaxRepeats))
+      ->capture_default_str();
   app.add_flag("--check,!--no-check", r.check, "Check the first warm-up step's results (default on)");
   app.add_option("--ranks-per-node", r.ranks_per_node, "Emulate nodes of this many ranks for hierarchical algorithms")
       ->check(whole_in(1, INT_MAX));
-  app.add_option("--memory", f.memory, "Where the gradient buckets and gathered rows live: host, or device (the GPU "
-                                     "local_rank % GPUs; inputs copied in, results copied back and checked)")
+  app.add_option("--memory", f.memory,
+                 "Where the gradient buckets and gathered rows live: host, or device (the GPU "
+                 "local_rank % GPUs; inputs copied in, results copied back and checked)")
       ->capture_default_str();
   add_transport_flag(app, f.transport, TransportUser::replay);
   app.add_option("--timeline", r.timeline_path, "Chrome-trace JSON of compute and communication per rank (Perfetto)");
@@ -89,9 +101,10 @@ ReplayOptions resolve_command(const ReplayFlags& f, const CommandContext& c) {
   r.transport = resolve_transport(f.transport, r.memory, TransportUser::replay, probe);
   r.workload_loaded = resolve_workload(r, f.choice, true);
   const Workload& w = r.workload_loaded;
-  if (r.check && r.warmup < 1) throw std::invalid_argument("--check checks the first warm-up step: give --warmup 1 or more, or --no-check");
+  if (r.check && r.warmup < 1)
+    throw std::invalid_argument("--check checks the first warm-up step: give --warmup 1 or more, or --no-check");
   // Device memory has no MPI baseline; NCCL's runs over the nccl transport.
-  const std::string named = f.algorithms_given || !device ? f.algorithms
+  const std::string named = f.algorithms_given || !device        ? f.algorithms
                             : r.transport == TransportKind::nccl ? "nccl,ring"
                                                                  : "ring";
   r.algorithms = resolve_list<const AlgorithmEntry*>(
@@ -120,7 +133,8 @@ ReplayOptions resolve_command(const ReplayFlags& f, const CommandContext& c) {
                     r.sparse_strategies.end())
     throw std::invalid_argument("--sparse-strategy ps runs on host memory only, not --memory device");
   check_replay_request(r, w, machine);
-  if (std::find(r.sparse_strategies.begin(), r.sparse_strategies.end(), SparseStrategy::ps) == r.sparse_strategies.end())
+  if (std::find(r.sparse_strategies.begin(), r.sparse_strategies.end(), SparseStrategy::ps) ==
+      r.sparse_strategies.end())
     return r;
   ps_roles(nranks, r.servers);  // throws for a server count the ranks cannot hold
   r.ps_mode = registry.find_protocol("ps", f.ps_mode);
@@ -130,7 +144,8 @@ ReplayOptions resolve_command(const ReplayFlags& f, const CommandContext& c) {
   for (const GradientTensor& t : w.tensors) {
     if (!t.sparse) continue;
     require_ps_dtype(t.dtype);
-    if (dtype && *dtype != t.dtype) throw std::invalid_argument("--sparse-strategy ps needs every sparse tensor in one dtype");
+    if (dtype && *dtype != t.dtype)
+      throw std::invalid_argument("--sparse-strategy ps needs every sparse tensor in one dtype");
     dtype = t.dtype;
   }
   return r;

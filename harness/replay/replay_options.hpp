@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "harness/common/command_context.hpp"
-#include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/names.hpp"
 #include "collectives/schedule/registry.hpp"
-#include "harness/common/transports.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
+#include "harness/common/command_context.hpp"
 #include "harness/common/request_limits.hpp"
 #include "harness/common/result_sink.hpp"
+#include "harness/common/transports.hpp"
 #include "harness/common/watchdog.hpp"
 #include "harness/workloads/workload_choice.hpp"
 
@@ -28,7 +28,7 @@ inline constexpr NameTable<SparseStrategy, 4> kSparseStrategyNames{{{{SparseStra
 struct ReplayOptions : WorkloadChoice {
   std::vector<const AlgorithmEntry*> algorithms;  // allreduce, for dense buckets
   std::vector<SparseStrategy> sparse_strategies;  // {none} for a dense workload
-  int servers = 1;                                 // ps: the last S ranks serve
+  int servers = 1;                                // ps: the last S ranks serve
   const ProtocolEntry* ps_mode = nullptr;
   int steps = 10, warmup = 2, rounds = 1;
   bool check = true;

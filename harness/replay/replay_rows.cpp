@@ -76,8 +76,9 @@ Fields replay_mean_fields(const ReplayConfigResult& r, const ComputeModel& c) {
     bytes.push_back(static_cast<double>(r.comm_bytes[s]));
   }
   const Summary spread = summarize(steps);
-  return replay_fields(r, c, {"mean", mean_of(comms), spread.mean, static_cast<std::size_t>(std::llround(mean_of(bytes))),
-                              spread, std::nullopt});
+  return replay_fields(r, c,
+                       {"mean", mean_of(comms), spread.mean, static_cast<std::size_t>(std::llround(mean_of(bytes))),
+                        spread, std::nullopt});
 }
 
 nlohmann::json replay_details(const ReplayConfigResult& r) {
@@ -86,24 +87,30 @@ nlohmann::json replay_details(const ReplayConfigResult& r) {
     const ReplayExchangeInfo& e = r.exchanges[i];
     std::vector<double> ms;
     for (const auto& step : r.steps) ms.push_back(step[0].end_ms[i] - step[0].start_ms[i]);
-    ex.push_back({{"name", e.name}, {"kind", e.kind}, {"tensors", e.tensors}, {"bytes", e.bytes},
-                  {"ready_ms", e.ready_ms}, {"rank0_mean_ms", mean_of(ms)}});
+    ex.push_back({{"name", e.name},
+                  {"kind", e.kind},
+                  {"tensors", e.tensors},
+                  {"bytes", e.bytes},
+                  {"ready_ms", e.ready_ms},
+                  {"rank0_mean_ms", mean_of(ms)}});
   }
   return {{"details", {{"exchanges", ex}}}};
 }
 
-void print_replay_header(const std::string& description, std::size_t tensors, std::size_t parameters,
-                         std::size_t bytes, std::size_t sparse, const ComputeModel& c, bool from_profile, int ranks,
-                         int steps, int warmup, int rounds) {
+void print_replay_header(const std::string& description, std::size_t tensors, std::size_t parameters, std::size_t bytes,
+                         std::size_t sparse, const ComputeModel& c, bool from_profile, int ranks, int steps, int warmup,
+                         int rounds) {
   std::printf("# collbench replay: %s\n", description.c_str());
-  std::printf("# %zu gradient tensors (%zu sparse), %zu parameters, %.1f MB of gradients; %d rank(s)\n", tensors, sparse,
-              parameters, static_cast<double>(bytes) / 1e6, ranks);
+  std::printf("# %zu gradient tensors (%zu sparse), %zu parameters, %.1f MB of gradients; %d rank(s)\n", tensors,
+              sparse, parameters, static_cast<double>(bytes) / 1e6, ranks);
   std::printf("# compute per step (%s): forward %.2f + backward %.2f + optimizer %.2f = %.2f ms (emulated)\n",
               from_profile ? "from the profile" : "--compute-ms spread by FLOPs", c.forward_ms, c.backward_total_ms(),
               c.optimizer_ms, c.total_ms());
-  std::printf("# %d round(s), each running every configuration: %d warm-up then %d timed step(s)\n", rounds, warmup, steps);
-  std::printf("# communication is real, each exchange starting when its gradients are\n"
-              "# ready or the previous exchange ends; a step is its slowest worker's; exposed = step - compute\n");
+  std::printf("# %d round(s), each running every configuration: %d warm-up then %d timed step(s)\n", rounds, warmup,
+              steps);
+  std::printf(
+      "# communication is real, each exchange starting when its gradients are\n"
+      "# ready or the previous exchange ends; a step is its slowest worker's; exposed = step - compute\n");
   std::printf("#\n# %-34s %5s %10s %10s %10s %10s %10s %6s %7s\n", "configuration", "exch", "step ms", "min", "max",
               "comm ms", "exposed", "eff", "errors");
 }
@@ -144,8 +151,8 @@ nlohmann::json replay_trace(const std::vector<ReplayConfigResult>& results, cons
   nlohmann::json events = nlohmann::json::array();
   auto event = [&](const std::string& name, const char* cat, int pid, int tid, double start_ms, double dur_ms,
                    nlohmann::json args = nullptr) {
-    nlohmann::json e = {{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", pid}, {"tid", tid},
-                        {"ts", start_ms * 1e3}, {"dur", dur_ms * 1e3}};
+    nlohmann::json e = {{"name", name}, {"cat", cat},           {"ph", "X"},          {"pid", pid},
+                        {"tid", tid},   {"ts", start_ms * 1e3}, {"dur", dur_ms * 1e3}};
     if (!args.is_null()) e["args"] = std::move(args);
     events.push_back(std::move(e));
   };
@@ -162,9 +169,10 @@ nlohmann::json replay_trace(const std::vector<ReplayConfigResult>& results, cons
         event("forward", "compute", w, 1, origin, c.forward_ms);
         for (std::size_t i = 0; i < c.backward_ms.size(); ++i)
           if (c.backward_ms[i] > 0)
-            event("backward " + tensor_names[i], "compute", w, 1, origin + c.forward_ms + c.ready_ms[i] - c.backward_ms[i],
-                  c.backward_ms[i]);
-        if (c.optimizer_ms > 0) event("optimizer", "compute", w, 1, origin + t.step_ms - c.optimizer_ms, c.optimizer_ms);
+            event("backward " + tensor_names[i], "compute", w, 1,
+                  origin + c.forward_ms + c.ready_ms[i] - c.backward_ms[i], c.backward_ms[i]);
+        if (c.optimizer_ms > 0)
+          event("optimizer", "compute", w, 1, origin + t.step_ms - c.optimizer_ms, c.optimizer_ms);
         for (std::size_t i = 0; i < r.exchanges.size(); ++i) {
           const ReplayExchangeInfo& x = r.exchanges[i];
           event(x.name, "communication", w, 2, origin + t.start_ms[i], t.end_ms[i] - t.start_ms[i],
@@ -177,10 +185,12 @@ nlohmann::json replay_trace(const std::vector<ReplayConfigResult>& results, cons
     origin += 10;
   }
   for (int w = 0; w < max_workers; ++w) {
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", w}, {"args", {{"name", "rank " + std::to_string(w)}}}});
+    events.push_back(
+        {{"name", "process_name"}, {"ph", "M"}, {"pid", w}, {"args", {{"name", "rank " + std::to_string(w)}}}});
     const char* threads[] = {"step", "compute (emulated)", "communication", "configuration"};
     for (int tid = 0; tid < 4; ++tid)
-      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", w}, {"tid", tid}, {"args", {{"name", threads[tid]}}}});
+      events.push_back(
+          {{"name", "thread_name"}, {"ph", "M"}, {"pid", w}, {"tid", tid}, {"args", {{"name", threads[tid]}}}});
   }
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }

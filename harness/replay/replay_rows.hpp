@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/common/stats.hpp"
-#include "workloads/compute_model.hpp"
-#include "harness/replay/timeline.hpp"
 #include "harness/common/result_row.hpp"
+#include "harness/common/stats.hpp"
+#include "harness/replay/timeline.hpp"
+#include "workloads/compute_model.hpp"
 
 namespace collbench {
 
@@ -49,9 +49,9 @@ Fields replay_mean_fields(const ReplayConfigResult& r, const ComputeModel& compu
 // What only the JSON's mean rows carry: each exchange's size, readiness and time.
 nlohmann::json replay_details(const ReplayConfigResult& r);
 
-void print_replay_header(const std::string& description, std::size_t tensors, std::size_t parameters,
-                         std::size_t bytes, std::size_t sparse, const ComputeModel& compute, bool from_profile,
-                         int ranks, int steps, int warmup, int rounds);
+void print_replay_header(const std::string& description, std::size_t tensors, std::size_t parameters, std::size_t bytes,
+                         std::size_t sparse, const ComputeModel& compute, bool from_profile, int ranks, int steps,
+                         int warmup, int rounds);
 std::string replay_line(const ReplayConfigResult& r, const ComputeModel& compute);
 void print_replay_winner(const std::vector<ReplayConfigResult>& results, const ComputeModel& compute);
 

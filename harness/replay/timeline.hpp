@@ -10,8 +10,8 @@ namespace collbench {
 
 struct StepTimeline {
   std::vector<double> start_ms, end_ms;  // per exchange, from the start of the step
-  double compute_ms = 0;  // forward + backward + optimizer
-  double comm_ms = 0;     // the exchanges' durations, summed
+  double compute_ms = 0;                 // forward + backward + optimizer
+  double comm_ms = 0;                    // the exchanges' durations, summed
   double step_ms = 0;
   double exposed_ms() const { return step_ms - compute_ms; }
   double efficiency() const { return step_ms > 0 ? compute_ms / step_ms : 0; }

@@ -25,10 +25,8 @@ class ExchangeProbe final : public PreparedCollective {
     const int n = t_.size(), me = t_.rank();
     const int right = (me + 1) % n, left = (me + n - 1) % n;
     tickets_.clear();
-    for (int i = 0; i < window_; ++i)
-      tickets_.push_back(t_.start_recv({left, recv_ + slot(i) * bytes_, bytes_}));
-    for (int i = 0; i < window_; ++i)
-      tickets_.push_back(t_.start_send({right, send_ + slot(i) * bytes_, bytes_}));
+    for (int i = 0; i < window_; ++i) tickets_.push_back(t_.start_recv({left, recv_ + slot(i) * bytes_, bytes_}));
+    for (int i = 0; i < window_; ++i) tickets_.push_back(t_.start_send({right, send_ + slot(i) * bytes_, bytes_}));
     t_.wait_all(tickets_);
     next_ = (next_ + static_cast<std::size_t>(window_)) % slots_;
   }
@@ -111,8 +109,8 @@ std::unique_ptr<PreparedCollective> BoundProbes::exchange(std::size_t block_byte
 }
 
 std::unique_ptr<PreparedCollective> BoundProbes::reduce(std::size_t block_bytes) {
-  return std::make_unique<ReduceProbe>(dtype_, op_, recv_.data(), a_.data(), b_.data(), block_bytes / dtype_size(dtype_),
-                                       static_cast<std::size_t>(blocks_));
+  return std::make_unique<ReduceProbe>(dtype_, op_, recv_.data(), a_.data(), b_.data(),
+                                       block_bytes / dtype_size(dtype_), static_cast<std::size_t>(blocks_));
 }
 
 std::vector<double> combine_bound(Collective c, int nranks, std::vector<double> exchange, std::vector<double> reduce) {

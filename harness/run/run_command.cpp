@@ -6,20 +6,20 @@
 #include <stdexcept>
 
 #include "collectives/transport/memory_space.hpp"
-#include "collectives/transport/mpi/known_defects.hpp"
 #include "collectives/transport/mpi/forced_algorithm.hpp"
+#include "collectives/transport/mpi/known_defects.hpp"
 #include "collectives/transport/mpi/mapped_transport.hpp"
+#include "collectives/transport/mpi/mpi_names.hpp"
 #include "collectives/transport/shm_memory.hpp"
 #include "harness/common/control.hpp"
-#include "harness/common/transports.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/session.hpp"
 #include "harness/common/stats.hpp"
+#include "harness/common/transports.hpp"
 #include "harness/run/bound.hpp"
 #include "harness/run/run_table.hpp"
 #include "harness/run/sweep.hpp"
-#include "collectives/transport/mpi/mpi_names.hpp"
 
 namespace collbench {
 namespace {
@@ -33,14 +33,17 @@ std::string busbw_definition() {
     if (it == groups.end()) it = groups.insert(groups.end(), {c.busbw_factor_text, {}});
     it->second.push_back(c.name);
   }
-  return "algbw x " + join(groups, [](const auto& g) { return std::string(g.first) + " for " + join(g.second, std::identity{}); },
-                           "; ");
+  return "algbw x " +
+         join(
+             groups, [](const auto& g) { return std::string(g.first) + " for " + join(g.second, std::identity{}); },
+             "; ");
 }
 
 std::string bytes_definition() {
   std::vector<std::string_view> per_rank, all_blocks;
   for (const CollectiveTraits& c : kCollectiveTraits) (c.counts_all_blocks ? all_blocks : per_rank).push_back(c.name);
-  return "per-rank buffer for " + join(per_rank, std::identity{}) + "; all n blocks for " + join(all_blocks, std::identity{});
+  return "per-rank buffer for " + join(per_rank, std::identity{}) + "; all n blocks for " +
+         join(all_blocks, std::identity{});
 }
 
 }  // namespace
@@ -77,24 +80,30 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                   {"transport", kTransportKindNames.name(s.transport)},
                   {"bound", s.bound},
                   {"ranks_per_node", ranks_per_node}};
-  m["definitions"] = {{"bytes", bytes_definition()},
-                      {"algbw_gbps", "bytes / time, 1e9 bytes per second"},
-                      {"busbw_gbps", busbw_definition()},
-                      {"segment_bytes", "pipeline segment of pipelined algorithms, 0 for the others"},
-                      {"errors", "wrong elements against the exact expected values, summed over ranks and "
-                                 "checked calls; -1 when not checked"},
-                      {"checked_calls", "calls whose results were checked: one untimed call, the last timed call "
-                                        "of each round, and every check_every-th timed call"},
-                      {"outliers", outlier_rule() + "; when above 0, trust p50 rather than avg, max and the bandwidths"},
-                      {"aggregate", "how ranks' times were combined; see timing_policy"}};
+  m["definitions"] = {
+      {"bytes", bytes_definition()},
+      {"algbw_gbps", "bytes / time, 1e9 bytes per second"},
+      {"busbw_gbps", busbw_definition()},
+      {"segment_bytes", "pipeline segment of pipelined algorithms, 0 for the others"},
+      {"errors",
+       "wrong elements against the exact expected values, summed over ranks and "
+       "checked calls; -1 when not checked"},
+      {"checked_calls",
+       "calls whose results were checked: one untimed call, the last timed call "
+       "of each round, and every check_every-th timed call"},
+      {"outliers", outlier_rule() + "; when above 0, trust p50 rather than avg, max and the bandwidths"},
+      {"aggregate", "how ranks' times were combined; see timing_policy"}};
   if (s.bound)
     m["definitions"]["bound"] = {
         {"row", "algorithm 'ring_bound': " + bound_formula(s.collective) +
                     ", from point-to-point exchange and reduction-kernel probes timed in the same rounds; its "
                     "min/p50/max combine the probes' min/p50/max; details in each bound row's JSON"},
-        {"of_bound", "ring_bound p50 / row p50: the share of the ring's bound a row reaches; above 1 where an algorithm with fewer, larger messages (recursive doubling) beats the ring's latency"},
-        {"assumes", "each rank's own core moves what it receives and reduces what it owns (shared memory, TCP), "
-                    "so transfer and reduction add up; with offloaded transfers (RDMA, NVLink) they could overlap"}};
+        {"of_bound",
+         "ring_bound p50 / row p50: the share of the ring's bound a row reaches; above 1 where an algorithm with "
+         "fewer, larger messages (recursive doubling) beats the ring's latency"},
+        {"assumes",
+         "each rank's own core moves what it receives and reduces what it owns (shared memory, TCP), "
+         "so transfer and reduction add up; with offloaded transfers (RDMA, NVLink) they could overlap"}};
 }
 
 int run_command(RunOptions o, const Invocation& inv) {

@@ -27,49 +27,67 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   run.add_option("-b,--minbytes", f.min_bytes, "Smallest size in bytes (K/M/G suffixes)")->capture_default_str();
   run.add_option("-e,--maxbytes", f.max_bytes, "Largest size in bytes (K/M/G suffixes)")->capture_default_str();
   run.add_option("-f,--stepfactor", s.sizes.step_factor, "Multiply the size by this between steps")
-      ->check(number_in(1, 1e6))->capture_default_str();
-  run.add_option("-w,--warmup", f.warmup, "Untimed warm-up calls per algorithm, size and round, or auto "
-                                          "(100 up to 8 KiB, 10 above, as OSU)")->capture_default_str();
-  run.add_option("-n,--iters", f.iters, "Timed calls per algorithm, size and round, or auto (1000 up to 8 KiB, "
-                                        "100 above, as OSU, within --time-budget)")->capture_default_str();
-  run.add_option("--time-budget", s.reps.budget_s, "With -n auto: seconds of timed calls per algorithm and size "
-                                                   "(all rounds), at least 10 calls per round; 0: no limit")
-      ->check(number_in(0, 86400))->capture_default_str();
-  run.add_option("--rounds", s.reps.rounds, "Rounds per size; each round times every algorithm in turn, so "
-                                            "algorithms are measured interleaved")
-      ->check(whole_in(1, kMaxRepeats))->capture_default_str();
+      ->check(number_in(1, 1e6))
+      ->capture_default_str();
+  run.add_option("-w,--warmup", f.warmup,
+                 "Untimed warm-up calls per algorithm, size and round, or auto "
+                 "(100 up to 8 KiB, 10 above, as OSU)")
+      ->capture_default_str();
+  run.add_option("-n,--iters", f.iters,
+                 "Timed calls per algorithm, size and round, or auto (1000 up to 8 KiB, "
+                 "100 above, as OSU, within --time-budget)")
+      ->capture_default_str();
+  run.add_option("--time-budget", s.reps.budget_s,
+                 "With -n auto: seconds of timed calls per algorithm and size "
+                 "(all rounds), at least 10 calls per round; 0: no limit")
+      ->check(number_in(0, 86400))
+      ->capture_default_str();
+  run.add_option("--rounds", s.reps.rounds,
+                 "Rounds per size; each round times every algorithm in turn, so "
+                 "algorithms are measured interleaved")
+      ->check(whole_in(1, kMaxRepeats))
+      ->capture_default_str();
   run.add_option("-d,--dtype", f.dtype, kDTypeNames.valid())->capture_default_str();
   run.add_option("-o,--op", f.op, kReduceOpNames.valid())->capture_default_str();
   run.add_option("-r,--root", s.root, "Root rank of broadcast, reduce and gather")
-      ->check(whole_in(0, INT_MAX))->capture_default_str();
-  run.add_flag("--check,!--no-check", s.check, "Check every algorithm's results against the exact expected values: "
-                                              "one untimed call, and the last timed call of every round (default on)");
-  run.add_option("--check-every", s.check_every, "Also check every N-th timed call (as nccl-tests -c); 0: only the "
-                                                 "last")
-      ->check(whole_in(0, INT_MAX))->capture_default_str();
+      ->check(whole_in(0, INT_MAX))
+      ->capture_default_str();
+  run.add_flag("--check,!--no-check", s.check,
+               "Check every algorithm's results against the exact expected values: "
+               "one untimed call, and the last timed call of every round (default on)");
+  run.add_option("--check-every", s.check_every,
+                 "Also check every N-th timed call (as nccl-tests -c); 0: only the "
+                 "last")
+      ->check(whole_in(0, INT_MAX))
+      ->capture_default_str();
   run.add_flag("--in-place", s.in_place, "Use one buffer for input and output (MPI_IN_PLACE)");
-  run.add_option("--segment-size", f.segment, "Pipeline segment of pipelined algorithms (K/M suffixes; "
-                                              "default: each algorithm's own, see 'collbench list')");
-  run.add_option("--ranks-per-node", f.parsed.ranks_per_node, "Emulate nodes of this many consecutive ranks for "
-                                                              "hierarchical algorithms (default: real nodes, "
-                                                              "from MPI_COMM_TYPE_SHARED)")
+  run.add_option("--segment-size", f.segment,
+                 "Pipeline segment of pipelined algorithms (K/M suffixes; "
+                 "default: each algorithm's own, see 'collbench list')");
+  run.add_option("--ranks-per-node", f.parsed.ranks_per_node,
+                 "Emulate nodes of this many consecutive ranks for "
+                 "hierarchical algorithms (default: real nodes, "
+                 "from MPI_COMM_TYPE_SHARED)")
       ->check(whole_in(1, INT_MAX));
-  run.add_option("--order", f.order, "How the reference algorithms' schedules run: dataflow (each transfer and "
-                                     "reduction as soon as its data allows, overlapping steps) or steps (step by "
-                                     "step, for comparison)")
+  run.add_option("--order", f.order,
+                 "How the reference algorithms' schedules run: dataflow (each transfer and "
+                 "reduction as soon as its data allows, overlapping steps) or steps (step by "
+                 "step, for comparison)")
       ->capture_default_str()
       ->each([&f](const std::string&) { f.order_given = true; });
   add_transport_flag(run, f.transport, TransportUser::run);
-  run.add_option("--memory", f.memory, "Where the buffers live: host, or device (the GPU local_rank % GPUs; "
-                                       "reference algorithms only, checked as on the host)")
+  run.add_option("--memory", f.memory,
+                 "Where the buffers live: host, or device (the GPU local_rank % GPUs; "
+                 "reference algorithms only, checked as on the host)")
       ->capture_default_str();
   run.add_flag("--bound", f.parsed.sweep.bound,
                "Also measure, interleaved with the algorithms, the point-to-point exchange and reduction-kernel "
                "times a ring needs and report their sum as row 'bound', and every algorithm's share of it "
                "(allreduce, reduce_scatter, allgather)");
   run.add_option("--timing", f.timing, "per-call or loop (see the table header)")->capture_default_str();
-  run.add_option("--aggregate", f.aggregate, "How ranks' times combine: " + kRankAggregateNames.valid() +
-                                                 " (mean: OSU's Avg Latency; see the table header)")
+  run.add_option("--aggregate", f.aggregate,
+                 "How ranks' times combine: " + kRankAggregateNames.valid() +
+                     " (mean: OSU's Avg Latency; see the table header)")
       ->capture_default_str();
   add_output_flags(run, f.parsed.out, "<collective>");
   add_watchdog_flag(run, f.parsed.watchdog_s);
@@ -106,7 +124,9 @@ namespace {
 // The names a run is spelled in: collective, dtype, op, timing, order, memory, counts.
 void resolve_names(SweepSpec& s, const RunFlags& f, bool ps) {
   auto c = ps ? std::optional{Collective::allreduce} : parse_collective(f.collective);
-  if (!c) throw std::invalid_argument("unknown collective '" + f.collective + "'; valid: " + kCollectiveNames.valid() + ", ps");
+  if (!c)
+    throw std::invalid_argument("unknown collective '" + f.collective + "'; valid: " + kCollectiveNames.valid() +
+                                ", ps");
   s.collective = *c;
   s.dtype = kDTypeNames.parse_or_throw(f.dtype, "dtype");
   s.op = kReduceOpNames.parse_or_throw(f.op, "op");
@@ -118,7 +138,8 @@ void resolve_names(SweepSpec& s, const RunFlags& f, bool ps) {
   s.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
 }
 
-std::vector<const AlgorithmEntry*> resolve_algorithms(const RunFlags& f, Collective c, const Registry& registry, bool ps) {
+std::vector<const AlgorithmEntry*> resolve_algorithms(const RunFlags& f, Collective c, const Registry& registry,
+                                                      bool ps) {
   if (ps && f.algorithms_given)
     throw std::invalid_argument("--collective ps takes --ps-mode (and --compare), not --algorithms");
   if (!f.algorithms_given) return registry.for_collective(c);

@@ -6,14 +6,14 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
-#include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/schedule/registry.hpp"
-#include "harness/common/transports.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
 #include "harness/common/command_context.hpp"
 #include "harness/common/request_limits.hpp"
-#include "harness/common/sizes.hpp"
 #include "harness/common/result_sink.hpp"
+#include "harness/common/sizes.hpp"
 #include "harness/common/timing.hpp"
+#include "harness/common/transports.hpp"
 #include "harness/common/watchdog.hpp"
 
 namespace CLI {
@@ -36,11 +36,11 @@ struct SweepSpec {
   bool in_place = false;
   TimingPolicy timing = TimingPolicy::per_call;
   RankAggregate aggregate = RankAggregate::max;
-  std::size_t segment_bytes = 0;  // pipelined algorithms; 0: each algorithm's default
+  std::size_t segment_bytes = 0;                    // pipelined algorithms; 0: each algorithm's default
   ExecutionOrder order = ExecutionOrder::dataflow;  // of the reference algorithms' schedules
-  bool bound = false;  // also measure the point-to-point and kernel limit (bound.hpp)
-  TransportKind transport = TransportKind::mpi;  // of the reference algorithms (the baseline's is MPI's own)
-  MemoryKind memory = MemoryKind::host;          // where every buffer lives
+  bool bound = false;                               // also measure the point-to-point and kernel limit (bound.hpp)
+  TransportKind transport = TransportKind::mpi;     // of the reference algorithms (the baseline's is MPI's own)
+  MemoryKind memory = MemoryKind::host;             // where every buffer lives
 };
 
 struct RunOptions {
@@ -54,11 +54,12 @@ struct RunOptions {
 // `run`'s flags as typed (the parameter server, -c ps, shares them).
 struct RunFlags {
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "8", max_bytes = "64M",
-              timing = "per-call", aggregate = "max", order = "dataflow", memory = "host", segment, warmup = "auto", iters = "auto";
+              timing = "per-call", aggregate = "max", order = "dataflow", memory = "host", segment, warmup = "auto",
+              iters = "auto";
   bool algorithms_given = false;  // -a "" names nothing, rather than meaning all
   TransportFlags transport;
-  bool order_given = false;       // without it, --transport nccl means --order steps
-  RunOptions parsed;  // what CLI11 parses straight into numbers
+  bool order_given = false;  // without it, --transport nccl means --order steps
+  RunOptions parsed;         // what CLI11 parses straight into numbers
 };
 // `collbench run` and its flags; `ps` takes the same flags (add_run_flags) for its sweep.
 CLI::App* add_command(CLI::App& app, RunFlags& f);

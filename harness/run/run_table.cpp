@@ -10,8 +10,8 @@ namespace collbench {
 
 void print_column_header(bool of_bound) {
   std::printf("#\n# %11s %11s %5s %5s %-18s %10s %10s %10s %10s %10s %8s %8s %7s %7s%s\n", "bytes", "count", "dtype",
-              "op", "algorithm", "min_us", "avg_us", "p50_us", "p99_us", "max_us", "algbw", "busbw", "errors",
-              "vs_mpi", of_bound ? " of_bound" : "");
+              "op", "algorithm", "min_us", "avg_us", "p50_us", "p99_us", "max_us", "algbw", "busbw", "errors", "vs_mpi",
+              of_bound ? " of_bound" : "");
   std::fflush(stdout);
 }
 
@@ -36,18 +36,20 @@ void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
               size_counts_all_blocks(c) ? "all n ranks' blocks" : "the per-rank buffer");
   if (o.segment_bytes) std::printf("# pipelined algorithms use %zu-byte segments\n", o.segment_bytes);
   if (o.check)
-    std::printf("# check: every algorithm's results (mpi's included) compared with the exact expected values: one "
-                "untimed call, then the last timed call of each round%s. errors = wrong elements over all ranks "
-                "and checked calls\n",
-                o.check_every > 0 ? (" and every " + std::to_string(o.check_every) + "th").c_str() : "");
+    std::printf(
+        "# check: every algorithm's results (mpi's included) compared with the exact expected values: one "
+        "untimed call, then the last timed call of each round%s. errors = wrong elements over all ranks "
+        "and checked calls\n",
+        o.check_every > 0 ? (" and every " + std::to_string(o.check_every) + "th").c_str() : "");
   else
     std::printf("# check: off (--no-check); errors = -1\n");
   std::printf("# '!' marks rows with outliers, %s: trust p50 there, not avg/max/bandwidth\n", outlier_rule().c_str());
   if (o.bound)
-    std::printf("# ring_bound = %s, measured interleaved with the algorithms (exchange: a window of messages to the "
-                "right neighbour while receiving from the left, as osu_bibw; reduce: the kernel on one block, in "
-                "cache); of_bound = ring_bound p50 / row p50\n",
-                bound_formula(c).c_str());
+    std::printf(
+        "# ring_bound = %s, measured interleaved with the algorithms (exchange: a window of messages to the "
+        "right neighbour while receiving from the left, as osu_bibw; reduce: the kernel on one block, in "
+        "cache); of_bound = ring_bound p50 / row p50\n",
+        bound_formula(c).c_str());
   print_column_header(o.bound);
 }
 
@@ -55,10 +57,10 @@ std::string table_line(const ResultRow& r, std::optional<double> vs, std::option
   char ratio[16] = "-";
   if (vs) std::snprintf(ratio, sizeof ratio, "%.3f", *vs);
   char line[512];
-  std::snprintf(line, sizeof line, "  %11zu %11zu %5s %5s %-18s %10.2f %10.2f %10.2f %10.2f %10.2f %8.3f %8.3f %7lld %7s\n",
-                r.bytes, r.count, r.dtype.c_str(), r.op.c_str(), r.algorithm.c_str(), r.time_us.min, r.time_us.mean,
-                r.time_us.p50, r.time_us.p99, r.time_us.max, r.algbw_gbps, r.busbw_gbps,
-                static_cast<long long>(r.errors), ratio);
+  std::snprintf(
+      line, sizeof line, "  %11zu %11zu %5s %5s %-18s %10.2f %10.2f %10.2f %10.2f %10.2f %8.3f %8.3f %7lld %7s\n",
+      r.bytes, r.count, r.dtype.c_str(), r.op.c_str(), r.algorithm.c_str(), r.time_us.min, r.time_us.mean,
+      r.time_us.p50, r.time_us.p99, r.time_us.max, r.algbw_gbps, r.busbw_gbps, static_cast<long long>(r.errors), ratio);
   std::string out = line;
   if (of_bound) {
     char share[16];

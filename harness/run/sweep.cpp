@@ -5,9 +5,9 @@
 #include <memory>
 #include <optional>
 
+#include "collectives/process/progress.hpp"
 #include "collectives/transport/memory_space.hpp"
 #include "collectives/transport/mpi/forced_algorithm.hpp"
-#include "collectives/process/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/sizes.hpp"
 #include "harness/common/stats.hpp"
@@ -30,7 +30,10 @@ struct Buffers {
 class SizeRun {
  public:
   SizeRun(const SweepSpec& o, Buffers& b, std::size_t count, int rank, int nranks)
-      : o_(o), b_(b), count_(count), rank_(rank),
+      : o_(o),
+        b_(b),
+        count_(count),
+        rank_(rank),
         spec_{o.collective, o.dtype, o.op, nranks},
         layout_(buffer_layout(o.collective, count, nranks, rank, o.root, o.in_place)) {}
 
@@ -131,8 +134,9 @@ ResultRow bound_row(const ResultRow& like, const BoundAtSize& b, const SweepSpec
                {"reduce_p50_us", r50},
                {"exchange_gbps", algbw_gbps(static_cast<double>(b.block_bytes), x50 * 1e-6)},
                {"reduce_gbps", algbw_gbps(static_cast<double>(b.block_bytes), r50 * 1e-6)},
-               {"meaning", "exchange_gbps: bytes a rank sends per second while receiving as many (per direction); "
-                           "reduce_gbps: block bytes reduced per second"}};
+               {"meaning",
+                "exchange_gbps: bytes a rank sends per second while receiving as many (per direction); "
+                "reduce_gbps: block bytes reduced per second"}};
   return r;
 }
 
@@ -148,14 +152,21 @@ struct SizeMeasured {
 class Sweep {
  public:
   Sweep(const SweepSpec& o, Session& session, Transport& transport, const std::vector<std::size_t>& sizes)
-      : o_(o), session_(session), transport_(transport), rank_(transport.rank()), nranks_(transport.size()),
-        elem_(dtype_size(o.dtype)), mpi_(session.registry.find(o.collective, "mpi")),
+      : o_(o),
+        session_(session),
+        transport_(transport),
+        rank_(transport.rank()),
+        nranks_(transport.size()),
+        elem_(dtype_size(o.dtype)),
+        mpi_(session.registry.find(o.collective, "mpi")),
         params_(session.algorithm_params(o.segment_bytes, o.order)),
         command_("run " + std::string(collective_name(o.collective))) {
     allocate(count_of_size(o.collective, sizes.empty() ? 0 : sizes.back(), elem_, nranks_));
   }
 
-  std::string row_name(const AlgorithmEntry* a) const { return a == mpi_ ? mpi_baseline_row_name(o_.collective) : a->name; }
+  std::string row_name(const AlgorithmEntry* a) const {
+    return a == mpi_ ? mpi_baseline_row_name(o_.collective) : a->name;
+  }
   const std::string& command() const { return command_; }
 
   SizeMeasured measure(std::size_t bytes_requested) {
@@ -216,7 +227,8 @@ class Sweep {
       buf_.host_recv = host_space().allocate(recv_bytes);
     }
     if (o_.bound)
-      probes_.emplace(transport_, o_.dtype, o_.op, bound_block_bytes(o_.collective, max_count, nranks_, elem_), nranks_);
+      probes_.emplace(transport_, o_.dtype, o_.op, bound_block_bytes(o_.collective, max_count, nranks_, elem_),
+                      nranks_);
     // Size the shared scratch for the largest call now, so it is allocated once.
     SizeRun largest(o_, buf_, max_count, rank_, nranks_);
     for (const AlgorithmEntry* a : o_.algorithms)
@@ -325,7 +337,8 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport
   Sweep sweep(o, session, transport, sizes);
   SweepErrors errors;
   // The MPI library's rows are blamed as the library's; NCCL's are named like the others.
-  for (const AlgorithmEntry* a : o.algorithms) errors.algorithms.push_back({sweep.row_name(a), a->is_baseline_of("mpi"), 0});
+  for (const AlgorithmEntry* a : o.algorithms)
+    errors.algorithms.push_back({sweep.row_name(a), a->is_baseline_of("mpi"), 0});
   for (std::size_t bytes : sizes) {
     const SizeMeasured m = sweep.measure(bytes);
     for (std::size_t i = 0; i < m.algorithms.size(); ++i)

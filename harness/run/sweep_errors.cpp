@@ -15,7 +15,8 @@ std::string SweepErrors::blame(std::string_view library_call) const {
     (a.library ? library : reference).push_back(a.name);
     (a.library ? library_wrong : reference_wrong) += a.wrong;
   }
-  const bool any_reference_ran = std::any_of(algorithms.begin(), algorithms.end(), [](const auto& a) { return !a.library; });
+  const bool any_reference_ran =
+      std::any_of(algorithms.begin(), algorithms.end(), [](const auto& a) { return !a.library; });
   const bool library_ran = std::any_of(algorithms.begin(), algorithms.end(), [](const auto& a) { return a.library; });
   std::string out;
   if (!library.empty()) {
@@ -27,11 +28,9 @@ std::string SweepErrors::blame(std::string_view library_call) const {
   if (!reference.empty()) {
     if (!out.empty()) out += "; and ";
     out += std::to_string(reference_wrong) + " wrong element(s) from " + join(reference, std::identity{});
-    if (library_ran && library.empty())
-      out += ", while " + std::string(library_call) + " was right on the same inputs";
-    if (reference.size() > 1 && std::none_of(algorithms.begin(), algorithms.end(), [](const auto& a) {
-          return !a.library && a.wrong == 0;
-        }))
+    if (library_ran && library.empty()) out += ", while " + std::string(library_call) + " was right on the same inputs";
+    if (reference.size() > 1 &&
+        std::none_of(algorithms.begin(), algorithms.end(), [](const auto& a) { return !a.library && a.wrong == 0; }))
       out += " (every reference algorithm: suspect MPI point-to-point, their transport)";
   }
   return out;

@@ -11,7 +11,7 @@ namespace collbench {
 // Wrong elements per algorithm over a whole sweep (all sizes, ranks and checked calls).
 struct SweepErrors {
   struct Algorithm {
-    std::string name;  // as in the rows
+    std::string name;      // as in the rows
     bool library = false;  // the MPI library's own collective
     std::int64_t wrong = 0;
   };

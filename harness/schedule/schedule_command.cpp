@@ -16,16 +16,23 @@ namespace collbench {
 
 CLI::App* add_command(CLI::App& app, ScheduleFlags& f) {
   ScheduleOptions& o = f.parsed;
-  CLI::App* s = app.add_subcommand("schedule", "Print one rank's schedule of a reference algorithm, every rank's "
-                                               "summary, and the symbolic executor's verdict (no MPI traffic)");
+  CLI::App* s = app.add_subcommand("schedule",
+                                   "Print one rank's schedule of a reference algorithm, every rank's "
+                                   "summary, and the symbolic executor's verdict (no MPI traffic)");
   s->add_option("--collective,-c", f.collective, kCollectiveNames.valid())->capture_default_str();
   s->add_option("--algorithm,-a", f.algorithm, "A reference algorithm (see 'collbench list')")->capture_default_str();
-  s->add_option("--ranks", o.ranks, "How many ranks the schedule is built for")->check(whole_in(1, 1 << 18))->capture_default_str();
+  s->add_option("--ranks", o.ranks, "How many ranks the schedule is built for")
+      ->check(whole_in(1, 1 << 18))
+      ->capture_default_str();
   s->add_option("--rank", o.rank, "Whose schedule to print")->check(whole_in(0, INT_MAX))->capture_default_str();
-  s->add_option("--bytes", f.bytes, "Size as 'run' counts it: the per-rank buffer, or all ranks' blocks for gather, "
-                                    "allgather and reduce_scatter (K/M/G suffixes)")->capture_default_str();
+  s->add_option("--bytes", f.bytes,
+                "Size as 'run' counts it: the per-rank buffer, or all ranks' blocks for gather, "
+                "allgather and reduce_scatter (K/M/G suffixes)")
+      ->capture_default_str();
   s->add_option("-d,--dtype", f.dtype, kDTypeNames.valid())->capture_default_str();
-  s->add_option("-r,--root", o.root, "Root rank of broadcast, reduce and gather")->check(whole_in(0, INT_MAX))->capture_default_str();
+  s->add_option("-r,--root", o.root, "Root rank of broadcast, reduce and gather")
+      ->check(whole_in(0, INT_MAX))
+      ->capture_default_str();
   s->add_flag("--in-place", o.in_place, "One buffer for input and output (MPI_IN_PLACE)");
   s->add_option("--ranks-per-node", o.ranks_per_node, "Nodes of this many consecutive ranks (default: one node)")
       ->check(whole_in(1, INT_MAX));
@@ -69,7 +76,8 @@ ScheduleOptions resolve_command(const ScheduleFlags& f, const CommandContext& co
     throw std::invalid_argument("--bytes " + f.bytes + " is more than 1 PiB; schedules are printed up to that size");
   // One size is printed, so a size the rule would round is refused rather than changed.
   o.count = count_of_size(c, o.bytes, elem, o.ranks);
-  if (const std::size_t per = size_in_elements(c, 1, o.ranks) * elem; size_in_elements(c, o.count, o.ranks) * elem != o.bytes)
+  if (const std::size_t per = size_in_elements(c, 1, o.ranks) * elem;
+      size_in_elements(c, o.count, o.ranks) * elem != o.bytes)
     throw std::invalid_argument("--bytes " + f.bytes + " is not a multiple of " + std::to_string(per) + " (" +
                                 (per == elem ? "one element" : "one element per rank") + ")");
   if (!f.segment.empty()) {
@@ -95,7 +103,8 @@ nlohmann::json schedule_json(const Schedule& s, std::size_t elem) {
     for (const Transfer& t : st.recvs) recvs.push_back({{"peer", t.peer}, {"region", region_json(t.region, elem)}});
     for (const LocalOp& op : st.ops) {
       nlohmann::json j = {{"kind", op.kind == LocalOp::Kind::reduce ? "reduce" : "copy"},
-                          {"dst", region_json(op.dst, elem)}, {"a", region_json(op.a, elem)}};
+                          {"dst", region_json(op.dst, elem)},
+                          {"a", region_json(op.a, elem)}};
       if (op.kind == LocalOp::Kind::reduce) j["b"] = region_json(op.b, elem);
       ops.push_back(j);
     }
@@ -149,14 +158,15 @@ void print_text(const ScheduleOptions& o, const nlohmann::json& doc, const Sched
               "msgs in", "bytes sent", "bytes recv", "bytes reduced", "bytes copied", "scratch B");
   const auto& ranks = doc["ranks"];
   for (std::size_t i = 0; i < ranks.size(); ++i) {
-    if (ranks.size() > 64 && i == 32) std::printf("  %5s (%zu ranks not shown; --json has them all)\n", "...", ranks.size() - 64);
+    if (ranks.size() > 64 && i == 32)
+      std::printf("  %5s (%zu ranks not shown; --json has them all)\n", "...", ranks.size() - 64);
     if (ranks.size() > 64 && i >= 32 && i + 32 < ranks.size()) continue;
     const auto& r = ranks[i];
-    std::printf("  %5d %6zu %8zu %8zu %12zu %12zu %13zu %12zu %12zu\n", r["rank"].get<int>(), r["steps"].get<std::size_t>(),
-                r["messages_sent"].get<std::size_t>(), r["messages_received"].get<std::size_t>(),
-                r["bytes_sent"].get<std::size_t>(), r["bytes_received"].get<std::size_t>(),
-                r["bytes_reduced"].get<std::size_t>(), r["bytes_copied"].get<std::size_t>(),
-                r["scratch_bytes"].get<std::size_t>());
+    std::printf("  %5d %6zu %8zu %8zu %12zu %12zu %13zu %12zu %12zu\n", r["rank"].get<int>(),
+                r["steps"].get<std::size_t>(), r["messages_sent"].get<std::size_t>(),
+                r["messages_received"].get<std::size_t>(), r["bytes_sent"].get<std::size_t>(),
+                r["bytes_received"].get<std::size_t>(), r["bytes_reduced"].get<std::size_t>(),
+                r["bytes_copied"].get<std::size_t>(), r["scratch_bytes"].get<std::size_t>());
   }
 }
 
@@ -173,10 +183,17 @@ int run_command(const ScheduleOptions& o, const Invocation& inv) {
   auto build = [&](int r) { return o.algorithm->build({c, o.ranks, r, o.count, o.root, elem, &params}); };
 
   nlohmann::json doc;
-  doc["request"] = {{"collective", collective_name(c)}, {"algorithm", o.algorithm->name}, {"ranks", o.ranks},
-                    {"rank", o.rank},     {"bytes", o.bytes},       {"count", o.count},
-                    {"dtype", dtype_name(o.dtype)}, {"root", o.root}, {"in_place", o.in_place},
-                    {"ranks_per_node", o.ranks_per_node}, {"segment_bytes", params.segment_bytes}};
+  doc["request"] = {{"collective", collective_name(c)},
+                    {"algorithm", o.algorithm->name},
+                    {"ranks", o.ranks},
+                    {"rank", o.rank},
+                    {"bytes", o.bytes},
+                    {"count", o.count},
+                    {"dtype", dtype_name(o.dtype)},
+                    {"root", o.root},
+                    {"in_place", o.in_place},
+                    {"ranks_per_node", o.ranks_per_node},
+                    {"segment_bytes", params.segment_bytes}};
   doc["errors"] = nlohmann::json::array();
   doc["ranks"] = nlohmann::json::array();
   bool ok = true;
@@ -194,15 +211,16 @@ int run_command(const ScheduleOptions& o, const Invocation& inv) {
     for (int r = 0; r < o.ranks; ++r) all.push_back(build(r));
     const SymbolicReport rep = play_schedules({c, o.ranks, o.count, o.root, o.in_place}, all);
     ok = rep.ok();
-    doc["verdict"] = ok ? "verified: every send met its receive and every rank ended with the right result"
-                        : "FAILED";
+    doc["verdict"] = ok ? "verified: every send met its receive and every rank ended with the right result" : "FAILED";
     doc["errors"] = rep.errors;
     for (int r = 0; r < o.ranks; ++r) doc["ranks"].push_back(stats_json(r, all[static_cast<std::size_t>(r)], elem));
     mine = std::move(all[static_cast<std::size_t>(o.rank)]);
   }
   doc["schedule"] = schedule_json(mine, elem);
-  if (o.json) std::printf("%s\n", doc.dump(1).c_str());
-  else print_text(o, doc, mine, elem);
+  if (o.json)
+    std::printf("%s\n", doc.dump(1).c_str());
+  else
+    print_text(o, doc, mine, elem);
   return ok ? 0 : 1;
 }
 

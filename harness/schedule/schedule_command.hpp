@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <string>
 
-#include "harness/common/command_context.hpp"
 #include "collectives/collective.hpp"
 #include "collectives/schedule/registry.hpp"
+#include "harness/common/command_context.hpp"
 #include "harness/common/invocation.hpp"
 
 namespace CLI {

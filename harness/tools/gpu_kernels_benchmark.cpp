@@ -29,7 +29,8 @@ void gpu_copy_bench(benchmark::State& state, MemorySpace* gpu) {
     for (int i = 0; i < kBatch; ++i) gpu->copy(dst.data(), src.data(), bytes);
     gpu->synchronize();
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * kBatch * static_cast<std::int64_t>(2 * bytes));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * kBatch *
+                          static_cast<std::int64_t>(2 * bytes));
 }
 
 void gpu_reduce_bench(benchmark::State& state, MemorySpace* gpu, DType t, ReduceOp op) {
@@ -49,7 +50,8 @@ void gpu_reduce_bench(benchmark::State& state, MemorySpace* gpu, DType t, Reduce
     for (int i = 0; i < kBatch; ++i) gpu->reduce(t, op, dst.data(), a.data(), b.data(), n);
     gpu->synchronize();
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * kBatch * static_cast<std::int64_t>(3 * bytes));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * kBatch *
+                          static_cast<std::int64_t>(3 * bytes));
 }
 
 }  // namespace

@@ -51,8 +51,9 @@ std::string workload_show_text(const WorkloadChoice& r) {
   if (c)
     append(out, "# compute: forward %.3f + backward %.3f + optimizer %.3f = %.3f ms\n", c->forward_ms,
            c->backward_total_ms(), c->optimizer_ms, c->total_ms());
-  append(out, "#\n# tensors in backward order%s\n# %4s %-48s %12s %5s %12s %11s\n", c ? " (ready: ms after backward starts)" : "",
-         "idx", "name", "elements", "dtype", "bytes", c ? "ready ms" : "");
+  append(out, "#\n# tensors in backward order%s\n# %4s %-48s %12s %5s %12s %11s\n",
+         c ? " (ready: ms after backward starts)" : "", "idx", "name", "elements", "dtype", "bytes",
+         c ? "ready ms" : "");
   std::map<std::size_t, ZipfSampler> samplers;
   for (std::size_t i = 0; i < w.tensors.size(); ++i) {
     const GradientTensor& t = w.tensors[i];
@@ -62,8 +63,8 @@ std::string workload_show_text(const WorkloadChoice& r) {
     if (t.sparse) {
       auto it = samplers.try_emplace(t.rows, t.rows, w.zipf_exponent).first;
       const std::size_t touched = it->second.touched_rows(t.lookups, r.seed, 0, 0, i).size();
-      append(out, "  sparse %zu x %zu, %zu lookups/step -> %zu rows (rank 0, step 0)", t.rows, t.row_elements, t.lookups,
-             touched);
+      append(out, "  sparse %zu x %zu, %zu lookups/step -> %zu rows (rank 0, step 0)", t.rows, t.row_elements,
+             t.lookups, touched);
     }
     out += "\n";
   }
@@ -78,7 +79,8 @@ std::string workload_show_text(const WorkloadChoice& r) {
     if (p == BucketingPolicy::fusion)
       append(out, " (threshold %s, cycle %.3g ms)", mib(o.fusion_threshold_bytes).c_str(), o.cycle_ms);
     append(out, ": %zu (sparse tensors bucketed as dense; allgather and ps send them alone)\n", buckets.size());
-    append(out, "# %6s %8s %12s %s\n", "bucket", "tensors", "bytes", c ? "ready ms  first .. last tensor" : "first .. last tensor");
+    append(out, "# %6s %8s %12s %s\n", "bucket", "tensors", "bytes",
+           c ? "ready ms  first .. last tensor" : "first .. last tensor");
     for (std::size_t i = 0; i < buckets.size(); ++i) {
       const Bucket& b = buckets[i];
       append(out, "  %6zu %8zu %12zu ", i, b.tensors.size(), b.bytes);
@@ -90,11 +92,13 @@ std::string workload_show_text(const WorkloadChoice& r) {
 }
 
 CLI::App* add_command(CLI::App& app, WorkloadsFlags& f) {
-  CLI::App* workloads = app.add_subcommand("workloads", "List the built-in workloads, or show one's tensors and buckets");
+  CLI::App* workloads =
+      app.add_subcommand("workloads", "List the built-in workloads, or show one's tensors and buckets");
   workloads->require_subcommand(1);
   workloads->add_subcommand("list", "List the built-in workloads");
   f.show = workloads->add_subcommand("show", "Show a workload's tensors, totals and buckets");
-  f.show->add_option("workload", f.parsed.choice.workload, "resnet50, bert-base, bert-large, lm1b, or a FILE.csv")->required();
+  f.show->add_option("workload", f.parsed.choice.workload, "resnet50, bert-base, bert-large, lm1b, or a FILE.csv")
+      ->required();
   add_workload_flags(*f.show, f.parsed.choice, f.choice);
   return workloads;
 }

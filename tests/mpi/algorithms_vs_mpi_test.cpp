@@ -25,7 +25,8 @@ struct Fixture {
     const std::size_t elem = dtype_size(t);
     const BufferLayout l = buffer_layout(c, count, n, rank, root, in_place);
     std::vector<std::byte> send(l.send_count * elem + 1), recv(std::max(l.recv_count, l.send_count) * elem + 1);
-    const CollectiveCall call = bind_buffers({c, t, op, count, root, nullptr, nullptr, in_place}, l, send.data(), recv.data());
+    const CollectiveCall call =
+        bind_buffers({c, t, op, count, root, nullptr, nullptr, in_place}, l, send.data(), recv.data());
     load_inputs(call, l, rank, n);
     run_call(call);
     recv.resize(l.result_count * elem);
@@ -55,7 +56,8 @@ void expect_matches_mpi(Fixture& f, const AlgorithmEntry& e, DType t, ReduceOp o
   SCOPED_TRACE(testing::Message() << collective_name(e.collective) << "/" << e.name << " " << dtype_name(t) << " "
                                   << reduce_op_name(op) << " count " << count << " root " << root
                                   << (in_place ? " in place" : " out of place") << " segment " << params.segment_bytes
-                                  << " nodes " << testing::PrintToString(params.node_of_rank) << " on " << n << " ranks");
+                                  << " nodes " << testing::PrintToString(params.node_of_rank) << " on " << n
+                                  << " ranks");
   const auto want = f.run(e.collective, "mpi", t, op, count, root, false);
   const auto got = f.run(e.collective, e.name, t, op, count, root, in_place, params);
   ASSERT_EQ(got.size(), want.size());

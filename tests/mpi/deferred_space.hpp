@@ -59,7 +59,8 @@ class DeferredSpace : public MemorySpace {
 };
 
 // Every reference algorithm of `c` on device memory, at odd counts, checked on every call.
-inline SweepSpec device_sweep(const Registry& r, Collective c, DType t, ReduceOp op, int root, TransportKind transport) {
+inline SweepSpec device_sweep(const Registry& r, Collective c, DType t, ReduceOp op, int root,
+                              TransportKind transport) {
   SweepSpec o;
   o.collective = c;
   for (const AlgorithmEntry* a : r.for_collective(c))

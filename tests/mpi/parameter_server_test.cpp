@@ -10,8 +10,8 @@
 #include <functional>
 #include <thread>
 
-#include "collectives/transport/mpi/transport.hpp"
 #include "algorithms/parameter_server/protocol.hpp"
+#include "collectives/transport/mpi/transport.hpp"
 #include "harness/common/validation.hpp"
 
 using namespace collbench;
@@ -25,8 +25,8 @@ int world_size() {
 }
 
 struct Session {
-  std::string error;          // this rank's
-  std::int64_t pushes = 0;    // sent (workers) or received (servers), summed over ranks
+  std::string error;        // this rank's
+  std::int64_t pushes = 0;  // sent (workers) or received (servers), summed over ranks
   std::int64_t pushes_received = 0;
   std::int64_t max_staleness = 0;  // reported to workers, over ranks
 };
@@ -69,12 +69,14 @@ class ParameterServer : public ::testing::Test {
 };
 
 float gradient_value(int rank, int step, std::size_t i) {
-  return static_cast<float>(static_cast<int>((i * 13 + static_cast<std::size_t>(rank) * 7 + static_cast<std::size_t>(step) * 3) % 11) - 5);
+  return static_cast<float>(
+      static_cast<int>((i * 13 + static_cast<std::size_t>(rank) * 7 + static_cast<std::size_t>(step) * 3) % 11) - 5);
 }
 
 std::vector<std::uint64_t> rows_for(int rank, int step, std::size_t table_rows) {
   std::vector<std::uint64_t> rows;
-  for (std::size_t r = static_cast<std::size_t>(rank + step) % 3; r < table_rows; r += 2 + static_cast<std::size_t>(rank % 2))
+  for (std::size_t r = static_cast<std::size_t>(rank + step) % 3; r < table_rows;
+       r += 2 + static_cast<std::size_t>(rank % 2))
     rows.push_back(r);
   return rows;
 }
@@ -107,7 +109,8 @@ void expect_matches_allreduce(MpiTransport& tr, PsMode mode, const Case& c) {
     std::vector<float> g(elements, 0), sum(elements);
     if (!roles.is_server(tr.rank()))
       for (std::uint64_t r : c.sparse ? rows_for(tr.rank(), t, rows) : rows_for(0, 0, 0))
-        for (std::size_t e = 0; e < row_elements; ++e) g[r * row_elements + e] = gradient_value(tr.rank(), t, r * row_elements + e);
+        for (std::size_t e = 0; e < row_elements; ++e)
+          g[r * row_elements + e] = gradient_value(tr.rank(), t, r * row_elements + e);
     if (!c.sparse && !roles.is_server(tr.rank()))
       for (std::size_t i = 0; i < elements; ++i) g[i] = gradient_value(tr.rank(), t, i);
     MPI_Allreduce(g.data(), sum.data(), static_cast<int>(elements), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
@@ -186,7 +189,9 @@ TEST_F(ParameterServer, SparseTablesOfDifferentRowWidthsSumExactly) {
     params.emplace_back(config.tensors[t].elements());
     ps_initial_params(DType::f32, t, 0, params[t].size(), params[t].data());
   }
-  auto grad = [](int rank, int step, std::size_t t, std::size_t i) { return gradient_value(rank + 3 * static_cast<int>(t), step, i); };
+  auto grad = [](int rank, int step, std::size_t t, std::size_t i) {
+    return gradient_value(rank + 3 * static_cast<int>(t), step, i);
+  };
   std::vector<std::vector<std::vector<float>>> reference;  // [step][tensor]
   for (int s = 0; s < steps; ++s) {
     for (std::size_t t = 0; t < config.tensors.size(); ++t) {
@@ -194,7 +199,8 @@ TEST_F(ParameterServer, SparseTablesOfDifferentRowWidthsSumExactly) {
       std::vector<float> g(pt.elements(), 0), total(pt.elements());
       if (!roles.is_server(tr_->rank()))
         for (std::uint64_t r : rows_for(tr_->rank(), s, pt.rows))
-          for (std::size_t e = 0; e < pt.row_elements; ++e) g[r * pt.row_elements + e] = grad(tr_->rank(), s, t, r * pt.row_elements + e);
+          for (std::size_t e = 0; e < pt.row_elements; ++e)
+            g[r * pt.row_elements + e] = grad(tr_->rank(), s, t, r * pt.row_elements + e);
       MPI_Allreduce(g.data(), total.data(), static_cast<int>(g.size()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
       sgd_update(DType::f32, params[t].data(), total.data(), total.size(), config.learning_rate);
     }
@@ -230,7 +236,8 @@ TEST_F(ParameterServer, SparseTablesOfDifferentRowWidthsSumExactly) {
 TEST_F(ParameterServer, AsyncAndBoundedApplyEveryPushExactlyOnce) {
   for (PsMode mode : {PsMode::async, PsMode::bounded})
     for (const Case& c : cases()) {
-      SCOPED_TRACE(std::string(kPsModeNames.name(mode)) + " servers " + std::to_string(c.servers) + (c.sparse ? " sparse" : " dense"));
+      SCOPED_TRACE(std::string(kPsModeNames.name(mode)) + " servers " + std::to_string(c.servers) +
+                   (c.sparse ? " sparse" : " dense"));
       expect_matches_allreduce(*tr_, mode, c);
     }
 }
@@ -242,7 +249,8 @@ TEST_F(ParameterServer, BoundedStalenessIsNeverExceededWithASlowWorker) {
   const int n = world_size();
   for (auto [mode, bound] : {std::pair{PsMode::bounded, 1}, std::pair{PsMode::bounded, 0}, std::pair{PsMode::sync, 0}})
     for (int servers : {1, n - 1}) {
-      SCOPED_TRACE(std::string(kPsModeNames.name(mode)) + " s=" + std::to_string(bound) + " servers " + std::to_string(servers));
+      SCOPED_TRACE(std::string(kPsModeNames.name(mode)) + " s=" + std::to_string(bound) + " servers " +
+                   std::to_string(servers));
       const PsRoles roles = ps_roles(n, servers);
       const int W = roles.workers(), steps = 8;
       PsConfig config;
@@ -320,9 +328,10 @@ TEST_F(ParameterServer, DuplicateSparseRowsFailOnEveryRank) {
 TEST_F(ParameterServer, OutOfRangeSparseRowsFailOnEveryRank) {
   const PsRoles roles = ps_roles(world_size(), world_size() - 1);
   const int last = roles.workers() - 1;
-  const Session s = run_session(*tr_, small_sparse_config(PsMode::bounded), roles, sparse_driver(3, [last](int rank, int t) {
-    return rank == last && t == 1 ? std::vector<std::uint64_t>{2, 40} : std::vector<std::uint64_t>{2, 3};
-  }));
+  const Session s =
+      run_session(*tr_, small_sparse_config(PsMode::bounded), roles, sparse_driver(3, [last](int rank, int t) {
+        return rank == last && t == 1 ? std::vector<std::uint64_t>{2, 40} : std::vector<std::uint64_t>{2, 3};
+      }));
   expect_error_everywhere(s, "sparse row index 40 is out of range for a table of 40 rows", tr_->rank());
 }
 
@@ -330,16 +339,16 @@ TEST_F(ParameterServer, MismatchedTensorDefinitionsFailOnEveryRank) {
   const PsRoles roles = ps_roles(world_size(), 1);
   PsConfig config = small_sparse_config(PsMode::sync);
   if (tr_->rank() == 0) config.tensors[0].rows = 41;  // worker 0 disagrees with everyone
-  const Session s = run_session(*tr_, config, roles, sparse_driver(3, [](int, int) { return std::vector<std::uint64_t>{0}; }));
+  const Session s =
+      run_session(*tr_, config, roles, sparse_driver(3, [](int, int) { return std::vector<std::uint64_t>{0}; }));
   expect_error_everywhere(s, "tensor definitions differ between ranks: worker rank 0", tr_->rank());
 }
 
 TEST_F(ParameterServer, SyncWorkerStoppingEarlyIsAnErrorNotAHang) {
   const PsRoles roles = ps_roles(world_size(), 1);
   if (roles.workers() < 2) GTEST_SKIP() << "needs two workers";
-  const Session s = run_session(*tr_, small_sparse_config(PsMode::sync), roles,
-                                [](PsWorker& w, int rank) {
-                                  sparse_driver(rank == 0 ? 1 : 3, [](int, int) { return std::vector<std::uint64_t>{7}; })(w, rank);
-                                });
+  const Session s = run_session(*tr_, small_sparse_config(PsMode::sync), roles, [](PsWorker& w, int rank) {
+    sparse_driver(rank == 0 ? 1 : 3, [](int, int) { return std::vector<std::uint64_t>{7}; })(w, rank);
+  });
   expect_error_everywhere(s, "worker rank 0 finished after 1 step(s)", tr_->rank());
 }

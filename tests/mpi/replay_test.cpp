@@ -9,14 +9,14 @@
 #include <memory>
 
 #include "algorithms/catalog.hpp"
+#include "collectives/transport/mpi/mapped_transport.hpp"
+#include "collectives/transport/shm_memory.hpp"
+#include "collectives/transport/staged_transport.hpp"
 #include "harness/command_line.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/session.hpp"
 #include "harness/replay/replay.hpp"
 #include "harness/replay/replay_rows.hpp"
-#include "collectives/transport/mpi/mapped_transport.hpp"
-#include "collectives/transport/shm_memory.hpp"
-#include "collectives/transport/staged_transport.hpp"
 #include "tests/mpi/deferred_space.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/zipf.hpp"
@@ -38,7 +38,8 @@ const char* kWorkloadCsv =
 
 Schedule broken_ring(const ScheduleRequest& q) {
   Schedule s = build_ring_allreduce(q);
-  if (q.rank == 0 && q.nranks > 1 && !s.steps.empty() && !s.steps[0].ops.empty()) s.steps[0].ops[0].kind = LocalOp::Kind::copy;
+  if (q.rank == 0 && q.nranks > 1 && !s.steps.empty() && !s.steps[0].ops.empty())
+    s.steps[0].ops[0].kind = LocalOp::Kind::copy;
   return s;
 }
 
@@ -107,7 +108,8 @@ void expect_steps_not_below_compute(const nlohmann::json& rows) {
 
 TEST_F(Replay, DenseAndAllgatherReportTheBucketsBytesAndNeverBeatCompute) {
   std::int64_t wrong = -1;
-  const nlohmann::json rows = replay({"-a", "ring,mpi", "--bucketing", "none,ddp,fusion", "--sparse-strategy", "dense,allgather"}, &wrong);
+  const nlohmann::json rows =
+      replay({"-a", "ring,mpi", "--bucketing", "none,ddp,fusion", "--sparse-strategy", "dense,allgather"}, &wrong);
   EXPECT_EQ(wrong, 0);
   if (rank_ != 0) return;
   const Workload w = load_workload(workload_path_);
@@ -151,7 +153,8 @@ TEST_F(Replay, ParameterServerMovesTheTouchedRowsBothWays) {
     std::size_t payload = 0;
     for (std::size_t t : {std::size_t{1}, std::size_t{3}}) {
       const ZipfSampler z(w.tensors[t].rows, w.zipf_exponent);
-      payload += z.touched_rows(w.tensors[t].lookups, 1, 0, step, t).size() * (2 * 8 + 2 * w.tensors[t].row_elements * 4);
+      payload +=
+          z.touched_rows(w.tensors[t].lookups, 1, 0, step, t).size() * (2 * 8 + 2 * w.tensors[t].row_elements * 4);
     }
     const std::size_t dense = 3000 * 4 + 70000 * 4 + 5000 * 8;
     const std::size_t got = row["comm_bytes"].get<std::size_t>() - dense;
@@ -176,14 +179,19 @@ TEST_F(Replay, ABrokenAllreduceIsCaughtByTheCheckedStep) {
 // broken allreduce is still caught there.
 TEST_F(Replay, OnDeviceMemoryTheExchangesAreCheckedAsOnTheHost) {
   DeferredSpace space;
-  auto staged = [&](Session& s) -> std::unique_ptr<Transport> { return std::make_unique<StagedTransport>(s.transport, space); };
+  auto staged = [&](Session& s) -> std::unique_ptr<Transport> {
+    return std::make_unique<StagedTransport>(s.transport, space);
+  };
   auto mapped = [&](Session&) -> std::unique_ptr<Transport> {
     return std::make_unique<MappedTransport>(MPI_COMM_WORLD, make_shm_memory(space));
   };
-  for (const auto& device : {std::function<std::unique_ptr<Transport>(Session&)>(staged), std::function<std::unique_ptr<Transport>(Session&)>(mapped)}) {
+  for (const auto& device : {std::function<std::unique_ptr<Transport>(Session&)>(staged),
+                             std::function<std::unique_ptr<Transport>(Session&)>(mapped)}) {
     std::int64_t wrong = -1, host_wrong = -1;
-    const nlohmann::json rows = replay({"-a", "ring,rabenseifner", "--sparse-strategy", "dense,allgather"}, &wrong, device);
-    const nlohmann::json host = replay({"-a", "ring,rabenseifner", "--sparse-strategy", "dense,allgather"}, &host_wrong);
+    const nlohmann::json rows =
+        replay({"-a", "ring,rabenseifner", "--sparse-strategy", "dense,allgather"}, &wrong, device);
+    const nlohmann::json host =
+        replay({"-a", "ring,rabenseifner", "--sparse-strategy", "dense,allgather"}, &host_wrong);
     EXPECT_EQ(wrong, 0);
     if (rank_ == 0) {
       ASSERT_EQ(rows.size(), host.size());

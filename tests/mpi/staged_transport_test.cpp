@@ -13,10 +13,10 @@
 
 #include "collectives/transport/memory_space.hpp"
 #include "collectives/transport/staged_transport.hpp"
-#include "tests/mpi/deferred_space.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/session.hpp"
 #include "harness/run/sweep.hpp"
+#include "tests/mpi/deferred_space.hpp"
 
 using namespace collbench;
 
@@ -42,8 +42,10 @@ TEST(StagedTransport, StagingBeforeQueuedWorkIsDoneIsCaught) {
   o.algorithms = {r.find(Collective::allreduce, "ring")};
   const std::int64_t wrong = run_sweep(o, session, staged, discard).total();
   // Alone, a rank sends nothing, so nothing is staged.
-  if (staged.size() > 1) EXPECT_GT(wrong, 0);
-  else EXPECT_EQ(wrong, 0);
+  if (staged.size() > 1)
+    EXPECT_GT(wrong, 0);
+  else
+    EXPECT_EQ(wrong, 0);
 }
 
 TEST(StagedTransport, RefusesTaggedMessages) {

@@ -16,7 +16,8 @@ namespace {
 // The ring, but rank 0 forgets its own contribution to the first chunk it reduces.
 Schedule broken_ring(const ScheduleRequest& q) {
   Schedule s = build_ring_allreduce(q);
-  if (q.rank == 0 && q.nranks > 1 && !s.steps.empty() && !s.steps[0].ops.empty()) s.steps[0].ops[0].kind = LocalOp::Kind::copy;
+  if (q.rank == 0 && q.nranks > 1 && !s.steps.empty() && !s.steps[0].ops.empty())
+    s.steps[0].ops[0].kind = LocalOp::Kind::copy;
   return s;
 }
 
@@ -58,8 +59,10 @@ TEST(Sweep, CorrectAlgorithmsReportNoErrorsAndBrokenOnesAreCaught) {
 
   EXPECT_EQ(run_sweep(options(r, {"mpi", "ring"}), session, discard).total(), 0);
   const std::int64_t wrong = run_sweep(options(r, {"broken"}), session, discard).total();
-  if (n > 1) EXPECT_GT(wrong, 0);
-  else EXPECT_EQ(wrong, 0);
+  if (n > 1)
+    EXPECT_GT(wrong, 0);
+  else
+    EXPECT_EQ(wrong, 0);
 
   SweepSpec unchecked = options(r, {"broken"});
   unchecked.check = false;

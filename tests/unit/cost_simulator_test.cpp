@@ -46,7 +46,8 @@ TEST(CostClosedForms, RingAllreduce) {
       const std::size_t count = per * static_cast<std::size_t>(n);
       const double m = static_cast<double>(count) * 4, f = static_cast<double>(n - 1) / n;
       const double want = 2 * (n - 1) * kAlpha + 2 * f * m * kBeta + f * m * kGamma;
-      EXPECT_NEAR(predicted(build_ring_allreduce, Collective::allreduce, n, count), want, want * 1e-12) << n << " " << count;
+      EXPECT_NEAR(predicted(build_ring_allreduce, Collective::allreduce, n, count), want, want * 1e-12)
+          << n << " " << count;
     }
 }
 
@@ -55,7 +56,8 @@ TEST(CostClosedForms, RecursiveDoublingAllreduce) {
     for (std::size_t count : {1, 1000, 65536}) {
       const double m = static_cast<double>(count) * 4;
       const double want = std::log2(n) * (kAlpha + m * kBeta + m * kGamma);
-      EXPECT_NEAR(predicted(build_recursive_doubling_allreduce, Collective::allreduce, n, count), want, want * 1e-12) << n;
+      EXPECT_NEAR(predicted(build_recursive_doubling_allreduce, Collective::allreduce, n, count), want, want * 1e-12)
+          << n;
     }
 }
 
@@ -86,7 +88,8 @@ TEST(CostClosedForms, ScatterAllgatherBroadcast) {
       const std::size_t count = per * static_cast<std::size_t>(n);
       const double m = static_cast<double>(count) * 4, f = static_cast<double>(n - 1) / n;
       const double want = (std::log2(n) + n - 1) * kAlpha + 2 * f * m * kBeta;
-      EXPECT_NEAR(predicted(build_scatter_allgather_broadcast, Collective::broadcast, n, count), want, want * 1e-12) << n;
+      EXPECT_NEAR(predicted(build_scatter_allgather_broadcast, Collective::broadcast, n, count), want, want * 1e-12)
+          << n;
     }
 }
 
@@ -133,7 +136,8 @@ TEST(CostFastPath, AgreesExactlyWithTheFullSimulationForSymmetricSchedules) {
             EXPECT_DOUBLE_EQ(fast.time_us, full.time_us) << n << " ranks, " << per_host << " per host, count " << count;
             for (int r = 0; r < n; ++r)
               EXPECT_DOUBLE_EQ(full.finish_us[static_cast<std::size_t>(r)],
-                               fast.finish_us[static_cast<std::size_t>(r % sym.block)]) << n << " rank " << r;
+                               fast.finish_us[static_cast<std::size_t>(r % sym.block)])
+                  << n << " rank " << r;
             ++compared;
           }
         }
@@ -159,8 +163,9 @@ TEST(CostFastPath, SeesHostLinkSharingAsTheFullSimulationDoes) {
 
 TEST(CostFastPath, RefusesBlocksThatDoNotFit) {
   const auto ring = all_ranks(build_ring_allreduce, Collective::allreduce, 6, 6);
-  EXPECT_THROW(quotient(ring, {Symmetry::Kind::shift, 4}, flat(), {}), std::invalid_argument);       // 4 does not divide 6
-  EXPECT_THROW(quotient(ring, {Symmetry::Kind::xor_blocks, 2}, flat(), {}), std::invalid_argument);  // 6 not a power of two
+  EXPECT_THROW(quotient(ring, {Symmetry::Kind::shift, 4}, flat(), {}), std::invalid_argument);  // 4 does not divide 6
+  EXPECT_THROW(quotient(ring, {Symmetry::Kind::xor_blocks, 2}, flat(), {}),
+               std::invalid_argument);  // 6 not a power of two
   EXPECT_THROW(quotient(ring, {Symmetry::Kind::shift, 2}, flat(), hosts_of(6, 3)), std::invalid_argument);  // straddles
 }
 
@@ -174,8 +179,10 @@ TEST(CostLinkSharing, RanksOfOneHostShareItsLink) {
   auto exchange = [&](std::vector<std::pair<int, int>> pairs) {
     std::vector<Schedule> s(4);
     for (auto [a, b] : pairs) {
-      s[static_cast<std::size_t>(a)].steps = {Step{{{b, {BufferId::send, 0, bytes / 4}}}, {{b, {BufferId::recv, 0, bytes / 4}}}, {}}};
-      s[static_cast<std::size_t>(b)].steps = {Step{{{a, {BufferId::send, 0, bytes / 4}}}, {{a, {BufferId::recv, 0, bytes / 4}}}, {}}};
+      s[static_cast<std::size_t>(a)].steps = {
+          Step{{{b, {BufferId::send, 0, bytes / 4}}}, {{b, {BufferId::recv, 0, bytes / 4}}}, {}}};
+      s[static_cast<std::size_t>(b)].steps = {
+          Step{{{a, {BufferId::send, 0, bytes / 4}}}, {{a, {BufferId::recv, 0, bytes / 4}}}, {}}};
     }
     return simulate_schedules(s, p, {4, {0, 0, 1, 1}}).time_us;
   };
@@ -190,7 +197,8 @@ TEST(CostLinkSharing, MessagesBothWaysTakeTheExchangeCost) {
   p.intra = {2, 1e-3};
   std::vector<Schedule> s(2);
   for (int r : {0, 1})
-    s[static_cast<std::size_t>(r)].steps = {Step{{{1 - r, {BufferId::send, 0, 250}}}, {{1 - r, {BufferId::recv, 0, 250}}}, {}}};
+    s[static_cast<std::size_t>(r)].steps = {
+        Step{{{1 - r, {BufferId::send, 0, 250}}}, {{1 - r, {BufferId::recv, 0, 250}}}, {}}};
   EXPECT_DOUBLE_EQ(simulate_schedules(s, p, {}).time_us, 2 + 1000 * 1e-3);  // no exchange cost: as one way
   p.intra.exchange = {3, 2e-3};
   EXPECT_DOUBLE_EQ(simulate_schedules(s, p, {}).time_us, 3 + 1000 * 2e-3);
@@ -206,7 +214,9 @@ TEST(CostSimulation, EachSizeTakesItsRangesCosts) {
   std::vector<Schedule> s(2);
   auto one_message = [&](std::size_t bytes) {
     s[0].steps = {Step{{{1, {BufferId::send, 0, bytes / 4}}}, {}, {}}};
-    s[1].steps = {Step{{}, {{0, {BufferId::recv, 0, bytes / 4}}}, {LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 0, bytes / 4}, {}, {}}}}};
+    s[1].steps = {Step{{},
+                       {{0, {BufferId::recv, 0, bytes / 4}}},
+                       {LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 0, bytes / 4}, {}, {}}}}};
     return simulate_schedules(s, p, {}).time_us;
   };
   EXPECT_DOUBLE_EQ(one_message(4096), 1 + 4096 * 1e-3 + 0.5);
@@ -224,9 +234,11 @@ TEST(CostSimulation, DataflowStartsWhatTheDataAllowsAsTheExecutorDoes) {
   const std::size_t c = 250;  // elements: 1000 bytes
   std::vector<Schedule> s(2);
   s[0].steps = {Step{{{1, {BufferId::send, 0, c}}}, {}, {}}, Step{{{1, {BufferId::send, c, c}}}, {}, {}}};
-  s[1].steps = {Step{{}, {{0, {BufferId::recv, 0, c}}},
-                     {LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 0, c}, {BufferId::recv, 0, c}, {BufferId::send, 0, c}}}},
-                Step{{}, {{0, {BufferId::recv, c, c}}}, {}}};
+  s[1].steps = {
+      Step{{},
+           {{0, {BufferId::recv, 0, c}}},
+           {LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 0, c}, {BufferId::recv, 0, c}, {BufferId::send, 0, c}}}},
+      Step{{}, {{0, {BufferId::recv, c, c}}}, {}}};
   CostLayout l;
   EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 2 * (5 + 1000 * 1e-3) + 1000 * 4e-3);
   l.order = ExecutionOrder::dataflow;

@@ -73,8 +73,8 @@ TEST(ExecutorProgram, ReplaysExactlyTheCallsTheDecidingLoopMakes) {
             CallLog replayed, decided;
             bound.run(replayed);
             bound.run_deciding(decided);
-            ASSERT_EQ(replayed.log, decided.log) << c.name << "/" << a->name << " n=" << n << " rank " << rank
-                                                 << " count " << count;
+            ASSERT_EQ(replayed.log, decided.log)
+                << c.name << "/" << a->name << " n=" << n << " rank " << rank << " count " << count;
             for (const std::string& line : decided.log) ASSERT_NE(line, "wait_some");
           }
     }

@@ -4,15 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <vector>
 
-#include "collectives/transport/gpu/gpu.hpp"
-#include "collectives/transport/memory_space.hpp"
-#include "collectives/transport/gpu/nccl.hpp"
 #include "collectives/kernels/reduce_kernels.hpp"
+#include "collectives/transport/gpu/gpu.hpp"
+#include "collectives/transport/gpu/nccl.hpp"
+#include "collectives/transport/memory_space.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/replay/replay_options.hpp"
@@ -28,7 +28,8 @@ GpuInventory with_gpus(int n, bool nccl = true) {
   g.built_with_nccl = nccl;
   g.driver_version = 13000;
   g.runtime_version = 13000;
-  for (int i = 0; i < n; ++i) g.devices.push_back({i, "NVIDIA H100", "0000:0" + std::to_string(i) + ":00.0", 80ull << 30, 9, 0});
+  for (int i = 0; i < n; ++i)
+    g.devices.push_back({i, "NVIDIA H100", "0000:0" + std::to_string(i) + ":00.0", 80ull << 30, 9, 0});
   if (n == 0) g.why_none = "no NVIDIA driver is loaded";
   return g;
 }
@@ -84,7 +85,9 @@ TEST(GpuReplay, DeviceMemoryChoices) {
   EXPECT_EQ(r.memory, MemoryKind::device);
   EXPECT_EQ(r.transport, TransportKind::mpi_staged) << "the default with device memory";
   EXPECT_EQ(names_of(r.algorithms), std::vector<std::string>{"ring"}) << "the default without MPI's";
-  ASSERT_EQ(resolve_replay_args({"--memory", "device", "--transport", "cuda-ipc", "-a", "ring,rabenseifner"}, with_gpus(1), &r), "");
+  ASSERT_EQ(resolve_replay_args({"--memory", "device", "--transport", "cuda-ipc", "-a", "ring,rabenseifner"},
+                                with_gpus(1), &r),
+            "");
   EXPECT_EQ(r.transport, TransportKind::cuda_ipc);
   EXPECT_EQ(names_of(r.algorithms), (std::vector<std::string>{"ring", "rabenseifner"}));
   ASSERT_EQ(resolve_replay_args({}, with_gpus(0), &r), "") << "host runs never ask for a GPU";
@@ -95,7 +98,8 @@ TEST(GpuReplay, DeviceMemoryChoices) {
             "baseline runs with --transport nccl)");
   EXPECT_EQ(resolve_replay_args({"--memory", "device", "--workload", "lm1b", "--sparse-strategy", "ps"}, with_gpus(1)),
             "--sparse-strategy ps runs on host memory only, not --memory device");
-  EXPECT_EQ(resolve_replay_args({"--transport", "nccl"}, with_gpus(1)), "--transport nccl moves device memory: give --memory device");
+  EXPECT_EQ(resolve_replay_args({"--transport", "nccl"}, with_gpus(1)),
+            "--transport nccl moves device memory: give --memory device");
   EXPECT_EQ(resolve_replay_args({"--transport", "shm"}, with_gpus(1)),
             "replay carries host memory over --transport mpi only (shm serves run)");
   EXPECT_EQ(resolve_replay_args({"--memory", "device"}, with_gpus(0)),
@@ -117,12 +121,15 @@ TEST(GpuRun, DeviceMemoryRunsTheReferenceAlgorithmsStaged) {
   EXPECT_EQ(resolve({"--memory", "device", "-a", "mpi,ring"}, with_gpus(1)),
             "--memory device runs the MPI library's collective nowhere: it needs host memory here (the nccl "
             "baseline runs with --transport nccl)");
-  EXPECT_EQ(resolve({"--memory", "device", "--bound"}, with_gpus(1)), "--bound measures host memory, not --memory device");
+  EXPECT_EQ(resolve({"--memory", "device", "--bound"}, with_gpus(1)),
+            "--bound measures host memory, not --memory device");
   ASSERT_EQ(resolve({"--memory", "device", "--transport", "cuda-ipc"}, with_gpus(1), &o), "");
   EXPECT_EQ(o.sweep.transport, TransportKind::cuda_ipc);
   EXPECT_EQ(o.sweep.order, ExecutionOrder::dataflow) << "copies on one stream may overlap steps";
-  EXPECT_EQ(resolve({"--memory", "device"}, with_gpus(0)), "--memory device needs a GPU, and none is usable: no NVIDIA driver is loaded");
-  EXPECT_EQ(resolve({"--transport", "nccl"}, with_gpus(1)), "--transport nccl moves device memory: give --memory device");
+  EXPECT_EQ(resolve({"--memory", "device"}, with_gpus(0)),
+            "--memory device needs a GPU, and none is usable: no NVIDIA driver is loaded");
+  EXPECT_EQ(resolve({"--transport", "nccl"}, with_gpus(1)),
+            "--transport nccl moves device memory: give --memory device");
 }
 
 TEST(GpuRun, NcclRunsStepByStepWithItsOwnBaseline) {
@@ -135,11 +142,13 @@ TEST(GpuRun, NcclRunsStepByStepWithItsOwnBaseline) {
   for (const AlgorithmEntry* a : o.sweep.algorithms) EXPECT_TRUE(!a->is_baseline() || a->library == "nccl") << a->name;
   EXPECT_EQ(resolve({"--memory", "device", "--transport", "nccl", "--order", "dataflow"}, with_gpus(1)),
             "--transport nccl runs schedules step by step (--order steps), one NCCL group per step");
-  EXPECT_EQ(resolve({"-a", "nccl"}, with_gpus(1)), "-a nccl (NCCL's own collective) runs on --memory device --transport nccl");
+  EXPECT_EQ(resolve({"-a", "nccl"}, with_gpus(1)),
+            "-a nccl (NCCL's own collective) runs on --memory device --transport nccl");
   EXPECT_EQ(resolve({"--memory", "device", "-a", "nccl,ring"}, with_gpus(1)),
             "-a nccl (NCCL's own collective) runs on --memory device --transport nccl");
   ASSERT_EQ(resolve({}, with_gpus(1), &o), "");
-  for (const AlgorithmEntry* a : o.sweep.algorithms) EXPECT_NE(a->library + a->name, "ncclnccl") << "host runs leave NCCL out";
+  for (const AlgorithmEntry* a : o.sweep.algorithms)
+    EXPECT_NE(a->library + a->name, "ncclnccl") << "host runs leave NCCL out";
 }
 
 TEST(GpuRun, NcclLayoutRefusal) {
@@ -235,8 +244,10 @@ TEST(GpuMetadata, RecordsVersionsAndDevicesOrWhyNone) {
 
 TEST(GpuMetadata, ProbeSaysWhyWhereThereIsNoGpu) {
   const GpuInventory g = probe_gpus();
-  if (g.devices.empty()) EXPECT_FALSE(g.why_none.empty());
-  else EXPECT_TRUE(g.why_none.empty());
+  if (g.devices.empty())
+    EXPECT_FALSE(g.why_none.empty());
+  else
+    EXPECT_TRUE(g.why_none.empty());
 }
 
 // Every dtype and op, odd counts (vector body and tail), exact aliasing, and an input
@@ -255,7 +266,8 @@ TEST(GpuKernels, MatchTheHostKernels) {
             // Bytes of 0-2: tiny (often subnormal) floats, integers whose products wrap: the
             // cases where two kernels could part ways, compared bit for bit.
             std::vector<unsigned char> a(bytes), b(bytes), host(bytes), device(bytes);
-            for (std::size_t i = 0; i < bytes; ++i) a[i] = static_cast<unsigned char>(rng() % 3), b[i] = static_cast<unsigned char>(rng() % 3);
+            for (std::size_t i = 0; i < bytes; ++i)
+              a[i] = static_cast<unsigned char>(rng() % 3), b[i] = static_cast<unsigned char>(rng() % 3);
             const OwnedBuffer da = gpu->allocate(bytes), db = gpu->allocate(bytes), dd = gpu->allocate(bytes);
             gpu->copy_in(da.data(), a.data(), bytes);
             gpu->copy_in(db.data(), b.data(), bytes);

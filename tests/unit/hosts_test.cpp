@@ -41,7 +41,8 @@ TEST(Progress, DescribesTheStepsPeers) {
   const std::vector<int> six = {1, 2, 3, 4, 5, 6};
   progress::set_step(0, 4, six);
   const std::string d = progress::describe(progress::snapshot());
-  EXPECT_EQ(d.substr(d.find("schedule")), "schedule step 1 of 4, exchanging with rank 1, rank 2, rank 3, rank 4 and 2 more");
+  EXPECT_EQ(d.substr(d.find("schedule")),
+            "schedule step 1 of 4, exchanging with rank 1, rank 2, rank 3, rank 4 and 2 more");
   progress::set_call("timed call", 3, 20);  // a new call: no step, no peers
   EXPECT_EQ(progress::describe(progress::snapshot()).find("exchanging"), std::string::npos);
 }

@@ -14,8 +14,10 @@ namespace {
 
 template <class T>
 double as_double(T v) {
-  if constexpr (std::is_same_v<T, BFloat16>) return static_cast<float>(v);
-  else return static_cast<double>(v);
+  if constexpr (std::is_same_v<T, BFloat16>)
+    return static_cast<float>(v);
+  else
+    return static_cast<double>(v);
 }
 
 // The expected element, computed the slow, obvious way (in double, rounded once).
@@ -29,8 +31,10 @@ T expected(ReduceOp op, T a, T b) {
     case ReduceOp::min: r = std::min(x, y); break;
     case ReduceOp::max: r = std::max(x, y); break;
   }
-  if constexpr (std::is_same_v<T, BFloat16>) return BFloat16(static_cast<float>(r));
-  else return static_cast<T>(r);
+  if constexpr (std::is_same_v<T, BFloat16>)
+    return BFloat16(static_cast<float>(r));
+  else
+    return static_cast<T>(r);
 }
 
 enum class Alias { none, dst_is_a, dst_is_b };
@@ -41,9 +45,12 @@ void check(DType t, ReduceOp op, std::size_t n, Alias alias) {
     std::mt19937 gen(static_cast<unsigned>(n * 31 + static_cast<unsigned>(op)));
     std::uniform_int_distribution<int> dist(-40, 40);
     auto make = [&] {
-      if constexpr (std::is_same_v<T, BFloat16>) return BFloat16(static_cast<float>(dist(gen)) / 8);
-      else if constexpr (std::is_integral_v<T>) return static_cast<T>(dist(gen));
-      else return static_cast<T>(static_cast<double>(dist(gen)) / 8);
+      if constexpr (std::is_same_v<T, BFloat16>)
+        return BFloat16(static_cast<float>(dist(gen)) / 8);
+      else if constexpr (std::is_integral_v<T>)
+        return static_cast<T>(dist(gen));
+      else
+        return static_cast<T>(static_cast<double>(dist(gen)) / 8);
     };
     std::vector<T> a(n), b(n), d(n);
     for (std::size_t i = 0; i < n; ++i) a[i] = make(), b[i] = make();

@@ -18,10 +18,11 @@ EnvLookup env_of(const std::map<std::string, std::string>& vars) {
 
 // What srun puts in a task's environment (Slurm 22.05, seen on the emulated hosts).
 const std::map<std::string, std::string> kSrunTask = {
-    {"SLURM_JOB_ID", "12"},          {"SLURM_STEP_ID", "0"},           {"SLURM_CLUSTER_NAME", "cb"},
-    {"SLURM_JOB_PARTITION", "emulated"}, {"SLURM_JOB_NUM_NODES", "3"}, {"SLURM_JOB_NODELIST", "cb-h[1-3]"},
-    {"SLURM_STEP_NUM_TASKS", "3"},   {"SLURM_STEP_TASKS_PER_NODE", "1(x3)"}, {"SLURM_STEP_NUM_NODES", "3"},
-    {"SLURM_MPI_TYPE", "pmi2"}};
+    {"SLURM_JOB_ID", "12"},        {"SLURM_STEP_ID", "0"},
+    {"SLURM_CLUSTER_NAME", "cb"},  {"SLURM_JOB_PARTITION", "emulated"},
+    {"SLURM_JOB_NUM_NODES", "3"},  {"SLURM_JOB_NODELIST", "cb-h[1-3]"},
+    {"SLURM_STEP_NUM_TASKS", "3"}, {"SLURM_STEP_TASKS_PER_NODE", "1(x3)"},
+    {"SLURM_STEP_NUM_NODES", "3"}, {"SLURM_MPI_TYPE", "pmi2"}};
 
 }  // namespace
 
@@ -41,9 +42,10 @@ TEST(Launcher, SrunWithoutAPluginTheLibrarySpeaksIsRefused) {
   vars["SLURM_MPI_TYPE"] = "none";
   const auto why = launch_mismatch(detect_launcher(env_of(vars)), 1);
   ASSERT_TRUE(why);
-  EXPECT_EQ(*why, "srun started 3 tasks, but MPI sees 1 rank(s): the MPI library did not join srun's process "
-                  "management (--mpi=none), so each task would run alone. Launch MPICH with srun --mpi=pmi2 and "
-                  "Open MPI with srun --mpi=pmix ('srun --mpi=list' names what this Slurm offers)");
+  EXPECT_EQ(*why,
+            "srun started 3 tasks, but MPI sees 1 rank(s): the MPI library did not join srun's process "
+            "management (--mpi=none), so each task would run alone. Launch MPICH with srun --mpi=pmi2 and "
+            "Open MPI with srun --mpi=pmix ('srun --mpi=list' names what this Slurm offers)");
 }
 
 TEST(Launcher, HydraAndMpirunInsideAJobAreNotSrun) {

@@ -10,8 +10,8 @@ using namespace collbench;
 
 namespace {
 nlohmann::json fit_row(const char* link, const char* test, double from, double to, double alpha, nlohmann::json beta) {
-  return {{"kind", "fit"}, {"link", link}, {"test", test}, {"from_bytes", from}, {"bytes", to},
-          {"alpha_us", alpha}, {"beta_gbps", beta}};
+  return {{"kind", "fit"}, {"link", link},      {"test", test},     {"from_bytes", from},
+          {"bytes", to},   {"alpha_us", alpha}, {"beta_gbps", beta}};
 }
 }  // namespace
 
@@ -30,8 +30,8 @@ TEST(ModelFit, LinksArePingPongRangesWithTheExchangeTestsCostsBothWays) {
   EXPECT_EQ(links["intra_host"]["exchange"]["ranges"].size(), 1u);
   EXPECT_TRUE(links["notes"].empty());
   // What model fit writes parses as a model, each size taking its range's costs.
-  const CostModelFile m = parse_model({{"ranks_per_node", 2}, {"intra_host", links["intra_host"]},
-                                       {"inter_host", links["inter_host"]}}, "fitted");
+  const CostModelFile m = parse_model(
+      {{"ranks_per_node", 2}, {"intra_host", links["intra_host"]}, {"inter_host", links["inter_host"]}}, "fitted");
   EXPECT_DOUBLE_EQ(m.inter.us(100), 7.96);  // flat range: no bandwidth measurable
   EXPECT_NEAR(m.inter.us(1e6), 1e6 * 1e-3 / 0.13, 1e-9);
   EXPECT_NEAR(m.intra.us(1e6), 2 + 1e6 * 1e-3 / 10, 1e-9);
@@ -51,18 +51,20 @@ TEST(ModelFit, RecoversKnownCostsFromSyntheticTimes) {
     rows.push_back(fit_row("intra-host", "latency", r.from_bytes, r.to_bytes, r.alpha_us,
                            r.us_per_byte > 0 ? nlohmann::json(r.beta_gbps()) : nlohmann::json(nullptr)));
   const nlohmann::json links = links_from_p2p({{"rows", rows}}, "synthetic");
-  const CostModelFile m = parse_model({{"ranks_per_node", 1}, {"intra_host", links["intra_host"]},
+  const CostModelFile m = parse_model({{"ranks_per_node", 1},
+                                       {"intra_host", links["intra_host"]},
                                        {"inter_host", links["inter_host"]},
-                                       {"reduce_gbps", {{"default", fitted_ranges(red)}}}}, "synthetic");
+                                       {"reduce_gbps", {{"default", fitted_ranges(red)}}}},
+                                      "synthetic");
   const CostParams p = cost_params(m, DType::f32, ReduceOp::sum);
   for (const SizeTime& x : lat) EXPECT_NEAR(p.intra.us(x.bytes), x.us, 0.01 * x.us) << x.bytes;
   for (const SizeTime& x : red) EXPECT_NEAR(p.reduce.us(x.bytes), x.us, 0.01 * x.us) << x.bytes;
 }
 
 TEST(ModelFit, AClassNotMeasuredTakesTheOthersValuesWithANote) {
-  const nlohmann::json doc = {{"rows",
-                               {fit_row("intra-host", "latency", 1, 4096, 0.5, 20),
-                                fit_row("intra-host", "bandwidth", 1, 4096, 0.2, 10)}}};
+  const nlohmann::json doc = {
+      {"rows",
+       {fit_row("intra-host", "latency", 1, 4096, 0.5, 20), fit_row("intra-host", "bandwidth", 1, 4096, 0.2, 10)}}};
   const nlohmann::json links = links_from_p2p(doc, "x.json");
   EXPECT_EQ(links["inter_host"], links["intra_host"]);
   ASSERT_EQ(links["notes"].size(), 2u);  // no exchange test, and no inter-host pair
@@ -72,7 +74,9 @@ TEST(ModelFit, AClassNotMeasuredTakesTheOthersValuesWithANote) {
 TEST(ModelFit, RefusesWhatIsNotAP2pResult) {
   EXPECT_THROW(links_from_p2p(nlohmann::json::object(), "x.json"), std::invalid_argument);
   EXPECT_THROW(links_from_p2p({{"rows", nlohmann::json::array()}}, "x.json"), std::invalid_argument);
-  EXPECT_THROW(links_from_p2p({{"rows", {fit_row("intra-host", "latency", 1, 8, 1, nullptr),
-                                         fit_row("intra-host", "bandwidth", 1, 8, 1, nullptr)}}}, "x.json"),
+  EXPECT_THROW(links_from_p2p({{"rows",
+                                {fit_row("intra-host", "latency", 1, 8, 1, nullptr),
+                                 fit_row("intra-host", "bandwidth", 1, 8, 1, nullptr)}}},
+                              "x.json"),
                std::invalid_argument);
 }

@@ -10,7 +10,8 @@ using namespace collbench;
 
 // The libraries our users run, as MPI_Get_library_version reports them.
 TEST(MpiLibrary, ParsesMpich) {
-  const MpiLibrary l = parse_mpi_library("MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 2022\nMPICH Device:\tch4:ucx\n");
+  const MpiLibrary l =
+      parse_mpi_library("MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 2022\nMPICH Device:\tch4:ucx\n");
   EXPECT_EQ(l.family, MpiFamily::mpich);
   EXPECT_EQ(l.version_number, 40002);
   EXPECT_EQ(l.summary, "MPICH 4.0.2 (ch4:ucx)");
@@ -19,7 +20,8 @@ TEST(MpiLibrary, ParsesMpich) {
 }
 
 TEST(MpiLibrary, ParsesOpenMpi) {
-  const MpiLibrary l = parse_mpi_library("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022");
+  const MpiLibrary l =
+      parse_mpi_library("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022");
   EXPECT_EQ(l.family, MpiFamily::open_mpi);
   EXPECT_EQ(l.name, "Open MPI");
   EXPECT_EQ(l.version_number, 40104);
@@ -33,7 +35,8 @@ TEST(MpiLibrary, OthersKeepTheirFirstLine) {
   EXPECT_EQ(intel.name, "Intel(R) MPI Library");
   EXPECT_EQ(intel.version, "2021.10");
   EXPECT_EQ(intel.summary, "Intel(R) MPI Library 2021.10 for Linux* OS");
-  const MpiLibrary mvapich = parse_mpi_library("MVAPICH2 Version      :\t2.3.7\nMVAPICH2 Release date :\tWed March 02 22:00:00 EST 2022\n");
+  const MpiLibrary mvapich =
+      parse_mpi_library("MVAPICH2 Version      :\t2.3.7\nMVAPICH2 Release date :\tWed March 02 22:00:00 EST 2022\n");
   EXPECT_EQ(mvapich.name, "MVAPICH2");
   EXPECT_EQ(mvapich.version_number, 20307);
   EXPECT_EQ(parse_mpi_library("").version_number, 0);
@@ -65,8 +68,10 @@ TEST(FinalizePolicy, TheVariableDecidesAndBadValuesAreRefused) {
       finalize_policy(lib, bad);
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const std::invalid_argument& e) {
-      EXPECT_EQ(std::string(e.what()), std::string("COLLBENCH_FINALIZE_QUIET_MS must be a whole number of milliseconds from 0 to "
-                                                   "10000, not '") + bad + "'");
+      EXPECT_EQ(std::string(e.what()),
+                std::string("COLLBENCH_FINALIZE_QUIET_MS must be a whole number of milliseconds from 0 to "
+                            "10000, not '") +
+                    bad + "'");
     }
   }
 }

@@ -45,9 +45,20 @@ TEST(Options, DefaultsRunEveryAllreduceAlgorithm) {
 }
 
 TEST(Options, ParsesNcclTestsStyleFlags) {
-  const Command c = parse({"run", "-b", "1K", "-e", "1M", "-f", "4", "-w", "2", "-n", "7", "-d", "f64", "-o", "max",
-                           "--algorithms", "ring", "--no-check", "--in-place", "--timing", "loop", "--aggregate", "mean",
-                           "--check-every", "5", "--time-budget", "0.5"});
+  const Command c = parse({"run",        "-b",
+                           "1K",         "-e",
+                           "1M",         "-f",
+                           "4",          "-w",
+                           "2",          "-n",
+                           "7",          "-d",
+                           "f64",        "-o",
+                           "max",        "--algorithms",
+                           "ring",       "--no-check",
+                           "--in-place", "--timing",
+                           "loop",       "--aggregate",
+                           "mean",       "--check-every",
+                           "5",          "--time-budget",
+                           "0.5"});
   ASSERT_TRUE(std::holds_alternative<RunOptions>(c)) << text_of(c);
   const SweepSpec& s = std::get<RunOptions>(c).sweep;
   EXPECT_EQ(s.sizes.min_bytes, 1024u);
@@ -75,7 +86,8 @@ TEST(Options, ListAndHelp) {
 }
 
 TEST(Options, BadInputNamesTheProblemAndTheValidChoices) {
-  expect_error({"run", "--collective", "alltoall"}, "unknown collective 'alltoall'; valid: allreduce, broadcast, reduce, gather");
+  expect_error({"run", "--collective", "alltoall"},
+               "unknown collective 'alltoall'; valid: allreduce, broadcast, reduce, gather");
   expect_error({"run", "--algorithms", "ring,nope"},
                "unknown algorithm 'nope' for allreduce; valid: " + default_registry().names(Collective::allreduce));
   expect_error({"run", "--dtype", "f8"}, "unknown dtype 'f8'; valid: f32, f64, f16, bf16, i32, i64");
@@ -83,7 +95,8 @@ TEST(Options, BadInputNamesTheProblemAndTheValidChoices) {
   expect_error({"run", "-b", "12Q"}, "invalid size '12Q'");
   expect_error({"run", "--minbytes=-8"}, "invalid size '-8'");
   expect_error({"run", "-b", "1M", "-e", "1K"}, "--minbytes (1M) is larger than --maxbytes (1K)");
-  expect_error({"run", "-d", "f64", "-b", "12", "-e", "64"}, "--minbytes 12 is not a multiple of the f64 element size (8 bytes)");
+  expect_error({"run", "-d", "f64", "-b", "12", "-e", "64"},
+               "--minbytes 12 is not a multiple of the f64 element size (8 bytes)");
   expect_error({"run", "-c", "broadcast", "-r", "2"}, "--root 2 is out of range for 2 rank(s)");
   expect_error({"run", "-r", "-1"}, "--root: must be a whole number from 0 to 2147483647, not '-1'");
   expect_error({"run", "-n", "0"}, "--iters must be auto or a whole number from 1 to 1000000000, not '0'");
@@ -110,9 +123,31 @@ TEST(Options, ParameterServerDefaultsAndSettings) {
   EXPECT_EQ(ps->partition_bytes, 4096000u);
   EXPECT_FALSE(ps->sparse());
 
-  c = parse({"run", "-c", "ps", "--servers", "2", "--ps-mode", "async,bounded,async", "--staleness", "3", "--sparse-rows",
-             "64", "--row-bytes", "1K", "-b", "64K", "--assignment", "hash", "--slow-ranks", "0,1", "--slow-us", "50",
-             "--compare", "none", "--partition-size", "64K"},
+  c = parse({"run",
+             "-c",
+             "ps",
+             "--servers",
+             "2",
+             "--ps-mode",
+             "async,bounded,async",
+             "--staleness",
+             "3",
+             "--sparse-rows",
+             "64",
+             "--row-bytes",
+             "1K",
+             "-b",
+             "64K",
+             "--assignment",
+             "hash",
+             "--slow-ranks",
+             "0,1",
+             "--slow-us",
+             "50",
+             "--compare",
+             "none",
+             "--partition-size",
+             "64K"},
             4);
   ASSERT_TRUE(std::holds_alternative<PsOptions>(c)) << text_of(c);
   ps = &std::get<PsOptions>(c);
@@ -130,10 +165,12 @@ TEST(Options, ParameterServerRefusesBadConfigurations) {
   expect_error({"run", "-c", "ps", "--servers", "0"}, "--servers 0 is invalid for 3 rank(s)", 3);
   expect_error({"run", "-c", "ps", "--servers", "3"}, "--servers 3 is invalid for 3 rank(s)", 3);
   expect_error({"run", "-c", "ps"}, "--servers 1 is invalid for 1 rank(s)", 1);
-  expect_error({"run", "-c", "ps", "--staleness", "-1"}, "--staleness: must be a whole number from 0 to 1000000, not '-1'", 3);
+  expect_error({"run", "-c", "ps", "--staleness", "-1"},
+               "--staleness: must be a whole number from 0 to 1000000, not '-1'", 3);
   expect_error({"run", "-c", "ps", "--assignment", "range"}, "unknown --assignment 'range'", 3);
   expect_error({"run", "-c", "ps", "--slow-ranks", "x"}, "--slow-ranks expects comma-separated ranks", 3);
   expect_error({"run", "-c", "ps", "--compare", "bogus"}, "unknown --compare allreduce algorithm 'bogus'", 3);
-  expect_error({"run", "-c", "ps", "--partition-size", "2"}, "--partition-size 2 is not a positive multiple of the f32 element size", 3);
+  expect_error({"run", "-c", "ps", "--partition-size", "2"},
+               "--partition-size 2 is not a positive multiple of the f32 element size", 3);
   expect_error({"run", "-c", "ps", "--row-bytes", "64"}, "--sparse-rows and --row-bytes go together", 3);
 }

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/common/default_registry.hpp"
 #include "collectives/schedule/symbolic_executor.hpp"
+#include "harness/common/default_registry.hpp"
 
 using namespace collbench;
 
@@ -72,7 +72,8 @@ TEST_P(ReferenceSchedule, VerifiesForEveryRankCountRootAndCountUpTo128) {
   for (int n = 1; n <= 128; ++n) {
     const auto params = params_for(e, n);
     const std::vector<std::size_t> counts =
-        blocks ? std::vector<std::size_t>{0, 1, 3} : std::vector<std::size_t>{0, 1, 7, static_cast<std::size_t>(2 * n + 3)};
+        blocks ? std::vector<std::size_t>{0, 1, 3}
+               : std::vector<std::size_t>{0, 1, 7, static_cast<std::size_t>(2 * n + 3)};
     // Every root with one count not divisible by n; the other counts at a few roots.
     const int roots = uses_root(e.collective) ? n : 1;
     for (int root = 0; root < roots; ++root)

@@ -9,8 +9,8 @@ using namespace collbench;
 
 TEST(RingAllreduceSchedule, VerifiesSymbolicallyForEveryRankCountFrom1To64) {
   for (int n = 1; n <= 64; ++n)
-    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(n - 1), std::size_t(n),
-                              std::size_t(n + 1), std::size_t{7}, std::size_t(3 * n + 2), std::size_t{1000}})
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(n - 1), std::size_t(n), std::size_t(n + 1),
+                              std::size_t{7}, std::size_t(3 * n + 2), std::size_t{1000}})
       for (bool in_place : {false, true}) {
         const auto rep = verify_builder({Collective::allreduce, n, count, 0, in_place}, build_ring_allreduce);
         ASSERT_TRUE(rep.ok()) << "n=" << n << " count=" << count << " in_place=" << in_place << ": "

@@ -61,7 +61,7 @@ TEST(SymbolicExecutor, ReportsMismatchedMessageLengths) {
 
 TEST(SymbolicExecutor, ReportsADoubleCountedContribution) {
   auto s = ring();
-  const LocalOp first = s[3].steps[0].ops[0];  // recv = own + left neighbour's
+  const LocalOp first = s[3].steps[0].ops[0];                             // recv = own + left neighbour's
   s[3].steps[0].ops.push_back(reduce_op(first.dst, first.dst, first.b));  // ... + left neighbour's again
   EXPECT_TRUE(mentions(play_schedules(kProblem, s), "twice"));
 }

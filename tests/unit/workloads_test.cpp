@@ -5,11 +5,11 @@
 #include <fstream>
 #include <set>
 
+#include "harness/replay/timeline.hpp"
 #include "workloads/bucketing.hpp"
 #include "workloads/compute_model.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/workload_csv.hpp"
-#include "harness/replay/timeline.hpp"
 #include "workloads/zipf.hpp"
 
 using namespace collbench;
@@ -27,7 +27,8 @@ class TempCsv {
  public:
   // The process id too: ctest runs each test in its own process, in parallel.
   explicit TempCsv(const std::string& text)
-      : path_(testing::TempDir() + "collbench-" + std::to_string(getpid()) + "-" + std::to_string(++counter_) + ".csv") {
+      : path_(testing::TempDir() + "collbench-" + std::to_string(getpid()) + "-" + std::to_string(++counter_) +
+              ".csv") {
     std::ofstream(path_) << text;
   }
   ~TempCsv() { std::remove(path_.c_str()); }
@@ -234,9 +235,10 @@ TEST(Zipf, SeededDistinctRowsInRange) {
 }
 
 TEST(WorkloadCsv, ReadsTensorsWithDefaultsAndComments) {
-  TempCsv f("# exported\nname,elements,dtype,kind,rows,row_elements,lookups,flops\n"
-            "head.bias,10,f32,dense,,,,0\nhead.weight,1000,f16,dense,,,,200\n"
-            "emb,4096,f32,sparse,64,64,100,50\n");
+  TempCsv f(
+      "# exported\nname,elements,dtype,kind,rows,row_elements,lookups,flops\n"
+      "head.bias,10,f32,dense,,,,0\nhead.weight,1000,f16,dense,,,,200\n"
+      "emb,4096,f32,sparse,64,64,100,50\n");
   const Workload w = load_workload(f.path());
   ASSERT_EQ(w.tensors.size(), 3u);
   EXPECT_EQ(w.tensors[1].dtype, DType::f16);
@@ -278,7 +280,10 @@ TEST(WorkloadCsv, MalformedFilesNameTheLine) {
     EXPECT_TRUE(e.starts_with("workload ")) << e;
     EXPECT_EQ(ends(e, tail), tail);
   }
-  EXPECT_NE(error_of([] { read_workload_csv("/nonexistent/w.csv"); }).find("workload /nonexistent/w.csv: cannot read: No such file or directory"), std::string::npos);
+  EXPECT_NE(error_of([] {
+              read_workload_csv("/nonexistent/w.csv");
+            }).find("workload /nonexistent/w.csv: cannot read: No such file or directory"),
+            std::string::npos);
 }
 
 TEST(WorkloadCsv, ProfileGivesPerTensorTimes) {

@@ -228,7 +228,7 @@ TEST(OutputFile, ADeviceIsWrittenThroughAndStaysADevice) {
   } catch (const OutputError& e) {
     EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
   }
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(null.c_str(), &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
   ASSERT_EQ(stat(full.c_str(), &st), 0);

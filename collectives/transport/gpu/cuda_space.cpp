@@ -5,8 +5,8 @@
 
 #include <deque>
 #include <stdexcept>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "collectives/transport/gpu/reduce_launch.hpp"
 #include "collectives/transport/memory_space.hpp"

@@ -19,12 +19,14 @@ std::string cuda_ipc_layout_refusal(const GpuInventory& g, const std::vector<int
   for (std::size_t a = 0; a < gpu_of_rank.size(); ++a)
     for (std::size_t b = 0; b < gpu_of_rank.size(); ++b) {
       const int from = gpu_of_rank[a], to = gpu_of_rank[b];
-      const bool reaches = from == to || (from >= 0 && to >= 0 && static_cast<std::size_t>(from) < g.peer_access.size() &&
-                                          static_cast<std::size_t>(to) < g.peer_access[static_cast<std::size_t>(from)].size() &&
-                                          g.peer_access[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)]);
+      const bool reaches =
+          from == to || (from >= 0 && to >= 0 && static_cast<std::size_t>(from) < g.peer_access.size() &&
+                         static_cast<std::size_t>(to) < g.peer_access[static_cast<std::size_t>(from)].size() &&
+                         g.peer_access[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)]);
       if (!reaches)
-        return "rank " + std::to_string(a) + "'s GPU " + std::to_string(from) + " cannot read rank " + std::to_string(b) +
-               "'s GPU " + std::to_string(to) + " directly (no peer access), so CUDA IPC copies between them are not "
+        return "rank " + std::to_string(a) + "'s GPU " + std::to_string(from) + " cannot read rank " +
+               std::to_string(b) + "'s GPU " + std::to_string(to) +
+               " directly (no peer access), so CUDA IPC copies between them are not "
                "possible; use --transport mpi-staged or nccl";
     }
   return {};

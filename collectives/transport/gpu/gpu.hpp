@@ -12,7 +12,8 @@ namespace collbench {
 
 // Where a run's buffers live.
 enum class MemoryKind { host, device };
-inline constexpr NameTable<MemoryKind, 2> kMemoryKindNames{{{{MemoryKind::host, "host"}, {MemoryKind::device, "device"}}}};
+inline constexpr NameTable<MemoryKind, 2> kMemoryKindNames{
+    {{{MemoryKind::host, "host"}, {MemoryKind::device, "device"}}}};
 
 struct GpuDevice {
   int index = 0;
@@ -24,8 +25,8 @@ struct GpuDevice {
 struct GpuInventory {
   bool built_with_cuda = false;
   bool built_with_nccl = false;
-  int driver_version = 0;   // CUDA's encoding (13000 is 13.0); 0: no driver
-  int runtime_version = 0;  // the CUDA runtime collbench was linked with
+  int driver_version = 0;    // CUDA's encoding (13000 is 13.0); 0: no driver
+  int runtime_version = 0;   // the CUDA runtime collbench was linked with
   std::string nccl_version;  // the NCCL library loaded, as "2.28.3"; empty: none
   std::vector<GpuDevice> devices;
   // [a][b]: GPU a can read GPU b's memory directly (cudaDeviceCanAccessPeer; true for a == b).

@@ -17,7 +17,8 @@ namespace {
 static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(ExportHandle), "a CUDA IPC handle must fit an ExportHandle");
 
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("cuda-ipc transport: ") + what + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("cuda-ipc transport: ") + what + ": " + cudaGetErrorString(e));
 }
 
 class CudaIpcMemory final : public ExportedMemory {

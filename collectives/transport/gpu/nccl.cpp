@@ -84,8 +84,7 @@ class NcclTransport final : public Transport {
   void wait_all(std::span<const Ticket> tickets) override {
     launch();
     for (Ticket t : tickets) {
-      while (!done(t)) {
-      }
+      while (!done(t)) {}
       spend(t);
     }
   }
@@ -112,8 +111,10 @@ class NcclTransport final : public Transport {
     check(ncclGroupStart(), "ncclGroupStart");
     for (Ticket t : pending_) {
       const Flight& f = flights_.at(t);
-      if (f.send) check(ncclSend(f.m.data, f.m.bytes, ncclUint8, f.m.peer, comm_, stream_), "ncclSend");
-      else check(ncclRecv(f.m.data, f.m.bytes, ncclUint8, f.m.peer, comm_, stream_), "ncclRecv");
+      if (f.send)
+        check(ncclSend(f.m.data, f.m.bytes, ncclUint8, f.m.peer, comm_, stream_), "ncclSend");
+      else
+        check(ncclRecv(f.m.data, f.m.bytes, ncclUint8, f.m.peer, comm_, stream_), "ncclRecv");
     }
     check(ncclGroupEnd(), "ncclGroupEnd");
     const std::uint64_t mark = space_.mark();
@@ -150,9 +151,13 @@ class NcclCollective final : public PreparedCollective {
     ncclComm_t comm = t_.comm();
     cudaStream_t s = t_.stream();
     switch (c_.collective) {
-      case Collective::allreduce: check(ncclAllReduce(c_.send, recv, n, dt, nccl_op(c_.op), comm, s), "ncclAllReduce"); break;
+      case Collective::allreduce:
+        check(ncclAllReduce(c_.send, recv, n, dt, nccl_op(c_.op), comm, s), "ncclAllReduce");
+        break;
       case Collective::broadcast: check(ncclBroadcast(recv, recv, n, dt, c_.root, comm, s), "ncclBroadcast"); break;
-      case Collective::reduce: check(ncclReduce(c_.send, recv, n, dt, nccl_op(c_.op), c_.root, comm, s), "ncclReduce"); break;
+      case Collective::reduce:
+        check(ncclReduce(c_.send, recv, n, dt, nccl_op(c_.op), c_.root, comm, s), "ncclReduce");
+        break;
       case Collective::allgather: check(ncclAllGather(c_.send, recv, n, dt, comm, s), "ncclAllGather"); break;
       case Collective::reduce_scatter:
         if (!c_.in_place) {
@@ -169,14 +174,16 @@ class NcclCollective final : public PreparedCollective {
         check(ncclGroupStart(), "ncclGroupStart");
         if (rank == c_.root) {
           for (int r = 0; r < size; ++r)
-            if (r != rank) check(ncclRecv(recv + static_cast<std::size_t>(r) * n * elem, n, dt, r, comm, s), "ncclRecv");
+            if (r != rank)
+              check(ncclRecv(recv + static_cast<std::size_t>(r) * n * elem, n, dt, r, comm, s), "ncclRecv");
         } else {
           check(ncclSend(c_.send, n, dt, c_.root, comm, s), "ncclSend");
         }
         check(ncclGroupEnd(), "ncclGroupEnd");
         if (rank == c_.root && !c_.in_place)
           check(cudaMemcpyAsync(recv + static_cast<std::size_t>(rank) * n * elem, c_.send, n * elem,
-                                cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
+                                cudaMemcpyDeviceToDevice, s),
+                "cudaMemcpyAsync");
         break;
     }
     check(cudaStreamSynchronize(s), "cudaStreamSynchronize");

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "collectives/transport/memory_space.hpp"
 #include "collectives/schedule/registry.hpp"
+#include "collectives/transport/memory_space.hpp"
 #include "collectives/transport/transport.hpp"
 
 namespace collbench {

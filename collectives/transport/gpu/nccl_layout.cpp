@@ -22,7 +22,8 @@ std::string nccl_layout_refusal(const std::vector<std::string>& gpu_of_rank, con
   for (int r = 0; r < static_cast<int>(gpu_of_rank.size()); ++r) {
     auto [it, fresh] = first_on.try_emplace(gpu_of_rank[static_cast<std::size_t>(r)], r);
     if (fresh) continue;
-    const std::string where = "ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " share GPU " + it->first;
+    const std::string where =
+        "ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " share GPU " + it->first;
     if (major_minor(nccl_version) < std::pair{2, 30})
       return "NCCL " + nccl_version + " refuses two ranks of one communicator on one GPU (" + where +
              "); from NCCL 2.30 NCCL_MULTI_RANK_GPU_ENABLE=1 allows it. Run nccl with one rank per GPU, or use "

@@ -9,7 +9,8 @@
 namespace collbench {
 namespace {
 [[noreturn]] void refuse() {
-  throw std::runtime_error("this collbench was built without CUDA (no nvcc at configure time), so it has no GPU support");
+  throw std::runtime_error(
+      "this collbench was built without CUDA (no nvcc at configure time), so it has no GPU support");
 }
 }  // namespace
 

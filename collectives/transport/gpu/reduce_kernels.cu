@@ -43,7 +43,8 @@ void launch(void* dst, const void* a, const void* b, std::size_t count, cudaStre
   auto* x = static_cast<const T*>(a);
   auto* y = static_cast<const T*>(b);
   const bool aligned = ((reinterpret_cast<std::uintptr_t>(d) | reinterpret_cast<std::uintptr_t>(x) |
-                         reinterpret_cast<std::uintptr_t>(y)) % 16) == 0;
+                         reinterpret_cast<std::uintptr_t>(y)) %
+                        16) == 0;
   const std::size_t vectors = aligned ? count * sizeof(T) / 16 : 0;
   const std::size_t work = vectors ? vectors : count;
   const int blocks = static_cast<int>(std::min<std::size_t>(kMostBlocks, (work + kThreads - 1) / kThreads));

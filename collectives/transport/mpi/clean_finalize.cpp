@@ -18,15 +18,17 @@ FinalizePolicy finalize_policy(const MpiLibrary& library, const char* quiet_ms_v
     const bool digits = !text.empty() && text.size() <= 5 && text.find_first_not_of("0123456789") == std::string::npos;
     const long ms = digits ? std::stol(text) : -1;
     if (ms < 0 || ms > kMostFinalizeQuietMs)
-      throw std::invalid_argument(std::string(kFinalizeQuietVariable) + " must be a whole number of milliseconds from 0 to " +
+      throw std::invalid_argument(std::string(kFinalizeQuietVariable) +
+                                  " must be a whole number of milliseconds from 0 to " +
                                   std::to_string(kMostFinalizeQuietMs) + ", not '" + text + "'");
     return {static_cast<int>(ms), std::string("set by ") + kFinalizeQuietVariable};
   }
   if (library.family == MpiFamily::mpich && library.before(MpiFamily::mpich, 40200) &&
       library.device.rfind("ch4:ucx", 0) == 0)
-    return {200, "MPICH before 4.2 on ch4:ucx: a barrier, then no MPI call on any rank for this long, so that no rank "
-                 "answers a peer's endpoint close from inside MPI and then waits for ever on its own "
-                 "(openucx/ucx#8738, pmodels/mpich#6623)"};
+    return {200,
+            "MPICH before 4.2 on ch4:ucx: a barrier, then no MPI call on any rank for this long, so that no rank "
+            "answers a peer's endpoint close from inside MPI and then waits for ever on its own "
+            "(openucx/ucx#8738, pmodels/mpich#6623)"};
   return {0, "MPI_Finalize right away"};
 }
 
@@ -41,9 +43,11 @@ class FinalizeDeadline {
       : thread_([this, limit, rc, rank] {
           std::unique_lock lock(mutex_);
           if (done_.wait_for(lock, limit, [this] { return finished_; })) return;
-          std::fprintf(stderr, "collbench: rank %d: MPI_Finalize has not returned in %lld s; exiting with status %d, "
-                               "results are complete\n", rank,
-                       static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(limit).count()), rc);
+          std::fprintf(stderr,
+                       "collbench: rank %d: MPI_Finalize has not returned in %lld s; exiting with status %d, "
+                       "results are complete\n",
+                       rank, static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(limit).count()),
+                       rc);
           std::fflush(nullptr);
           std::_Exit(rc);
         }) {}

@@ -48,9 +48,8 @@ void user_op(void* in, void* inout, int* len, MPI_Datatype*) {
 
 template <DType T>
 MPI_Op half_op(ReduceOp op) {
-  static constexpr std::array<MPI_User_function*, 4> fns{
-      &user_op<T, ReduceOp::sum>, &user_op<T, ReduceOp::prod>, &user_op<T, ReduceOp::min>,
-      &user_op<T, ReduceOp::max>};
+  static constexpr std::array<MPI_User_function*, 4> fns{&user_op<T, ReduceOp::sum>, &user_op<T, ReduceOp::prod>,
+                                                         &user_op<T, ReduceOp::min>, &user_op<T, ReduceOp::max>};
   const auto i = static_cast<std::size_t>(op);
   MPI_Op& slot = half_ops[(T == DType::f16 ? 0 : 4) + i];
   if (slot == MPI_OP_NULL) {

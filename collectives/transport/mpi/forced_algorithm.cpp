@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "collectives/transport/mpi/library.hpp"
-#include "collectives/transport/mpi/tool_interface.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
+#include "collectives/transport/mpi/tool_interface.hpp"
 
 namespace collbench {
 namespace {
@@ -39,10 +39,15 @@ struct Rival {
   std::vector<Collective> takes;
 };
 const std::vector<Rival> kOpenMpiRivals = {
-    {"han", {Collective::allreduce, Collective::allgather, Collective::broadcast, Collective::gather, Collective::reduce}},
+    {"han",
+     {Collective::allreduce, Collective::allgather, Collective::broadcast, Collective::gather, Collective::reduce}},
     {"adapt", {Collective::broadcast, Collective::reduce}},
     {"sm", {Collective::allreduce, Collective::broadcast, Collective::reduce}},
-    {"hcoll", {}}, {"ucc", {}}, {"fca", {}}, {"xhc", {}}, {"acoll", {}},
+    {"hcoll", {}},
+    {"ucc", {}},
+    {"fca", {}},
+    {"xhc", {}},
+    {"acoll", {}},
 };
 
 // Open MPI's "coll" list: "a,b" keeps only those components, "^a,b" drops them.
@@ -101,7 +106,8 @@ ForcedAlgorithm open_mpi_forced(Collective c) {
   f.setting = var + "=" + alg->second.text + " (" + std::to_string(alg->second.number) + ")";
   const auto dynamic = vars.find("coll_tuned_use_dynamic_rules");
   if (dynamic == vars.end() || dynamic->second.number == 0) {
-    f.refused = "Open MPI ignores " + var + " unless coll_tuned_use_dynamic_rules is true "
+    f.refused = "Open MPI ignores " + var +
+                " unless coll_tuned_use_dynamic_rules is true "
                 "(set OMPI_MCA_coll_tuned_use_dynamic_rules=1)";
     return f;
   }
@@ -116,12 +122,13 @@ ForcedAlgorithm open_mpi_forced(Collective c) {
     if (!r.takes.empty() && std::find(r.takes.begin(), r.takes.end(), c) == r.takes.end()) continue;
     f.refused = "Open MPI's coll/" + std::string(r.component) + " (priority " + std::to_string(p->second.number) +
                 ") takes " + std::string(mpi_names(c).function) + " before coll/tuned (priority " +
-                std::to_string(tuned) + "), so " + var + " would not run; exclude it (OMPI_MCA_coll=^" +
-                r.component + ")";
+                std::to_string(tuned) + "), so " + var + " would not run; exclude it (OMPI_MCA_coll=^" + r.component +
+                ")";
     return f;
   }
-  f.cautions.push_back("Open MPI cannot be made to fail instead of falling back: its algorithms switch to another "
-                       "internally for some sizes (e.g. ring allreduce below one element per rank)");
+  f.cautions.push_back(
+      "Open MPI cannot be made to fail instead of falling back: its algorithms switch to another "
+      "internally for some sizes (e.g. ring allreduce below one element per rank)");
   return f;
 }
 
@@ -132,9 +139,11 @@ const ForcedAlgorithm& forced_mpi_algorithm(Collective c) {
   auto it = cache.find(c);
   if (it == cache.end()) {
     const MpiFamily family = mpi_library().family;
-    it = cache.emplace(c, family == MpiFamily::mpich      ? mpich_forced(c)
-                          : family == MpiFamily::open_mpi ? open_mpi_forced(c)
-                                                          : ForcedAlgorithm{}).first;
+    it = cache
+             .emplace(c, family == MpiFamily::mpich      ? mpich_forced(c)
+                         : family == MpiFamily::open_mpi ? open_mpi_forced(c)
+                                                         : ForcedAlgorithm{})
+             .first;
   }
   return it->second;
 }

@@ -9,11 +9,11 @@ namespace collbench {
 enum class MpiFamily { mpich, open_mpi, other };
 struct MpiLibrary {
   MpiFamily family = MpiFamily::other;
-  std::string name;     // "MPICH", "Open MPI", "Intel(R) MPI Library", ...
-  std::string version;  // "4.0.2", "4.1.4"; "" when not found
-  std::string device;   // MPICH's device and netmod ("ch4:ucx"); "" for other libraries
+  std::string name;        // "MPICH", "Open MPI", "Intel(R) MPI Library", ...
+  std::string version;     // "4.0.2", "4.1.4"; "" when not found
+  std::string device;      // MPICH's device and netmod ("ch4:ucx"); "" for other libraries
   int version_number = 0;  // major*10000 + minor*100 + patch; 0 when unknown
-  std::string summary;  // "MPICH 4.0.2 (ch4:ucx)", "Open MPI 4.1.4"
+  std::string summary;     // "MPICH 4.0.2 (ch4:ucx)", "Open MPI 4.1.4"
   bool at_least(MpiFamily f, int v) const { return family == f && version_number >= v; }
   bool before(MpiFamily f, int v) const { return family == f && version_number < v; }
 };

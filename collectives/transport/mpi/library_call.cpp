@@ -28,7 +28,8 @@ const void* send_at(const void* send, MPI_Count elements, MPI_Aint extent) {
 MPI_Datatype spanning_type(MPI_Datatype type, MPI_Count count, MPI_Count limit, MPI_Aint extent) {
   const MPI_Count chunks = count / limit, rest = count % limit;
   if (chunks > INT_MAX) throw std::length_error(std::to_string(count) + " elements are too many for this MPI library");
-  MPI_Datatype body = MPI_DATATYPE_NULL, tail = MPI_DATATYPE_NULL, joined = MPI_DATATYPE_NULL, whole = MPI_DATATYPE_NULL;
+  MPI_Datatype body = MPI_DATATYPE_NULL, tail = MPI_DATATYPE_NULL, joined = MPI_DATATYPE_NULL,
+               whole = MPI_DATATYPE_NULL;
   const int l = static_cast<int>(limit);
   MPI_Type_vector(static_cast<int>(chunks), l, l, type, &body);
   if (rest > 0) {
@@ -51,8 +52,13 @@ MPI_Datatype spanning_type(MPI_Datatype type, MPI_Count count, MPI_Count limit, 
 }  // namespace
 
 MpiCallArgs mpi_call_args(const CollectiveCall& call, MPI_Comm comm, int rank) {
-  MpiCallArgs a{call.send, call.recv, static_cast<MPI_Count>(call.count), mpi_datatype(call.dtype),
-                uses_reduce_op(call.collective) ? mpi_op(call.dtype, call.op) : MPI_OP_NULL, call.root, comm};
+  MpiCallArgs a{call.send,
+                call.recv,
+                static_cast<MPI_Count>(call.count),
+                mpi_datatype(call.dtype),
+                uses_reduce_op(call.collective) ? mpi_op(call.dtype, call.op) : MPI_OP_NULL,
+                call.root,
+                comm};
   if (call.in_place && (!uses_root(call.collective) || rank == call.root)) a.send = MPI_IN_PLACE;
   return a;
 }
@@ -104,11 +110,11 @@ void MpiLibraryCall::run() {
       case Collective::allreduce: MPI_Allreduce_c(a.send, a.recv, a.count, a.type, a.op, a.comm); return;
       case Collective::broadcast: MPI_Bcast_c(a.recv, a.count, a.type, a.root, a.comm); return;
       case Collective::reduce: MPI_Reduce_c(a.send, a.recv, a.count, a.type, a.op, a.root, a.comm); return;
-      case Collective::gather:
-        MPI_Gather_c(a.send, a.count, a.type, a.recv, a.count, a.type, a.root, a.comm);
-        return;
+      case Collective::gather: MPI_Gather_c(a.send, a.count, a.type, a.recv, a.count, a.type, a.root, a.comm); return;
       case Collective::allgather: MPI_Allgather_c(a.send, a.count, a.type, a.recv, a.count, a.type, a.comm); return;
-      case Collective::reduce_scatter: MPI_Reduce_scatter_block_c(a.send, a.recv, a.count, a.type, a.op, a.comm); return;
+      case Collective::reduce_scatter:
+        MPI_Reduce_scatter_block_c(a.send, a.recv, a.count, a.type, a.op, a.comm);
+        return;
     }
   }
 #endif
@@ -132,8 +138,10 @@ void MpiLibraryCall::run_split() {
         const int n = static_cast<int>(std::min(limit_, a.count - done));
         const void* send = send_at(a.send, done, extent_);
         void* recv = at(a.recv, done, extent_);
-        if (c_ == Collective::allreduce) MPI_Allreduce(send, recv, n, a.type, a.op, a.comm);
-        else MPI_Reduce(send, recv, n, a.type, a.op, a.root, a.comm);
+        if (c_ == Collective::allreduce)
+          MPI_Allreduce(send, recv, n, a.type, a.op, a.comm);
+        else
+          MPI_Reduce(send, recv, n, a.type, a.op, a.root, a.comm);
       }
       return;
     case Collective::broadcast: MPI_Bcast(a.recv, 1, whole_, a.root, a.comm); return;

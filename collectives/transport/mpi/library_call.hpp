@@ -40,7 +40,8 @@ class MpiLibraryCall {
  public:
   // Splits calls above `limit` elements when `how` is split. `limit` is INT_MAX except
   // in tests, which split tiny calls to exercise the split path with any library.
-  MpiLibraryCall(Collective c, const MpiCallArgs& a, LargeCounts how = library_large_counts(), MPI_Count limit = INT_MAX);
+  MpiLibraryCall(Collective c, const MpiCallArgs& a, LargeCounts how = library_large_counts(),
+                 MPI_Count limit = INT_MAX);
   ~MpiLibraryCall();
   MpiLibraryCall(const MpiLibraryCall&) = delete;
   MpiLibraryCall& operator=(const MpiLibraryCall&) = delete;

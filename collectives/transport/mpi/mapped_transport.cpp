@@ -85,8 +85,10 @@ MappedTransport::MappedTransport(MPI_Comm comm, std::unique_ptr<ExportedMemory> 
   unlink_shared(control_name(rank_));
 
   for (std::size_t r = 0; r < n; ++r) {
-    inbound_.push_back(reinterpret_cast<Channel*>(control_maps_[static_cast<std::size_t>(rank_)] + r * sizeof(Channel)));
-    outbound_.push_back(reinterpret_cast<Channel*>(control_maps_[r] + static_cast<std::size_t>(rank_) * sizeof(Channel)));
+    inbound_.push_back(
+        reinterpret_cast<Channel*>(control_maps_[static_cast<std::size_t>(rank_)] + r * sizeof(Channel)));
+    outbound_.push_back(
+        reinterpret_cast<Channel*>(control_maps_[r] + static_cast<std::size_t>(rank_) * sizeof(Channel)));
   }
   send_seq_.assign(n, 0);
   recv_seq_.assign(n, 0);
@@ -239,8 +241,10 @@ bool MappedTransport::progress() {
 // Spin briefly (the peer is usually running), then give the core away: with more ranks
 // than cores the peer may need this one.
 void MappedTransport::pause(int idle_rounds) const {
-  if (idle_rounds < 128) _mm_pause();
-  else sched_yield();
+  if (idle_rounds < 128)
+    _mm_pause();
+  else
+    sched_yield();
 }
 
 template <class Finished>

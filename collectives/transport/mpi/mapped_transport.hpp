@@ -73,20 +73,20 @@ class MappedTransport final : public Transport {
 
   std::unique_ptr<ExportedMemory> memory_;
   int rank_ = 0, size_ = 1;
-  std::string prefix_;                    // "/collbench-<job>-", then rank and segment id
-  std::vector<Channel*> inbound_;         // [source]: in this rank's control segment
-  std::vector<Channel*> outbound_;        // [destination]: in the peer's control segment
+  std::string prefix_;              // "/collbench-<job>-", then rank and segment id
+  std::vector<Channel*> inbound_;   // [source]: in this rank's control segment
+  std::vector<Channel*> outbound_;  // [destination]: in the peer's control segment
   std::size_t control_bytes_ = 0;
   std::vector<std::byte*> control_maps_;  // [rank]
   std::vector<std::uint64_t> send_seq_, recv_seq_;
-  std::vector<std::vector<Pending>> backlog_;  // [destination], in order
-  std::vector<Segment> own_;                   // live buffers of this rank
+  std::vector<std::vector<Pending>> backlog_;                         // [destination], in order
+  std::vector<Segment> own_;                                          // live buffers of this rank
   std::map<std::pair<int, std::uint64_t>, const std::byte*> mapped_;  // peers' buffers
   std::vector<Record> records_;
   std::vector<Ticket> free_;
-  std::vector<Ticket> recvs_waiting_;  // posting order
-  std::deque<Copying> copying_;        // in the order queued, so in the order done
-  std::uint64_t pass_ = 0;             // of progress(): when each channel's `posted` was read
+  std::vector<Ticket> recvs_waiting_;              // posting order
+  std::deque<Copying> copying_;                    // in the order queued, so in the order done
+  std::uint64_t pass_ = 0;                         // of progress(): when each channel's `posted` was read
   std::vector<std::uint64_t> looked_, announced_;  // [source]
 
   const std::byte* peer_buffer(int peer, std::uint64_t id, const ExportHandle& handle);

@@ -42,13 +42,20 @@ std::optional<ControlVariable> read_one(const std::string& name) {
     v.text = std::string(buf.data());
     return v;
   }
-  if (type == MPI_INT) v.number = *reinterpret_cast<const int*>(buf.data());
-  else if (type == MPI_UNSIGNED) v.number = *reinterpret_cast<const unsigned*>(buf.data());
-  else if (type == MPI_UNSIGNED_LONG) v.number = static_cast<long long>(*reinterpret_cast<const unsigned long*>(buf.data()));
-  else if (type == MPI_UNSIGNED_LONG_LONG || type == MPI_COUNT) v.number = *reinterpret_cast<const long long*>(buf.data());
-  else if (type == MPI_C_BOOL) v.number = *reinterpret_cast<const bool*>(buf.data());
-  else if (type == MPI_DOUBLE) v.number = static_cast<long long>(*reinterpret_cast<const double*>(buf.data()));
-  else return std::nullopt;
+  if (type == MPI_INT)
+    v.number = *reinterpret_cast<const int*>(buf.data());
+  else if (type == MPI_UNSIGNED)
+    v.number = *reinterpret_cast<const unsigned*>(buf.data());
+  else if (type == MPI_UNSIGNED_LONG)
+    v.number = static_cast<long long>(*reinterpret_cast<const unsigned long*>(buf.data()));
+  else if (type == MPI_UNSIGNED_LONG_LONG || type == MPI_COUNT)
+    v.number = *reinterpret_cast<const long long*>(buf.data());
+  else if (type == MPI_C_BOOL)
+    v.number = *reinterpret_cast<const bool*>(buf.data());
+  else if (type == MPI_DOUBLE)
+    v.number = static_cast<long long>(*reinterpret_cast<const double*>(buf.data()));
+  else
+    return std::nullopt;
   v.text = std::to_string(v.number);
   if (enumtype != MPI_T_ENUM_NULL) {
     v.is_enum = true;

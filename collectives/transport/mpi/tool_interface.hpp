@@ -11,8 +11,8 @@ namespace collbench {
 // (MPI_T), so values from the environment, MCA parameter files and launcher flags alike
 // are seen as the library resolved them.
 struct ControlVariable {
-  std::string text;           // the value: an enum's name, a number, or a string
-  long long number = 0;       // integer and enum values
+  std::string text;      // the value: an enum's name, a number, or a string
+  long long number = 0;  // integer and enum values
   bool is_enum = false;
   std::map<long long, std::string> choices;  // an enum's values and names
 };

@@ -120,7 +120,7 @@ Completion MpiTransport::wait_any(std::span<const Ticket> tickets) {
   if (!yield_) {
     MPI_Waitany(n, waiting_.data(), &index, &status);
   } else {
-    for (int flag = 0; !flag; ) {
+    for (int flag = 0; !flag;) {
       MPI_Testany(n, waiting_.data(), &index, &flag, &status);
       if (!flag) sched_yield();
     }
