@@ -8,9 +8,9 @@
 
 namespace collbench::detail {
 
-// Past the cache, the kernels prefetch their inputs this far ahead: measured at 64 MiB
-// on an EPYC (Zen 4), the hardware prefetcher alone left the 16-bit kernels at ~88% of
-// memcpy's rate; with it they are within a few percent, like the 32-bit ones.
+// Past the cache, the kernels prefetch their inputs this far ahead: the hardware
+// prefetcher alone left the 16-bit kernels behind memcpy (results/README.md, "Figures
+// from earlier code comments").
 constexpr std::size_t kStreamPrefetchBytes = 1024;
 
 // Reduces whole groups of 16 elements and returns how many elements it handled (a

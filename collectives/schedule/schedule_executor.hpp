@@ -53,7 +53,7 @@ class BoundSchedule {
   // When every wait the executor would make is for a set of transfers known in advance
   // (no "whichever completes first"), its decisions do not depend on timing: binding
   // records them once and run() replays the list, without the per-call bookkeeping
-  // that cost small messages about 50 ns a call.
+  // that small messages feel.
   struct Action {
     enum class Kind : std::uint8_t { send, recv, op, wait } kind;
     std::uint32_t index;  // send/recv/op: which; wait: into waits_
