@@ -83,7 +83,8 @@ struct TransportUserRow {
 };
 
 constexpr std::array<TransportUserRow, 3> kTransportUsers{{
-    {TransportUser::run, "the reference algorithms' messages", nullptr},
+    {TransportUser::run, "the reference algorithms' messages",
+     [](const TransportRow& t) { return "run does not take --transport " + std::string(t.name); }},
     {TransportUser::replay, "the dense and allgather exchanges",
      [](const TransportRow& t) {
        return "replay carries host memory over --transport mpi only (" + std::string(t.name) + " serves run)";

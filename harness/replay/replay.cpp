@@ -57,7 +57,7 @@ class Replayer {
         // NCCL groups one step's sends and receives: its schedules run step by step.
         params_(session.algorithm_params(
             0, transport_row(r.transport).step_order ? ExecutionOrder::steps : ExecutionOrder::dataflow)),
-        workload_(r_.workload_loaded),
+        workload_(r_.loaded),
         compute_(workload_compute(r_, workload_).value()) {
     for (std::size_t i = 0; i < workload_.tensors.size(); ++i) {
       const GradientTensor& t = workload_.tensors[i];
@@ -235,7 +235,7 @@ class Replayer {
   MPI_Comm comm_;
   const Topology& topology_;
   AlgorithmParams params_;
-  Workload workload_;
+  const Workload& workload_;  // r_.loaded
   ComputeModel compute_;
   std::map<std::size_t, ZipfSampler> samplers_;  // by table rows
   std::vector<const ZipfSampler*> sampler_of_;   // per sparse tensor, in workload order
@@ -301,7 +301,7 @@ std::int64_t run_replay(const ReplayOptions& r, Session& session, ResultSink& si
 namespace collbench {
 
 void add_replay_metadata(nlohmann::json& m, const ReplayOptions& r) {
-  const Workload& w = r.workload_loaded;
+  const Workload& w = r.loaded;
   const ComputeModel c = workload_compute(r, w).value();
   std::vector<std::string> buckets, sparse;
   for (BucketingPolicy b : r.bucketings) buckets.emplace_back(kBucketingNames.name(b));

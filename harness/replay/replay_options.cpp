@@ -99,8 +99,8 @@ ReplayOptions resolve_command(const ReplayFlags& f, const CommandContext& c) {
   r.memory = kMemoryKindNames.parse_or_throw(f.memory, "--memory");
   const bool device = r.memory == MemoryKind::device;
   r.transport = resolve_transport(f.transport, r.memory, TransportUser::replay, probe);
-  r.workload_loaded = resolve_workload(r, f.choice, true);
-  const Workload& w = r.workload_loaded;
+  resolve_workload(r, f.choice, true);
+  const Workload& w = r.loaded;
   if (r.check && r.warmup < 1)
     throw std::invalid_argument("--check checks the first warm-up step: give --warmup 1 or more, or --no-check");
   // Device memory has no MPI baseline; NCCL's runs over the nccl transport.

@@ -39,7 +39,6 @@ struct ReplayOptions : WorkloadChoice {
   OutputOptions out;
   double watchdog_s = kDefaultWatchdogSeconds;
   bool force = false;
-  Workload workload_loaded;  // `workload` read once, when resolved
 };
 
 // Strings as typed, resolved by resolve_command.

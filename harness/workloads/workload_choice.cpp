@@ -64,8 +64,8 @@ std::optional<ComputeModel> workload_compute(const WorkloadChoice& m, const Work
   return std::nullopt;
 }
 
-Workload resolve_workload(WorkloadChoice& m, const WorkloadChoiceFlags& f, bool replay) {
-  Workload w = load_workload(m.workload, m.workload_options);
+void resolve_workload(WorkloadChoice& m, const WorkloadChoiceFlags& f, bool replay) {
+  m.loaded = load_workload(m.workload, m.workload_options);
   m.bucketings = resolve_list<BucketingPolicy>(
       f.bucketings, [](const std::string& s) { return kBucketingNames.parse(s); },
       [](const std::string& s) { return "unknown --bucketing '" + s + "'; valid: " + kBucketingNames.valid(); },
@@ -80,8 +80,7 @@ Workload resolve_workload(WorkloadChoice& m, const WorkloadChoiceFlags& f, bool 
   if ((replay || fusion) && m.compute_ms == 0 && m.profile_path.empty())
     throw std::invalid_argument(std::string(replay ? "replay" : "fusion buckets") +
                                 " needs the step's compute: --compute-ms MS or --profile FILE.csv");
-  workload_compute(m, w);  // its errors now, rather than once ranks are running
-  return w;
+  workload_compute(m, m.loaded);  // its errors now, rather than once ranks are running
 }
 
 }  // namespace collbench

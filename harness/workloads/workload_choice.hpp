@@ -24,6 +24,7 @@ struct WorkloadChoice {
   std::string profile_path;  // per-layer compute profile instead of --compute-ms
   std::vector<BucketingPolicy> bucketings;
   BucketingOptions bucketing;  // caps; `policy` is set per configuration
+  Workload loaded;             // `workload`, read once by resolve_workload
 };
 
 // The workload flags as typed, resolved by resolve_workload.
@@ -32,9 +33,9 @@ struct WorkloadChoiceFlags {
 };
 
 void add_workload_flags(CLI::App& app, WorkloadChoice& m, WorkloadChoiceFlags& f);
-// Checks what a rank can check alone (throws std::invalid_argument) and returns the
-// workload. `replay` needs the step's compute; `workloads show` only for fusion.
-Workload resolve_workload(WorkloadChoice& m, const WorkloadChoiceFlags& f, bool replay);
+// Reads the workload into m.loaded and checks what a rank can check alone (throws
+// std::invalid_argument). `replay` needs the step's compute; `workloads show` only for fusion.
+void resolve_workload(WorkloadChoice& m, const WorkloadChoiceFlags& f, bool replay);
 
 // The step's compute from --profile or --compute-ms; none when neither was given.
 std::optional<ComputeModel> workload_compute(const WorkloadChoice& m, const Workload& w);

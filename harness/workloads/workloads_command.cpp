@@ -43,7 +43,7 @@ std::string workload_list_text() {
 }
 
 std::string workload_show_text(const WorkloadChoice& r) {
-  const Workload w = load_workload(r.workload, r.workload_options);
+  const Workload& w = r.loaded;
   const std::optional<ComputeModel> c = workload_compute(r, w);
   std::string out;
   append(out, "# %s: %s\n# %zu tensors (%zu sparse), %zu parameters, %s of gradients\n", w.name.c_str(),

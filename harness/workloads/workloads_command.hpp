@@ -22,7 +22,7 @@ WorkloadsOptions resolve_command(const WorkloadsFlags& f, const CommandContext& 
 int run_command(const WorkloadsOptions& o, const Invocation& inv);
 
 std::string workload_list_text();
-// The workload's tensors (backward order), totals, and the buckets of each policy in
+// The workload's tensors (backward order; `m` resolved by resolve_workload), totals, and the buckets of each policy in
 // `m.bucketings`; compute times where the step's compute is given.
 std::string workload_show_text(const WorkloadChoice& m);
 

@@ -36,12 +36,7 @@ constexpr std::array<MpiCollectiveNames, kAllCollectives.size()> kMpiNames{{
      .open_mpi_name = "reduce_scatter_block"},
 }};
 
-constexpr bool rows_in_order() {
-  for (std::size_t i = 0; i < kMpiNames.size(); ++i)
-    if (kMpiNames[i].id != kAllCollectives[i]) return false;
-  return true;
-}
-static_assert(rows_in_order(), "kMpiNames is indexed by Collective");
+static_assert(rows_in_enum_order<Collective>(kMpiNames), "kMpiNames is indexed by Collective");
 
 }  // namespace
 
