@@ -39,6 +39,12 @@ Schedule build_rabenseifner_allreduce(const ScheduleRequest& q);
 Schedule build_hierarchical_allreduce(const ScheduleRequest& q);
 Schedule build_hierarchical_2d_allreduce(const ScheduleRequest& q);
 
+// alltoall and alltoallv alike (they read ScheduleRequest::blocks()), but Bruck's equal blocks.
+Schedule build_linear_all_to_all(const ScheduleRequest& q);
+Schedule build_pairwise_all_to_all(const ScheduleRequest& q);
+Schedule build_bruck_alltoall(const ScheduleRequest& q);
+Schedule build_hierarchical_all_to_all(const ScheduleRequest& q);
+
 // Default pipeline segments (a run's --segment-size overrides them).
 inline constexpr std::size_t kRingSegmentBytes = 256 * 1024;
 inline constexpr std::size_t kChainSegmentBytes = 128 * 1024;
@@ -52,6 +58,24 @@ struct ReferenceAlgorithm {
   std::size_t default_segment_bytes = 0;  // pipelined algorithms only
   bool topology_aware = false;            // reads AlgorithmParams::node_of_rank
 };
+
+// The all-to-all rows that serve alltoallv too (all but Bruck, which needs equal blocks).
+inline constexpr ReferenceAlgorithm kLinearAllToAll{
+    Collective::alltoall, "linear", "every block to its rank at once, in rotated order", build_linear_all_to_all};
+inline constexpr ReferenceAlgorithm kPairwiseAllToAll{
+    Collective::alltoall, "pairwise", "n-1 steps, one partner each (XOR for powers of two, else r+k / r-k)",
+    build_pairwise_all_to_all};
+inline constexpr ReferenceAlgorithm kHierarchicalAllToAll{
+    Collective::alltoall,
+    "hierarchical",
+    "blocks for other nodes through node leaders: one message per pair of nodes",
+    build_hierarchical_all_to_all,
+    0,
+    true};
+constexpr ReferenceAlgorithm same_for(Collective c, ReferenceAlgorithm row) {
+  row.collective = c;
+  return row;
+}
 
 // In the order `collbench list` and a sweep show them, after the `mpi` baseline.
 inline constexpr std::array kReferenceAlgorithms{
@@ -104,6 +128,15 @@ inline constexpr std::array kReferenceAlgorithms{
     ReferenceAlgorithm{Collective::allreduce, "hierarchical_2d",
                        "reduce-scatter in nodes, allreduce per shard across nodes, allgather in nodes",
                        build_hierarchical_2d_allreduce, 0, true},
+    kLinearAllToAll,
+    kPairwiseAllToAll,
+    ReferenceAlgorithm{Collective::alltoall, "bruck",
+                       "log2(n) rounds of n/2 packed blocks, with local rotations (Bruck et al.)",
+                       build_bruck_alltoall},
+    kHierarchicalAllToAll,
+    same_for(Collective::alltoallv, kLinearAllToAll),
+    same_for(Collective::alltoallv, kPairwiseAllToAll),
+    same_for(Collective::alltoallv, kHierarchicalAllToAll),
 };
 
 // Registers every row of kReferenceAlgorithms.

@@ -1,6 +1,7 @@
 #include "collectives/collective.hpp"
 
 #include <cstddef>
+#include <stdexcept>
 
 namespace collbench {
 namespace {
@@ -32,22 +33,36 @@ BufferLayout reduce_scatter_layout(const Q& q) {
   return {all_blocks(q), q.in_place ? all_blocks(q) : q.count, q.count, q.in_place, 0};
 }
 
+BufferLayout all_to_all_layout(const Q& q) {
+  const PeerBlocks b = q.blocks();
+  if (q.in_place && !b.symmetric())
+    throw std::invalid_argument(
+        "alltoallv in place needs a symmetric count matrix (MPI_IN_PLACE sends what it receives)");
+  const std::size_t recv = b.recv_total(q.rank);
+  return {q.in_place ? recv : b.send_total(q.rank), recv, recv, q.in_place, 0};
+}
+
 ResultSource reduced(const Q&, std::size_t i) { return {i, true, 0}; }
 ResultSource from_root(const Q& q, std::size_t i) { return {i, false, q.root}; }
 ResultSource block_of_rank(const Q& q, std::size_t i) { return {i % q.count, false, static_cast<int>(i / q.count)}; }
+ResultSource from_peer_block(const Q& q, std::size_t i) {
+  const auto [from, index] = q.blocks().source_of(q.rank, i);
+  return {index, false, from};
+}
 ResultSource own_block_reduced(const Q& q, std::size_t i) {
   return {static_cast<std::size_t>(q.rank) * q.count + i, true, 0};
 }
 
 }  // namespace
 
-constexpr std::array<CollectiveTraits, 6> kCollectiveTraits{{
+constexpr std::array<CollectiveTraits, 8> kCollectiveTraits{{
     {.id = Collective::allreduce,
      .name = "allreduce",
      .uses_root = false,
      .uses_reduce_op = true,
      .only_root_contributes = false,
      .counts_all_blocks = false,
+     .takes_count_matrix = false,
      .busbw_factor = factor_all_to_all,
      .busbw_factor_text = "2(n-1)/n",
      .layout = allreduce_layout,
@@ -58,6 +73,7 @@ constexpr std::array<CollectiveTraits, 6> kCollectiveTraits{{
      .uses_reduce_op = false,
      .only_root_contributes = true,
      .counts_all_blocks = false,
+     .takes_count_matrix = false,
      .busbw_factor = factor_one,
      .busbw_factor_text = "1",
      .layout = broadcast_layout,
@@ -68,6 +84,7 @@ constexpr std::array<CollectiveTraits, 6> kCollectiveTraits{{
      .uses_reduce_op = true,
      .only_root_contributes = false,
      .counts_all_blocks = false,
+     .takes_count_matrix = false,
      .busbw_factor = factor_one,
      .busbw_factor_text = "1",
      .layout = reduce_layout,
@@ -78,6 +95,7 @@ constexpr std::array<CollectiveTraits, 6> kCollectiveTraits{{
      .uses_reduce_op = false,
      .only_root_contributes = false,
      .counts_all_blocks = true,
+     .takes_count_matrix = false,
      .busbw_factor = factor_one_of_n,
      .busbw_factor_text = "(n-1)/n",
      .layout = gather_layout,
@@ -88,6 +106,7 @@ constexpr std::array<CollectiveTraits, 6> kCollectiveTraits{{
      .uses_reduce_op = false,
      .only_root_contributes = false,
      .counts_all_blocks = true,
+     .takes_count_matrix = false,
      .busbw_factor = factor_one_of_n,
      .busbw_factor_text = "(n-1)/n",
      .layout = allgather_layout,
@@ -98,13 +117,37 @@ constexpr std::array<CollectiveTraits, 6> kCollectiveTraits{{
      .uses_reduce_op = true,
      .only_root_contributes = false,
      .counts_all_blocks = true,
+     .takes_count_matrix = false,
      .busbw_factor = factor_one_of_n,
      .busbw_factor_text = "(n-1)/n",
      .layout = reduce_scatter_layout,
      .result_of = own_block_reduced},
+    // nccl-tests' alltoall: the size is all n blocks a rank sends, busbw (n-1)/n.
+    {.id = Collective::alltoall,
+     .name = "alltoall",
+     .uses_root = false,
+     .uses_reduce_op = false,
+     .only_root_contributes = false,
+     .counts_all_blocks = true,
+     .takes_count_matrix = false,
+     .busbw_factor = factor_one_of_n,
+     .busbw_factor_text = "(n-1)/n",
+     .layout = all_to_all_layout,
+     .result_of = from_peer_block},
+    {.id = Collective::alltoallv,
+     .name = "alltoallv",
+     .uses_root = false,
+     .uses_reduce_op = false,
+     .only_root_contributes = false,
+     .counts_all_blocks = true,
+     .takes_count_matrix = true,
+     .busbw_factor = factor_one_of_n,
+     .busbw_factor_text = "(n-1)/n",
+     .layout = all_to_all_layout,
+     .result_of = from_peer_block},
 }};
 
-constexpr NameTable<Collective, 6> kCollectiveNames = name_table_of<Collective>(kCollectiveTraits);
+constexpr NameTable<Collective, 8> kCollectiveNames = name_table_of<Collective>(kCollectiveTraits);
 static_assert(rows_in_enum_order<Collective>(kCollectiveTraits), "kCollectiveTraits is indexed by Collective");
 
 const CollectiveTraits& traits(Collective c) { return kCollectiveTraits[static_cast<std::size_t>(c)]; }
@@ -117,8 +160,9 @@ std::size_t count_of_size(Collective c, std::size_t bytes, std::size_t element_s
   return bytes / element_size / size_in_elements(c, 1, nranks);
 }
 
-BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank, int root, bool in_place) {
-  return traits(c).layout({count, nranks, rank, root, in_place});
+BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank, int root, bool in_place,
+                           const CountMatrix* counts) {
+  return traits(c).layout({count, nranks, rank, root, in_place, counts});
 }
 
 CollectiveCall bind_buffers(CollectiveCall call, const BufferLayout& layout, const void* send, void* recv) {

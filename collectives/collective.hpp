@@ -9,19 +9,23 @@
 #include <optional>
 #include <string_view>
 
+#include "collectives/block_counts.hpp"
 #include "collectives/dtype.hpp"
 #include "collectives/names.hpp"
 
 namespace collbench {
 
-enum class Collective { allreduce, broadcast, reduce, gather, allgather, reduce_scatter };
+enum class Collective { allreduce, broadcast, reduce, gather, allgather, reduce_scatter, alltoall, alltoallv };
 
 // Element counts of one rank's buffers. `count` is the per-rank element count (for
 // gather and allgather what each rank contributes, for reduce_scatter what each rank
-// receives). Broadcast has a single buffer, so its send buffer is always the receive
+// receives, for alltoall what each rank sends each peer; for alltoallv the mean of its
+// count matrix, block_counts.hpp). Broadcast has a single buffer, so its send buffer is always the receive
 // buffer. In place follows MPI_IN_PLACE: reduce and gather alias only at the root,
 // allgather's input is the rank's own block of the output, and reduce_scatter reads
-// its input from the receive buffer and leaves its result at the start.
+// its input from the receive buffer and leaves its result at the start. An in-place
+// all-to-all sends from the receive buffer and replaces it (alltoallv: only with a
+// symmetric matrix, as MPI takes the send counts from the receive counts).
 struct BufferLayout {
   std::size_t send_count = 0;
   std::size_t recv_count = 0;
@@ -42,6 +46,8 @@ struct LayoutRequest {
   std::size_t count = 0;
   int nranks = 1, rank = 0, root = 0;
   bool in_place = false;
+  const CountMatrix* counts = nullptr;  // alltoallv's matrix; null: `count` to every peer
+  PeerBlocks blocks() const { return {nranks, count, counts}; }
 };
 
 struct CollectiveTraits {
@@ -53,6 +59,7 @@ struct CollectiveTraits {
   // Whether a call's size counts every rank's block (`count` is one rank's block and
   // the size is n blocks, as in nccl-tests) or one rank's buffer.
   bool counts_all_blocks;
+  bool takes_count_matrix;  // a count per (sender, receiver) pair: alltoallv
   // nccl-tests' bus-bandwidth factor: busbw = algbw * factor(n), written as `factor_text`.
   double (*busbw_factor)(int nranks);
   std::string_view busbw_factor_text;
@@ -62,23 +69,26 @@ struct CollectiveTraits {
 };
 
 const CollectiveTraits& traits(Collective c);
-extern const std::array<CollectiveTraits, 6> kCollectiveTraits;
-extern const NameTable<Collective, 6> kCollectiveNames;
+extern const std::array<CollectiveTraits, 8> kCollectiveTraits;
+extern const NameTable<Collective, 8> kCollectiveNames;
 inline constexpr std::array kAllCollectives{Collective::allreduce, Collective::broadcast, Collective::reduce,
-                                            Collective::gather,    Collective::allgather, Collective::reduce_scatter};
+                                            Collective::gather,    Collective::allgather, Collective::reduce_scatter,
+                                            Collective::alltoall,  Collective::alltoallv};
 
 inline std::string_view collective_name(Collective c) { return traits(c).name; }
 inline std::optional<Collective> parse_collective(std::string_view name) { return kCollectiveNames.parse(name); }
 inline bool uses_reduce_op(Collective c) { return traits(c).uses_reduce_op; }
 inline bool uses_root(Collective c) { return traits(c).uses_root; }
 inline bool size_counts_all_blocks(Collective c) { return traits(c).counts_all_blocks; }
+inline bool takes_count_matrix(Collective c) { return traits(c).takes_count_matrix; }
 inline double busbw_factor(Collective c, int nranks) { return traits(c).busbw_factor(nranks); }
 // A call's size in elements from its per-rank count, and back: the count of a size
 // given in bytes, rounded down to whole elements (and whole blocks where the size
 // counts every rank's block). Every command turns bytes into counts with this.
 std::size_t size_in_elements(Collective c, std::size_t count, int nranks);
 std::size_t count_of_size(Collective c, std::size_t bytes, std::size_t element_size, int nranks);
-BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank, int root, bool in_place);
+BufferLayout buffer_layout(Collective c, std::size_t count, int nranks, int rank, int root, bool in_place,
+                           const CountMatrix* counts = nullptr);
 
 // One call of a collective on one rank: what a PreparedCollective runs.
 struct CollectiveCall {
@@ -90,6 +100,7 @@ struct CollectiveCall {
   const void* send = nullptr;  // equals recv (+offset) when in place
   void* recv = nullptr;
   bool in_place = false;
+  SharedCounts counts;  // alltoallv's matrix (null: `count` to every peer)
 };
 
 // Points `call` at its buffers: send is the receive buffer (at its offset) where the

@@ -1,44 +1,15 @@
 // Hierarchical allreduce over nodes (ScheduleRequest::node_of): the whole vector
 // through node leaders, or one shard per local rank across nodes (2D).
 #include <algorithm>
-#include <map>
 
 #include "algorithms/catalog.hpp"
+#include "algorithms/phases/nodes.hpp"
 #include "algorithms/phases/binomial.hpp"
 #include "algorithms/phases/recursive.hpp"
 #include "algorithms/phases/ring.hpp"
 
 namespace collbench {
 namespace {
-
-// Ranks grouped by node, nodes in order of their lowest rank; each list ascending.
-struct Nodes {
-  std::vector<std::vector<int>> ranks;
-  int mine = 0, local = 0;  // this rank's node and index on it
-  std::size_t smallest = 0;
-
-  Nodes(const ScheduleRequest& q) {
-    std::map<int, int> index;
-    for (int r = 0; r < q.nranks; ++r) {
-      auto [it, fresh] = index.try_emplace(q.node_of(r), static_cast<int>(ranks.size()));
-      if (fresh) ranks.emplace_back();
-      ranks[it->second].push_back(r);
-      if (r == q.rank) {
-        mine = it->second;
-        local = static_cast<int>(ranks[it->second].size()) - 1;
-      }
-    }
-    smallest = ranks[0].size();
-    for (const auto& n : ranks) smallest = std::min(smallest, n.size());
-  }
-  // The longest of a per-node phase, so that the next phase starts together.
-  template <class F>
-  std::size_t longest(F steps_for_size) const {
-    std::size_t most = 0;
-    for (const auto& n : ranks) most = std::max(most, steps_for_size(static_cast<int>(n.size())));
-    return most;
-  }
-};
 
 // Ring allreduce of `data` in place in the receive buffer among `members`.
 std::size_t ring_allreduce_in_place(ScheduleWriter& w, std::size_t step, std::vector<int> members, int me, Span data) {

@@ -95,13 +95,13 @@ std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const C
   if (entry.is_baseline()) return entry.prepare_library(call, transport);
   AlgorithmParams resolved = params;
   resolved.segment_bytes = entry.segment_bytes(params);
-  const ScheduleRequest req{call.collective, transport.size(),       transport.rank(), call.count,
-                            call.root,       dtype_size(call.dtype), &resolved};
+  const ScheduleRequest req{call.collective,        transport.size(), transport.rank(), call.count,       call.root,
+                            dtype_size(call.dtype), &resolved,        call.in_place,    call.counts.get()};
   Schedule s = entry.build(req);
   const std::size_t scratch_bytes = s.scratch_count * dtype_size(call.dtype);
   std::byte* scratch = workspace.reserve(scratch_bytes, transport);
-  const BufferLayout layout =
-      buffer_layout(call.collective, call.count, transport.size(), transport.rank(), call.root, call.in_place);
+  const BufferLayout layout = buffer_layout(call.collective, call.count, transport.size(), transport.rank(), call.root,
+                                            call.in_place, call.counts.get());
   MemorySpace* space = transport.memory().kind() == MemoryKind::host ? nullptr : &transport.memory();
   return std::make_unique<ScheduledCollective>(
       BoundSchedule(s, call, layout, scratch, scratch_bytes, params.order, space), transport);

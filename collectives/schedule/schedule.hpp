@@ -77,6 +77,11 @@ struct ScheduleRequest {
   int root = 0;
   std::size_t element_size = 4;             // bytes; builders use it to size pipeline segments
   const AlgorithmParams* params = nullptr;  // nullptr: defaults
+  // Whether the send buffer is the receive buffer (BufferLayout): most builders write
+  // schedules right either way; an all-to-all must set its input aside first.
+  bool in_place = false;
+  const CountMatrix* counts = nullptr;  // alltoallv's matrix; null: `count` to every peer
+  PeerBlocks blocks() const { return {nranks, count, counts}; }
 
   // Elements per pipeline segment (at least 1): the requested size, else `default_bytes`.
   std::size_t segment_elements(std::size_t default_bytes) const;

@@ -40,7 +40,7 @@ class Player {
     report_.elements_sent.assign(p.nranks, 0);
     report_.elements_received.assign(p.nranks, 0);
     for (int r = 0; r < p.nranks; ++r) {
-      Rank st{buffer_layout(p.collective, p.count, p.nranks, r, p.root, p.in_place), {}, {}, {}};
+      Rank st{buffer_layout(p.collective, p.count, p.nranks, r, p.root, p.in_place, p.counts), {}, {}, {}};
       st.recv.emplace_back(st.layout.recv_count, words_);
       st.send.emplace_back(st.layout.send_aliases_recv ? 0 : st.layout.send_count, words_);
       st.scratch.emplace_back(s[r].scratch_count, words_);
@@ -430,7 +430,8 @@ class Player {
   std::int64_t expect(int rank, std::size_t i, std::vector<std::uint64_t>& want) const {
     std::fill(want.begin(), want.end(), 0);
     auto set = [&](int k) { want[k / 64] |= std::uint64_t{1} << (k % 64); };
-    const ResultSource src = traits(p_.collective).result_of({p_.count, p_.nranks, rank, p_.root, p_.in_place}, i);
+    const ResultSource src =
+        traits(p_.collective).result_of({p_.count, p_.nranks, rank, p_.root, p_.in_place, p_.counts}, i);
     if (src.all_ranks)
       for (int k = 0; k < p_.nranks; ++k) set(k);
     else
@@ -493,7 +494,7 @@ SymbolicReport verify_builder(const SymbolicProblem& p, ScheduleBuilder build, c
   std::vector<Schedule> schedules;
   schedules.reserve(p.nranks);
   for (int r = 0; r < p.nranks; ++r)
-    schedules.push_back(build({p.collective, p.nranks, r, p.count, p.root, 4, &params}));
+    schedules.push_back(build({p.collective, p.nranks, r, p.count, p.root, 4, &params, p.in_place, p.counts}));
   SymbolicReport steps = play_schedules(p, schedules, ExecutionOrder::steps);
   if (!steps.ok()) return steps;
   return play_schedules(p, schedules, ExecutionOrder::dataflow);

@@ -27,6 +27,7 @@ struct SymbolicProblem {
   std::size_t count = 0;
   int root = 0;
   bool in_place = false;
+  const CountMatrix* counts = nullptr;  // alltoallv's matrix
 };
 
 // Plays the given per-rank schedules (schedules[r] is rank r's) in one execution

@@ -121,11 +121,11 @@ std::size_t count_mismatches(DType t, const void* got, const void* want, std::si
   });
 }
 
-ExpectedResult::ExpectedResult(const InputSpec& s, int rank, int root, std::size_t count)
+ExpectedResult::ExpectedResult(const InputSpec& s, int rank, int root, std::size_t count, const CountMatrix* counts)
     : dtype_(s.dtype), tolerance_(tolerance(s)) {
   const std::size_t elem = dtype_size(s.dtype);
   const CollectiveTraits& c = traits(s.collective);
-  const LayoutRequest q{count, s.nranks, rank, root, false};
+  const LayoutRequest q{count, s.nranks, rank, root, false, counts};
   const std::size_t results = c.layout(q).result_count;
   if (results == 0) return;
   if (!c.uses_reduce_op) {

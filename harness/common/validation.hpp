@@ -41,7 +41,8 @@ std::size_t count_mismatches(DType t, const void* got, const void* want, std::si
 // check stays affordable at scale.
 class ExpectedResult {
  public:
-  ExpectedResult(const InputSpec& spec, int rank, int root, std::size_t count);
+  // `counts`: alltoallv's matrix (null: `count` to every peer).
+  ExpectedResult(const InputSpec& spec, int rank, int root, std::size_t count, const CountMatrix* counts = nullptr);
   // Elements of `recv` (this rank's receive buffer) that differ from the expected result.
   std::size_t count_wrong(const void* recv) const;
 

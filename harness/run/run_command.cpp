@@ -78,6 +78,8 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                   {"segment_bytes", s.segment_bytes},
                   {"order", kExecutionOrderNames.name(s.order)},
                   {"transport", kTransportKindNames.name(s.transport)},
+                  {"counts", s.traffic ? s.traffic->text : ""},
+                  {"size_per", s.sizes_per_peer ? "peer" : "rank"},
                   {"bound", s.bound},
                   {"ranks_per_node", ranks_per_node}};
   m["definitions"] = {
@@ -130,6 +132,7 @@ int run_command(RunOptions o, const Invocation& inv) {
   ResultRow columns;
   if (s.bound) columns.extra.push_back({"of_bound", 0.0});
   if (opened.space) columns.extra.push_back({"memory", ""});  // which GPU, per row
+  if (s.traffic) columns.extra.insert(columns.extra.end(), {{"counts", ""}, {"busiest_bytes", 0}});
   ResultSink sink = ResultSink::open(o.out, std::string(collective_name(s.collective)),
                                      field_names(csv_fields(columns)), metadata, inv.comm);
   if (inv.rank == 0) print_table_header(s, metadata);

@@ -61,6 +61,15 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
       ->check(whole_in(0, INT_MAX))
       ->capture_default_str();
   run.add_flag("--in-place", s.in_place, "Use one buffer for input and output (MPI_IN_PLACE)");
+  run.add_option("--counts", f.counts,
+                 "alltoallv: who sends how much to whom, scaled to each size: uniform, zipf:S[:SEED] (receivers "
+                 "skewed), hot:RANK:SHARE (one rank receives SHARE of everything), or FILE.csv (n x n weights, "
+                 "row = sender)")
+      ->capture_default_str();
+  run.add_option("--size-per", f.size_per,
+                 "What -b/-e measure for gather, allgather, reduce_scatter, alltoall(v): rank (all n blocks of one "
+                 "rank, as nccl-tests and the bytes column) or peer (one block, as OSU)")
+      ->capture_default_str();
   run.add_option("--segment-size", f.segment,
                  "Pipeline segment of pipelined algorithms (K/M suffixes; "
                  "default: each algorithm's own, see 'collbench list')");
@@ -191,6 +200,27 @@ void resolve_where(SweepSpec& s, const RunFlags& f, bool ps, const std::function
   keep_runnable(s.algorithms, s.memory, s.transport, f.algorithms_given);
 }
 
+// alltoallv's count matrix pattern, and whether sizes are per rank or per peer.
+void resolve_blocks(SweepSpec& s, const RunFlags& f, int nranks) {
+  if (f.size_per != "rank" && f.size_per != "peer")
+    throw std::invalid_argument("--size-per " + f.size_per + ": valid: rank, peer");
+  s.sizes_per_peer = f.size_per == "peer";
+  if (s.sizes_per_peer && !size_counts_all_blocks(s.collective))
+    throw std::invalid_argument("--size-per peer applies to collectives made of one block per rank, not " +
+                                f.collective);
+  if (!takes_count_matrix(s.collective)) {
+    if (f.counts != "uniform")
+      throw std::invalid_argument("--counts applies to alltoallv (its per-peer counts), not " + f.collective);
+    return;
+  }
+  s.traffic = parse_traffic_pattern(f.counts, nranks);
+  if (s.in_place && !is_symmetric(*s.traffic))
+    throw std::invalid_argument(
+        "alltoallv --in-place needs a symmetric --counts pattern (MPI_IN_PLACE sends what "
+        "it receives); " +
+        f.counts + " is not");
+}
+
 void check_bound_and_root(const SweepSpec& s, const RunFlags& f, bool ps, int nranks) {
   if (s.memory == MemoryKind::device && s.bound)
     throw std::invalid_argument("--bound measures host memory, not --memory device");
@@ -214,6 +244,7 @@ RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
   resolve_sizes(s, f);
   resolve_where(s, f, ps, context.probe);
   check_bound_and_root(s, f, ps, context.nranks);
+  if (!ps) resolve_blocks(s, f, context.nranks);
   const std::vector<std::size_t> sizes = checked_sweep_sizes(s.sizes, dtype_size(s.dtype), o.force);
   if (!ps) check_request(estimate_sweep(s, sizes), context.machine, o.force);
   return o;

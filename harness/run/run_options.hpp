@@ -15,6 +15,7 @@
 #include "harness/common/timing.hpp"
 #include "harness/common/transports.hpp"
 #include "harness/common/watchdog.hpp"
+#include "workloads/traffic.hpp"
 
 namespace CLI {
 class App;
@@ -41,6 +42,8 @@ struct SweepSpec {
   bool bound = false;                               // also measure the point-to-point and kernel limit (bound.hpp)
   TransportKind transport = TransportKind::mpi;     // of the reference algorithms (the baseline's is MPI's own)
   MemoryKind memory = MemoryKind::host;             // where every buffer lives
+  std::optional<TrafficPattern> traffic;            // alltoallv: who sends how much to whom
+  bool sizes_per_peer = false;                      // -b/-e are one block (OSU), not all of a rank's (nccl-tests)
 };
 
 struct RunOptions {
@@ -55,7 +58,7 @@ struct RunOptions {
 struct RunFlags {
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "8", max_bytes = "64M",
               timing = "per-call", aggregate = "max", order = "dataflow", memory = "host", segment, warmup = "auto",
-              iters = "auto";
+              iters = "auto", counts = "uniform", size_per = "rank";
   bool algorithms_given = false;  // -a "" names nothing, rather than meaning all
   TransportFlags transport;
   bool order_given = false;  // without it, --transport nccl means --order steps

@@ -15,6 +15,7 @@
 #include "harness/common/validation.hpp"
 #include "harness/run/bound.hpp"
 #include "harness/run/run_table.hpp"
+#include "workloads/traffic.hpp"
 
 namespace collbench {
 namespace {
@@ -35,7 +36,8 @@ class SizeRun {
         count_(count),
         rank_(rank),
         spec_{o.collective, o.dtype, o.op, nranks},
-        layout_(buffer_layout(o.collective, count, nranks, rank, o.root, o.in_place)) {}
+        counts_(o.traffic ? scaled_counts(*o.traffic, count * static_cast<std::size_t>(nranks) * nranks) : nullptr),
+        layout_(buffer_layout(o.collective, count, nranks, rank, o.root, o.in_place, counts_.get())) {}
 
   CollectiveCall call() const { return call_on(b_.send, b_.recv); }
 
@@ -52,7 +54,9 @@ class SizeRun {
     poison_output(host_call(), layout_);
     copy_in(false);
   }
-  ExpectedResult expected() const { return ExpectedResult(spec_, rank_, o_.root, count_); }
+  ExpectedResult expected() const { return ExpectedResult(spec_, rank_, o_.root, count_, counts_.get()); }
+  const BufferLayout& layout() const { return layout_; }
+  const CountMatrix* counts() const { return counts_.get(); }
   const void* result() const {
     if (!b_.space) return b_.recv.data();
     b_.space->copy_out(b_.host_recv.data(), b_.recv.data(), recv_bytes());
@@ -61,7 +65,7 @@ class SizeRun {
 
  private:
   CollectiveCall call_on(const OwnedBuffer& send, const OwnedBuffer& recv) const {
-    const CollectiveCall shape{o_.collective, o_.dtype, o_.op, count_, o_.root, nullptr, nullptr, o_.in_place};
+    const CollectiveCall shape{o_.collective, o_.dtype, o_.op, count_, o_.root, nullptr, nullptr, o_.in_place, counts_};
     return bind_buffers(shape, layout_, send.data(), recv.data());
   }
   CollectiveCall host_call() const { return b_.space ? call_on(b_.host_send, b_.host_recv) : call(); }
@@ -81,6 +85,7 @@ class SizeRun {
   std::size_t count_;
   int rank_;
   InputSpec spec_;
+  SharedCounts counts_;  // alltoallv: this size's matrix
   BufferLayout layout_;
 };
 
@@ -143,6 +148,7 @@ ResultRow bound_row(const ResultRow& like, const BoundAtSize& b, const SweepSpec
 // One size's measurements: every algorithm's, and the bound's where asked for.
 struct SizeMeasured {
   std::size_t count = 0, bytes = 0;
+  std::optional<TrafficSummary> traffic;  // alltoallv's blocks at this size
   std::vector<Measured> algorithms;
   std::optional<BoundAtSize> bound;
 };
@@ -161,7 +167,7 @@ class Sweep {
         mpi_(session.registry.find(o.collective, "mpi")),
         params_(session.algorithm_params(o.segment_bytes, o.order)),
         command_("run " + std::string(collective_name(o.collective))) {
-    allocate(count_of_size(o.collective, sizes.empty() ? 0 : sizes.back(), elem_, nranks_));
+    allocate(sizes);
   }
 
   std::string row_name(const AlgorithmEntry* a) const {
@@ -171,10 +177,11 @@ class Sweep {
 
   SizeMeasured measure(std::size_t bytes_requested) {
     SizeMeasured m;
-    m.count = count_of_size(o_.collective, bytes_requested, elem_, nranks_);
+    m.count = count_for(bytes_requested);
     m.bytes = size_in_elements(o_.collective, m.count, nranks_) * elem_;
     m.algorithms.resize(o_.algorithms.size());
     SizeRun size_run(o_, buf_, m.count, rank_, nranks_);
+    if (size_run.counts()) m.traffic = summarize_traffic(*size_run.counts());
     std::vector<std::unique_ptr<PreparedCollective>> prepared;
     for (const AlgorithmEntry* a : o_.algorithms)
       prepared.push_back(prepare(*a, size_run.call(), a->is_baseline_of("mpi") ? session_.transport : transport_,
@@ -215,10 +222,23 @@ class Sweep {
   }
 
  private:
-  void allocate(std::size_t max_count) {
-    const BufferLayout big = buffer_layout(o_.collective, max_count, nranks_, rank_, o_.root, o_.in_place);
-    const std::size_t send_bytes = std::max<std::size_t>(big.send_count * elem_, 1);
-    const std::size_t recv_bytes = std::max(big.recv_count * elem_, big.send_count * elem_) + 1;
+  // A size in bytes as a count: per rank (nccl-tests), or per peer (OSU) where asked.
+  std::size_t count_for(std::size_t bytes) const {
+    if (o_.sizes_per_peer) return bytes / elem_;
+    return count_of_size(o_.collective, bytes, elem_, nranks_);
+  }
+
+  void allocate(const std::vector<std::size_t>& sizes) {
+    // The largest buffers of any size: alltoallv's skewed counts need not grow with it everywhere.
+    std::size_t send = 0, recv = 0;
+    for (std::size_t bytes : sizes) {
+      const BufferLayout l = SizeRun(o_, buf_, count_for(bytes), rank_, nranks_).layout();
+      send = std::max(send, l.send_count);
+      recv = std::max({recv, l.recv_count, l.send_count});
+    }
+    const std::size_t max_count = sizes.empty() ? 0 : count_for(sizes.back());
+    const std::size_t send_bytes = std::max<std::size_t>(send * elem_, 1);
+    const std::size_t recv_bytes = recv * elem_ + 1;
     buf_.send = transport_.allocate(send_bytes);
     buf_.recv = transport_.allocate(recv_bytes);
     if (transport_.memory().kind() != MemoryKind::host) {
@@ -314,6 +334,14 @@ class Sweep {
                 .round_mean_us = measured.round_means};
     fill_timing(r, measured.samples, busbw_factor(o_.collective, nranks_));
     if (buf_.space) r.extra.push_back({"memory", std::string(buf_.space->name())});
+    if (m.traffic) {
+      r.extra.push_back({"counts", o_.traffic->text});
+      r.extra.push_back({"busiest_bytes", m.traffic->busiest * elem_});
+      r.details["blocks_bytes"] = {{"min", m.traffic->min * elem_},
+                                   {"median", m.traffic->median * elem_},
+                                   {"max", m.traffic->max * elem_},
+                                   {"busiest_rank", m.traffic->busiest_rank}};
+    }
     return r;
   }
 

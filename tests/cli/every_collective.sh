@@ -5,7 +5,7 @@
 set -u
 mpiexec=$1 collbench=$2
 status=0
-for c in allreduce broadcast reduce gather allgather reduce_scatter; do
+for c in allreduce broadcast reduce gather allgather reduce_scatter alltoall alltoallv; do
   for place in "" --in-place; do
     root=1
     # MPICH 4.0.x crashes in an in-place reduce at a non-zero root (collbench refuses it).
@@ -21,5 +21,15 @@ for c in allreduce broadcast reduce gather allgather reduce_scatter; do
       echo "ok: $c root $root ${place:-out of place}"
     fi
   done
+done
+# alltoallv with skewed counts (not symmetric, so out of place only).
+for counts in zipf:1.5 hot:1:1; do
+  if "$mpiexec" -n 2 "$collbench" run -c alltoallv --counts "$counts" -b 8 -e 4K -f 8 -n 4 -w 1 --check-every 2 \
+    --csv /dev/null --json /dev/null >/dev/null 2>&1; then
+    echo "ok: alltoallv --counts $counts"
+  else
+    echo "FAIL: alltoallv --counts $counts"
+    status=1
+  fi
 done
 exit $status

@@ -91,6 +91,11 @@ TEST_P(ReferenceSchedule, VerifiesForEveryRankCountRootAndCountUpTo128) {
 TEST_P(ReferenceSchedule, VerifiesAtAThousandRanks) {
   const int n = 1000;
   const AlgorithmEntry& e = entry(GetParam());
+  // An all-to-all moves n^2 blocks: one element each, in and out of place.
+  if (e.collective == Collective::alltoall || e.collective == Collective::alltoallv) {
+    for (bool in_place : {false, true}) verify(n, 0, 1, in_place, params_for(e, n).back());
+    return;
+  }
   const std::size_t larger = size_counts_all_blocks(e.collective) ? 3 : 1003;
   for (int root : {0, 1, 617, 999}) {
     if (!uses_root(e.collective) && root != 0) continue;
@@ -98,7 +103,56 @@ TEST_P(ReferenceSchedule, VerifiesAtAThousandRanks) {
   }
 }
 
+// alltoallv's count matrices: skewed, with empty blocks, one rank receiving (or sending)
+// everything, odd counts; in place with symmetric ones.
+std::vector<std::pair<std::string, CountMatrix>> count_matrices(int n) {
+  const auto cells = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  auto make = [&](auto count_of) {
+    std::vector<std::size_t> c(cells);
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) c[static_cast<std::size_t>(a * n + b)] = count_of(a, b);
+    return CountMatrix(n, c);
+  };
+  return {
+      {"skewed",
+       make([](int a, int b) { return static_cast<std::size_t>((a * 7 + b * 3) % 5 == 0 ? 0 : (a + 2 * b) % 9); })},
+      {"one_receiver", make([](int, int b) { return std::size_t{b == 0 ? 3u : 0u}; })},
+      {"one_sender",
+       make([n](int a, int b) { return std::size_t{a == n - 1 ? static_cast<std::size_t>(b % 2 + 1) : 0u}; })},
+      {"symmetric",
+       make([](int a, int b) { return static_cast<std::size_t>((a + b) % 4 == 1 ? 0 : (a * b + a + b) % 5); })},
+      {"all_empty", make([](int, int) { return std::size_t{0}; })},
+  };
+}
+
+class CountMatrixSchedule : public testing::TestWithParam<std::string> {};
+
+std::vector<std::string> count_matrix_algorithms() {
+  std::vector<std::string> out;
+  for (const std::string& name : all_reference_algorithms())
+    if (takes_count_matrix(entry(name).collective)) out.push_back(name);
+  return out;
+}
+
+TEST_P(CountMatrixSchedule, VerifiesEveryCountMatrix) {
+  const AlgorithmEntry& e = entry(GetParam());
+  for (int n : {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 64}) {
+    const auto params = params_for(e, n);
+    for (const auto& [name, m] : count_matrices(n))
+      for (bool in_place : {false, true}) {
+        if (in_place && !m.symmetric()) continue;
+        for (const AlgorithmParams& p : params) {
+          const SymbolicReport rep = verify_builder({e.collective, n, 2, 0, in_place, &m}, e.build, p);
+          ASSERT_TRUE(rep.ok()) << label(e) << " n=" << n << " " << name << " in_place=" << in_place << " "
+                                << describe_params(p) << ": " << rep.errors.front();
+        }
+      }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, ReferenceSchedule, testing::ValuesIn(all_reference_algorithms()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(All, CountMatrixSchedule, testing::ValuesIn(count_matrix_algorithms()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace

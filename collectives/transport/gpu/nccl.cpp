@@ -142,7 +142,12 @@ class NcclTransport final : public Transport {
 // NCCL's own collective on the call's device buffers, then the stream waited for.
 class NcclCollective final : public PreparedCollective {
  public:
-  NcclCollective(const CollectiveCall& c, NcclTransport& t) : c_(c), t_(t) {}
+  NcclCollective(const CollectiveCall& c, NcclTransport& t) : c_(c), t_(t) {
+    // An in-place all-to-all would overwrite blocks before they are sent: send from a copy.
+    const bool all_to_all = c.collective == Collective::alltoall || c.collective == Collective::alltoallv;
+    if (all_to_all && c.in_place)
+      staged_ = t.allocate(PeerBlocks(t.size(), c.count, c.counts.get()).recv_total(t.rank()) * dtype_size(c.dtype));
+  }
   void run() override {
     const ncclDataType_t dt = nccl_type(c_.dtype);
     const std::size_t elem = dtype_size(c_.dtype), n = c_.count;
@@ -185,13 +190,36 @@ class NcclCollective final : public PreparedCollective {
                                 cudaMemcpyDeviceToDevice, s),
                 "cudaMemcpyAsync");
         break;
+      case Collective::alltoall:
+      case Collective::alltoallv: all_to_all(dt, elem, recv, s); break;
     }
     check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
   }
 
  private:
+  // As nccl-tests' alltoall: one grouped ncclSend and ncclRecv per peer, itself included.
+  void all_to_all(ncclDataType_t dt, std::size_t elem, std::byte* recv, cudaStream_t s) {
+    const PeerBlocks b(t_.size(), c_.count, c_.counts.get());
+    const int me = t_.rank();
+    const auto* send = static_cast<const std::byte*>(c_.send);
+    if (staged_.data()) {
+      check(cudaMemcpyAsync(staged_.data(), recv, b.recv_total(me) * elem, cudaMemcpyDeviceToDevice, s),
+            "cudaMemcpyAsync");
+      send = staged_.data();
+    }
+    check(ncclGroupStart(), "ncclGroupStart");
+    for (int p = 0; p < b.nranks(); ++p) {
+      if (b.count(me, p) > 0)
+        check(ncclSend(send + b.send_offset(me, p) * elem, b.count(me, p), dt, p, t_.comm(), s), "ncclSend");
+      if (b.count(p, me) > 0)
+        check(ncclRecv(recv + b.recv_offset(me, p) * elem, b.count(p, me), dt, p, t_.comm(), s), "ncclRecv");
+    }
+    check(ncclGroupEnd(), "ncclGroupEnd");
+  }
+
   CollectiveCall c_;
   NcclTransport& t_;
+  OwnedBuffer staged_;
 };
 
 }  // namespace

@@ -58,7 +58,13 @@ MpiCallArgs mpi_call_args(const CollectiveCall& call, MPI_Comm comm, int rank) {
                 mpi_datatype(call.dtype),
                 uses_reduce_op(call.collective) ? mpi_op(call.dtype, call.op) : MPI_OP_NULL,
                 call.root,
-                comm};
+                comm,
+                {1, 0}};
+  if (call.collective == Collective::alltoall || call.collective == Collective::alltoallv) {
+    int n = 1;
+    MPI_Comm_size(comm, &n);
+    a.blocks = PeerBlocks(n, call.count, call.counts.get());
+  }
   if (call.in_place && (!uses_root(call.collective) || rank == call.root)) a.send = MPI_IN_PLACE;
   return a;
 }
@@ -79,10 +85,35 @@ const char* large_counts_description() {
 
 MpiLibraryCall::MpiLibraryCall(Collective c, const MpiCallArgs& a, LargeCounts how, MPI_Count limit)
     : c_(c), a_(a), split_(how == LargeCounts::split && a.count > limit), limit_(limit) {
+  if (c == Collective::alltoallv) {
+    split_ = false;
+    int me = 0;
+    MPI_Comm_rank(a.comm, &me);
+    const PeerBlocks& b = a.blocks;
+    MPI_Count largest = 0;
+    for (int p = 0; p < b.nranks(); ++p) {
+      c_counts_.push_back(static_cast<MPI_Count>(b.count(me, p)));
+      c_displs_.push_back(static_cast<MPI_Aint>(b.send_offset(me, p)));
+      c_rcounts_.push_back(static_cast<MPI_Count>(b.count(p, me)));
+      c_rdispls_.push_back(static_cast<MPI_Aint>(b.recv_offset(me, p)));
+      largest = std::max({largest, c_counts_.back() + c_displs_.back(), c_rcounts_.back() + c_rdispls_.back()});
+    }
+    if (largest > limit) {
+      if (how == LargeCounts::split)
+        throw std::length_error("alltoallv with " + std::to_string(largest) +
+                                " elements per rank needs MPI_Alltoallv_c, which this MPI library lacks");
+      return;  // native: the _c arrays are used
+    }
+    v_counts_.assign(c_counts_.begin(), c_counts_.end());
+    v_displs_.assign(c_displs_.begin(), c_displs_.end());
+    v_rcounts_.assign(c_rcounts_.begin(), c_rcounts_.end());
+    v_rdispls_.assign(c_rdispls_.begin(), c_rdispls_.end());
+    return;
+  }
   if (!split_) return;
   MPI_Aint lb = 0;
   MPI_Type_get_extent(a.type, &lb, &extent_);
-  if (c == Collective::broadcast || c == Collective::gather || c == Collective::allgather)
+  if (c == Collective::broadcast || c == Collective::gather || c == Collective::allgather || c == Collective::alltoall)
     whole_ = spanning_type(a.type, a.count, limit, extent_);
   if (c == Collective::reduce_scatter) {
     int n = 0;
@@ -101,7 +132,21 @@ MpiLibraryCall::~MpiLibraryCall() {
   if (whole_ != MPI_DATATYPE_NULL && !finalized) MPI_Type_free(&whole_);
 }
 
+void MpiLibraryCall::alltoallv() {
+  const MpiCallArgs& a = a_;
+  if (v_counts_.empty()) {
+#if COLLBENCH_MPI_LARGE_COUNT
+    MPI_Alltoallv_c(a.send, c_counts_.data(), c_displs_.data(), a.type, a.recv, c_rcounts_.data(), c_rdispls_.data(),
+                    a.type, a.comm);
+#endif
+    return;
+  }
+  MPI_Alltoallv(a.send, v_counts_.data(), v_displs_.data(), a.type, a.recv, v_rcounts_.data(), v_rdispls_.data(),
+                a.type, a.comm);
+}
+
 void MpiLibraryCall::run() {
+  if (c_ == Collective::alltoallv) return alltoallv();
   if (split_) return run_split();
   const MpiCallArgs& a = a_;
 #if COLLBENCH_MPI_LARGE_COUNT
@@ -115,6 +160,8 @@ void MpiLibraryCall::run() {
       case Collective::reduce_scatter:
         MPI_Reduce_scatter_block_c(a.send, a.recv, a.count, a.type, a.op, a.comm);
         return;
+      case Collective::alltoall: MPI_Alltoall_c(a.send, a.count, a.type, a.recv, a.count, a.type, a.comm); return;
+      case Collective::alltoallv: return;  // alltoallv() above
     }
   }
 #endif
@@ -126,6 +173,8 @@ void MpiLibraryCall::run() {
     case Collective::gather: MPI_Gather(a.send, n, a.type, a.recv, n, a.type, a.root, a.comm); return;
     case Collective::allgather: MPI_Allgather(a.send, n, a.type, a.recv, n, a.type, a.comm); return;
     case Collective::reduce_scatter: MPI_Reduce_scatter_block(a.send, a.recv, n, a.type, a.op, a.comm); return;
+    case Collective::alltoall: MPI_Alltoall(a.send, n, a.type, a.recv, n, a.type, a.comm); return;
+    case Collective::alltoallv: return;  // alltoallv() above
   }
 }
 
@@ -148,6 +197,8 @@ void MpiLibraryCall::run_split() {
     case Collective::gather: MPI_Gather(a.send, 1, whole_, a.recv, 1, whole_, a.root, a.comm); return;
     case Collective::allgather: MPI_Allgather(a.send, 1, whole_, a.recv, 1, whole_, a.comm); return;
     case Collective::reduce_scatter: reduce_scatter_windows(); return;
+    case Collective::alltoall: MPI_Alltoall(a.send, 1, whole_, a.recv, 1, whole_, a.comm); return;
+    case Collective::alltoallv: return;
   }
 }
 

@@ -18,6 +18,7 @@ struct MpiCallArgs {
   MPI_Op op;
   int root;
   MPI_Comm comm;
+  PeerBlocks blocks{1, 0};  // all-to-alls: each rank's block counts (the matrix must outlive the call's setup)
 };
 
 // The library's arguments for `call` on this rank: its datatype and op, and
@@ -29,7 +30,9 @@ MpiCallArgs mpi_call_args(const CollectiveCall& call, MPI_Comm comm, int rank);
 // call is split: reductions into calls of at most `limit` elements each (element-wise,
 // so the result is the same), reduce_scatter into windows of the send buffer
 // (MPI_Reduce_scatter with per-rank counts), and the others into one call of a single
-// derived datatype that spans the whole buffer. Whether the library has them is found
+// derived datatype that spans the whole buffer (alltoall: one block). alltoallv has no
+// such split: a call whose counts or displacements pass INT_MAX needs MPI_Alltoallv_c,
+// and without it is refused. Whether the library has them is found
 // at configure time (cmake/SelectMpi.cmake), not from its name.
 enum class LargeCounts { native, split };
 LargeCounts library_large_counts();
@@ -50,6 +53,7 @@ class MpiLibraryCall {
  private:
   void run_split();
   void reduce_scatter_windows();
+  void alltoallv();
 
   Collective c_;
   MpiCallArgs a_;
@@ -59,6 +63,10 @@ class MpiLibraryCall {
   MPI_Datatype whole_ = MPI_DATATYPE_NULL;  // the derived type spanning one rank's count
   std::vector<int> window_counts_;          // reduce_scatter windows
   std::vector<std::byte> window_result_;    // reduce_scatter in place: one window's result
+  // alltoallv's counts and displacements, in the library's integer types.
+  std::vector<int> v_counts_, v_displs_, v_rcounts_, v_rdispls_;
+  std::vector<MPI_Count> c_counts_, c_rcounts_;
+  std::vector<MPI_Aint> c_displs_, c_rdispls_;
 };
 
 }  // namespace collbench

@@ -34,6 +34,17 @@ constexpr std::array<MpiCollectiveNames, kAllCollectives.size()> kMpiNames{{
      .mpich_algorithm_cvar = "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM",
      .mpich_algorithms = "noncommutative recursive_doubling pairwise recursive_halving nb",
      .open_mpi_name = "reduce_scatter_block"},
+    // pairwise_sendrecv_replace serves only in-place calls.
+    {.id = Collective::alltoall,
+     .function = "MPI_Alltoall",
+     .mpich_algorithm_cvar = "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM",
+     .mpich_algorithms = "brucks pairwise pairwise_sendrecv_replace scattered nb",
+     .open_mpi_name = "alltoall"},
+    {.id = Collective::alltoallv,
+     .function = "MPI_Alltoallv",
+     .mpich_algorithm_cvar = "MPIR_CVAR_ALLTOALLV_INTRA_ALGORITHM",
+     .mpich_algorithms = "pairwise_sendrecv_replace scattered nb",
+     .open_mpi_name = "alltoallv"},
 }};
 
 static_assert(rows_in_enum_order<Collective>(kMpiNames), "kMpiNames is indexed by Collective");
