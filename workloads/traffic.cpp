@@ -13,7 +13,7 @@ namespace collbench {
 namespace {
 
 [[noreturn]] void refuse(const std::string& text, const std::string& why) {
-  throw std::invalid_argument("--counts " + text + ": " + why);
+  throw std::invalid_argument(text + ": " + why);
 }
 
 double number(const std::string& text, const std::string& field, const std::string& what) {
@@ -52,45 +52,53 @@ std::vector<int> seeded_order(int n, std::uint64_t seed) {
   return order;
 }
 
-std::vector<double> zipf_weights(const std::string& text, const std::vector<std::string>& parts, int n) {
+std::vector<double> zipf_popularity(const std::string& text, const std::vector<std::string>& parts, int n) {
   if (parts.size() < 2 || parts.size() > 3) refuse(text, "write zipf:S or zipf:S:SEED");
   const double s = number(text, parts[1], "exponent");
   if (s < 0) refuse(text, "the exponent must not be negative");
   const double seed = parts.size() == 3 ? number(text, parts[2], "seed") : 1;
   if (seed < 0 || seed != std::floor(seed) || seed > 9e15) refuse(text, "the seed must be a whole number");
   const std::vector<int> order = seeded_order(n, static_cast<std::uint64_t>(seed));
-  std::vector<double> per_receiver(static_cast<std::size_t>(n));
-  for (int k = 0; k < n; ++k)
-    per_receiver[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] = std::pow(k + 1.0, -s);
-  std::vector<double> w;
-  for (int from = 0; from < n; ++from) w.insert(w.end(), per_receiver.begin(), per_receiver.end());
+  std::vector<double> w(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) w[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] = std::pow(k + 1.0, -s);
   return w;
 }
 
-std::vector<double> hot_weights(const std::string& text, const std::vector<std::string>& parts, int n) {
-  if (parts.size() != 3) refuse(text, "write hot:RANK:SHARE");
-  const double r = number(text, parts[1], "rank"), share = number(text, parts[2], "share");
+std::vector<double> hot_popularity(const std::string& text, const std::vector<std::string>& parts, int n,
+                                   const std::string& item) {
+  if (parts.size() != 3) refuse(text, "write hot:" + item + ":SHARE");
+  const double r = number(text, parts[1], item), share = number(text, parts[2], "share");
   if (r < 0 || r >= n || r != std::floor(r))
-    refuse(text, "rank " + parts[1] + " is not one of the " + std::to_string(n) + " ranks");
+    refuse(text, item + " " + parts[1] + " is not one of the " + std::to_string(n) + " " + item + "s");
   if (share < 0 || share > 1) refuse(text, "the share must lie between 0 and 1");
-  std::vector<double> w(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), n > 1 ? (1 - share) / (n - 1) : 0);
-  for (int from = 0; from < n; ++from) w[static_cast<std::size_t>(from * n + static_cast<int>(r))] = share;
+  std::vector<double> w(static_cast<std::size_t>(n), n > 1 ? (1 - share) / (n - 1) : 0);
+  w[static_cast<std::size_t>(r)] = share;
   return w;
 }
 
-std::vector<double> file_weights(const std::string& path, int n) {
-  const std::string& content = read_input_file(path, "--counts file");
+// Every sender alike: row after row of the receivers' popularity.
+std::vector<double> every_sender(const std::vector<double>& receivers) {
   std::vector<double> w;
-  int rows = 0, line_no = 0;
+  for (std::size_t from = 0; from < receivers.size(); ++from) w.insert(w.end(), receivers.begin(), receivers.end());
+  return w;
+}
+
+// The non-negative finite weights of a CSV file, row by row ('#' comments), each row
+// checked to hold `per_row` values when that is not 0.
+std::vector<double> csv_weights(const std::string& path, std::size_t per_row, std::size_t& rows) {
+  const std::string& content = read_input_file(path, "weights file");
+  std::vector<double> w;
+  rows = 0;
+  int line_no = 0;
   for (const std::string& raw : split(content, '\n')) {
     ++line_no;
     const std::string line = trimmed(raw.substr(0, raw.find('#')));
     if (line.empty()) continue;
     const std::vector<std::string> cells = split(line, ',');
     const std::string where = path + " line " + std::to_string(line_no);
-    if (static_cast<int>(cells.size()) != n)
-      refuse(path, where + " has " + std::to_string(cells.size()) + " values; a run of " + std::to_string(n) +
-                       " ranks needs " + std::to_string(n) + " per row (one per receiver)");
+    if (per_row && cells.size() != per_row)
+      refuse(path, where + " has " + std::to_string(cells.size()) + " values; a run of " + std::to_string(per_row) +
+                       " ranks needs " + std::to_string(per_row) + " per row (one per receiver)");
     for (const std::string& cell : cells) {
       const double v = number(path, trimmed(cell), where + ": value");
       if (v < 0) refuse(path, where + ": weight " + trimmed(cell) + " is negative");
@@ -99,7 +107,13 @@ std::vector<double> file_weights(const std::string& path, int n) {
     }
     ++rows;
   }
-  if (rows != n)
+  return w;
+}
+
+std::vector<double> file_weights(const std::string& path, int n) {
+  std::size_t rows = 0;
+  std::vector<double> w = csv_weights(path, static_cast<std::size_t>(n), rows);
+  if (rows != static_cast<std::size_t>(n))
     refuse(path, "has " + std::to_string(rows) + " rows; a run of " + std::to_string(n) + " ranks needs " +
                      std::to_string(n) + " (one per sender)");
   return w;
@@ -115,15 +129,37 @@ TrafficPattern parse_traffic_pattern(const std::string& text, int nranks) {
   if (text == "uniform")
     p.weights.assign(cells, 1.0);
   else if (kind == "zipf")
-    p.weights = zipf_weights(text, parts, nranks);
+    p.weights = every_sender(zipf_popularity(text, parts, nranks));
   else if (kind == "hot")
-    p.weights = hot_weights(text, parts, nranks);
+    p.weights = every_sender(hot_popularity(text, parts, nranks, "rank"));
   else if (text.size() > 4 && text.substr(text.size() - 4) == ".csv")
     p.weights = file_weights(text, nranks);
   else
     refuse(text, "unknown pattern; valid: uniform, zipf:S[:SEED], hot:RANK:SHARE, or a FILE.csv of weights");
   if (std::accumulate(p.weights.begin(), p.weights.end(), 0.0) <= 0) refuse(text, "every weight is zero: no traffic");
   return p;
+}
+
+std::vector<double> parse_popularity(const std::string& text, int items, const std::string& item) {
+  const std::vector<std::string> parts = split(text, ':');
+  std::vector<double> w;
+  if (text == "uniform") {
+    w.assign(static_cast<std::size_t>(items), 1.0);
+  } else if (!parts.empty() && parts[0] == "zipf") {
+    w = zipf_popularity(text, parts, items);
+  } else if (!parts.empty() && parts[0] == "hot") {
+    w = hot_popularity(text, parts, items, item);
+  } else if (text.ends_with(".csv")) {
+    std::size_t rows = 0;
+    w = csv_weights(text, 0, rows);
+    if (w.size() != static_cast<std::size_t>(items))
+      refuse(text, "holds " + std::to_string(w.size()) + " weights; it needs one per " + item + " (" +
+                       std::to_string(items) + ")");
+  } else {
+    refuse(text, "unknown pattern; valid: uniform, zipf:S[:SEED], hot:" + item + ":SHARE, or a FILE.csv of weights");
+  }
+  if (std::accumulate(w.begin(), w.end(), 0.0) <= 0) refuse(text, "every weight is zero: no traffic");
+  return w;
 }
 
 bool is_symmetric(const TrafficPattern& p) {

@@ -29,6 +29,11 @@ struct TrafficPattern {
 // cannot be read, has the wrong shape, or holds a negative, non-finite or all-zero weight.
 TrafficPattern parse_traffic_pattern(const std::string& text, int nranks);
 
+// How popular each of `items` things is (experts a token is routed to, ranks a block
+// goes to), from the same spellings: uniform, zipf:S[:SEED], hot:ITEM:SHARE, or a
+// FILE.csv of one weight per item (a measured histogram). Throws as above.
+std::vector<double> parse_popularity(const std::string& text, int items, const std::string& item);
+
 // Whether weight(a, b) == weight(b, a) everywhere.
 bool is_symmetric(const TrafficPattern& p);
 

@@ -28,7 +28,10 @@ std::vector<BuiltinWorkload> builtin_workloads() {
   return {{"resnet50", "torchvision ResNet-50: 161 dense tensors, 25.6M parameters"},
           {"bert-base", "BERT-Base with pooler: 199 dense tensors, 109.5M parameters"},
           {"bert-large", "BERT-Large with pooler: 391 dense tensors, 335.1M parameters"},
-          {"lm1b", "LM1B LSTM language model: 793,470-word sparse embedding and softmax, dense LSTM"}};
+          {"lm1b", "LM1B LSTM language model: 793,470-word sparse embedding and softmax, dense LSTM"},
+          {"mixtral-8x7b", "Mixtral-8x7B: 32 MoE layers of 8 experts, top-2, expert-parallel all-to-alls"},
+          {"deepseek-v3", "DeepSeek-V3-like: 3 dense + 58 MoE layers of 256 experts + 1 shared, top-8"},
+          {"dlrm-dcnv2", "MLPerf DLRM-DCNv2: 26 model-parallel tables exchanged by alltoallv, data-parallel MLPs"}};
 }
 
 namespace {
@@ -52,6 +55,9 @@ Workload load_workload(const std::string& name_or_path, const WorkloadOptions& o
   if (name_or_path == "bert-base") return checked(bert_workload(false, options));
   if (name_or_path == "bert-large") return checked(bert_workload(true, options));
   if (name_or_path == "lm1b") return checked(lm1b_workload(options));
+  if (name_or_path == "mixtral-8x7b" || name_or_path == "deepseek-v3")
+    return checked(moe_workload(name_or_path, options));
+  if (name_or_path == "dlrm-dcnv2") return checked(dlrm_workload(options));
   if (name_or_path.size() > 4 && name_or_path.ends_with(".csv"))
     return read_workload_csv(name_or_path);  // checked line by line
   std::string valid;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectives/dtype.hpp"
+#include "workloads/all_to_all_call.hpp"
 
 namespace collbench {
 
@@ -35,8 +36,9 @@ struct GradientTensor {
 struct Workload {
   std::string name;
   std::string description;
-  std::vector<GradientTensor> tensors;  // backward order
-  double zipf_exponent = 1.0;           // how sparse tensors' lookups are distributed over rows
+  std::vector<GradientTensor> tensors;    // backward order
+  double zipf_exponent = 1.0;             // how sparse tensors' lookups are distributed over rows
+  std::vector<AllToAllCall> all_to_alls;  // on the critical path, in step order (forward, then backward)
 
   std::size_t parameters() const;
   std::size_t bytes() const;
@@ -48,6 +50,15 @@ struct WorkloadOptions {
   int batch = 0;    // lm1b: sequences per rank and step
   int seq_len = 0;  // bert: tokens per sequence; lm1b: unrolled steps
   double zipf = 0;  // lm1b: exponent of the word-frequency distribution
+  // Mixture-of-experts models: how tokens pick experts (uniform, zipf:S[:SEED],
+  // hot:EXPERT:SHARE, or a FILE.csv histogram), dropless (alltoallv of the routed
+  // tokens) or padded (alltoall of every expert's capacity), the capacity factor, and
+  // how many MoE layers to keep (0: all).
+  std::string routing = "uniform";
+  std::string moe_style;  // "dropless" or "padded"; empty: the model's own
+  double capacity_factor = 0;
+  int layers = 0;
+  int vocab = 0;  // MoE models: vocabulary size (0: the model's)
 };
 
 struct BuiltinWorkload {
@@ -64,5 +75,7 @@ Workload load_workload(const std::string& name_or_path, const WorkloadOptions& o
 Workload resnet50_workload();
 Workload bert_workload(bool large, const WorkloadOptions& options = {});
 Workload lm1b_workload(const WorkloadOptions& options = {});
+Workload moe_workload(const std::string& name, const WorkloadOptions& options = {});  // mixtral-8x7b, deepseek-v3
+Workload dlrm_workload(const WorkloadOptions& options = {});
 
 }  // namespace collbench

@@ -75,6 +75,59 @@ class AllreduceExchange final : public Exchange {
   std::unique_ptr<PreparedCollective> prepared_;
 };
 
+// A workload's all-to-all (an MoE dispatch or combine, an embedding exchange): an
+// alltoallv of the call's count matrix, out of place, in the transport's memory. The
+// all-to-alls share their buffers (a step runs them one at a time), so a checked step
+// writes the inputs and checks the results around the timed call, not before the step.
+class AllToAllExchange final : public Exchange {
+ public:
+  AllToAllExchange(const AllToAllCall& a, const AlgorithmEntry& algorithm, const AllToAllBuffers& buffers,
+                   const ExchangeContext& ctx)
+      : spec_{Collective::alltoallv, a.dtype, ReduceOp::sum, ctx.transport->size()},
+        rank_(ctx.transport->rank()),
+        counts_(all_to_all_counts(a, spec_.nranks)),
+        layout_(buffer_layout(Collective::alltoallv, 0, spec_.nranks, rank_, 0, false, counts_.get())),
+        send_(buffers.send),
+        recv_(buffers.recv),
+        space_(ctx.transport->memory()) {
+    const CollectiveCall call{Collective::alltoallv, a.dtype, ReduceOp::sum, 0, 0, nullptr, nullptr, false, counts_};
+    prepared_ =
+        prepare(algorithm, bind_buffers(call, layout_, send_, recv_), *ctx.transport, *ctx.workspace, ctx.params);
+  }
+  void prepare_step(std::int64_t, bool check) override {
+    checked_ = check;
+    wrong_ = 0;
+  }
+  double run(std::int64_t) override {
+    const std::size_t elem = dtype_size(spec_.dtype);
+    bytes_.push_back(layout_.send_count * elem);
+    if (checked_)
+      write_via_host(space_, send_, layout_.send_count * elem, mirror_,
+                     [&](std::byte* p) { fill_input(spec_, rank_, p, layout_.send_count); });
+    const double seconds = timed([&] { prepared_->run(); });
+    if (checked_) {
+      const std::byte* got = read_via_host(space_, recv_, layout_.recv_count * elem, mirror_);
+      wrong_ = static_cast<std::int64_t>(ExpectedResult(spec_, rank_, 0, 0, counts_.get()).count_wrong(got));
+      mirror_ = {};
+    }
+    return seconds;
+  }
+  std::int64_t wrong() const override { return wrong_; }
+  std::string kind() const override { return "alltoallv"; }
+
+ private:
+  InputSpec spec_;
+  int rank_;
+  SharedCounts counts_;
+  BufferLayout layout_;
+  std::byte *send_, *recv_;
+  MemorySpace& space_;
+  std::vector<std::byte> mirror_;
+  bool checked_ = false;
+  std::int64_t wrong_ = 0;
+  std::unique_ptr<PreparedCollective> prepared_;
+};
+
 // A rank's block: per row a 4-byte index and the row's values, padded to 4 bytes;
 // rows past the rank's own carry the index kNoRow.
 class AllgatherExchange final : public Exchange {
@@ -243,4 +296,22 @@ PsConfig replay_ps_config(const Workload& workload, const ProtocolEntry& mode) {
   return c;
 }
 
+}  // namespace collbench
+
+namespace collbench {
+std::unique_ptr<Exchange> make_all_to_all_exchange(const AllToAllCall& call, const AlgorithmEntry& algorithm,
+                                                   const AllToAllBuffers& buffers, const ExchangeContext& ctx) {
+  return std::make_unique<AllToAllExchange>(call, algorithm, buffers, ctx);
+}
+
+std::pair<std::size_t, std::size_t> all_to_all_buffer_bytes(const std::vector<AllToAllCall>& calls, int rank,
+                                                            int nranks) {
+  std::size_t send = 1, recv = 1;
+  for (const AllToAllCall& a : calls) {
+    const SharedCounts m = all_to_all_counts(a, nranks);
+    send = std::max(send, m->send_total(rank) * dtype_size(a.dtype));
+    recv = std::max(recv, m->recv_total(rank) * dtype_size(a.dtype));
+  }
+  return {send, recv};
+}
 }  // namespace collbench

@@ -33,7 +33,7 @@ class Exchange {
   // Payload bytes per run, in run order: allreduce: the bucket; allgather: the
   // gathered rows of all ranks; ps: what this worker sent and received.
   virtual std::vector<std::size_t> bytes_per_run() const { return bytes_; }
-  virtual std::string kind() const = 0;  // "allreduce", "allgather", "ps"
+  virtual std::string kind() const = 0;  // "allreduce", "allgather", "ps", "alltoallv"
 
  protected:
   std::vector<std::size_t> bytes_;
@@ -52,6 +52,16 @@ struct ExchangeContext {
 // transport's memory).
 std::unique_ptr<Exchange> make_allreduce_exchange(const Bucket& bucket, const AlgorithmEntry& algorithm,
                                                   std::byte* data, const ExchangeContext& ctx);
+// One of the workload's all-to-alls, an alltoallv of its count matrix with `algorithm`,
+// in buffers every all-to-all shares (in the transport's memory, of the sizes below).
+struct AllToAllBuffers {
+  std::byte *send = nullptr, *recv = nullptr;
+};
+std::unique_ptr<Exchange> make_all_to_all_exchange(const AllToAllCall& call, const AlgorithmEntry& algorithm,
+                                                   const AllToAllBuffers& buffers, const ExchangeContext& ctx);
+// The largest send and receive buffers, in bytes, this rank's all-to-alls need.
+std::pair<std::size_t, std::size_t> all_to_all_buffer_bytes(const std::vector<AllToAllCall>& calls, int rank,
+                                                            int nranks);
 // A sparse tensor's touched rows (index and values) allgathered with `algorithm`
 // (an allgather), each rank's block padded to the most rows any rank touched.
 std::unique_ptr<Exchange> make_allgather_exchange(const Workload& workload, std::size_t tensor,

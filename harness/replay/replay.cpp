@@ -40,8 +40,8 @@ struct WorkerRun {
 // One exchange of a step: a bucket (allreduce, or allgather of a sparse tensor), or the
 // parameter server's push/pull of every sparse tensor.
 struct PlannedExchange {
-  enum Kind { bucket, ps_step } kind;
-  std::size_t bucket_index;  // bucket only
+  enum Kind { bucket, ps_step, all_to_all } kind;
+  std::size_t index;  // the bucket's, or the workload's all-to-all's
   bool is_ps() const { return kind == ps_step; }
 };
 
@@ -114,7 +114,8 @@ class Replayer {
       for (int w = 0; w < roles.workers(); ++w) {
         const std::vector<double> d = bytes_to_doubles(all[w]);
         for (int s = 0; s < r_.steps; ++s)
-          res.steps[s].push_back(lay_out_step(compute_, ready_, {d.begin() + s * k, d.begin() + (s + 1) * k}));
+          res.steps[s].push_back(
+              lay_out_step(compute_, ready_, {d.begin() + s * k, d.begin() + (s + 1) * k}, blocking_));
       }
       res.comm_bytes = mine.bytes;
     }
@@ -127,6 +128,7 @@ class Replayer {
   void describe_exchanges(const std::vector<Bucket>& buckets, bool ps, ReplayConfigResult& res) {
     plan_.clear();
     ready_.clear();
+    blocking_.clear();
     const auto bucket = [](std::size_t i) { return PlannedExchange{PlannedExchange::bucket, i}; };
     double ps_ready = -1;
     std::size_t ps_tensors = 0;
@@ -149,7 +151,26 @@ class Replayer {
       res.exchanges.insert(at, {"ps push/pull", "ps", ps_tensors, 0, ps_ready});
       plan_.insert(plan_.begin() + pos, PlannedExchange{PlannedExchange::ps_step, 0});
     }
-    for (const ReplayExchangeInfo& e : res.exchanges) ready_.push_back(e.ready_ms);
+    add_all_to_alls(res);
+    for (const ReplayExchangeInfo& e : res.exchanges) {
+      ready_.push_back(e.ready_ms);
+      blocking_.push_back(e.kind == "alltoallv");
+    }
+  }
+
+  // The workload's all-to-alls, each where its pass reaches it: forward ones before
+  // backward starts (negative ready times), among the buckets by readiness.
+  void add_all_to_alls(ReplayConfigResult& res) {
+    for (std::size_t k = 0; k < workload_.all_to_alls.size(); ++k) {
+      const AllToAllCall& a = workload_.all_to_alls[k];
+      const double ready =
+          a.backward ? a.position * compute_.backward_total_ms() : (a.position - 1) * compute_.forward_ms;
+      auto at = std::find_if(res.exchanges.begin(), res.exchanges.end(),
+                             [&](const ReplayExchangeInfo& e) { return e.ready_ms > ready; });
+      const auto pos = at - res.exchanges.begin();
+      res.exchanges.insert(at, {a.name, "alltoallv", 1, a.bytes_per_rank(), ready});
+      plan_.insert(plan_.begin() + pos, PlannedExchange{PlannedExchange::all_to_all, k});
+    }
   }
 
   WorkerRun run_worker(const Configuration& c, const std::vector<Bucket>& buckets, bool ps, PsRoles roles,
@@ -169,12 +190,17 @@ class Replayer {
         arena += (buckets[i].bytes + 63) / 64 * 64;
       }
     if (arena_.size() < arena) arena_ = tr->allocate(arena);
+    const auto [a2a_send, a2a_recv] = all_to_all_buffer_bytes(workload_.all_to_alls, tr->rank(), tr->size());
+    if (a2a_send_.size() < a2a_send) a2a_send_ = tr->allocate(a2a_send);
+    if (a2a_recv_.size() < a2a_recv) a2a_recv_ = tr->allocate(a2a_recv);
     std::vector<std::unique_ptr<Exchange>> ex(plan_.size());
     // Largest first, so the shared scratch has grown to its final size before any
     // prepared call keeps a pointer into it.
     std::vector<std::size_t> order(plan_.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto bytes_of = [&](std::size_t i) { return plan_[i].is_ps() ? 0 : buckets[plan_[i].bucket_index].bytes; };
+    auto bytes_of = [&](std::size_t i) {
+      return plan_[i].kind == PlannedExchange::bucket ? buckets[plan_[i].index].bytes : 0;
+    };
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return bytes_of(a) > bytes_of(b); });
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -186,12 +212,17 @@ class Replayer {
                                      transport_, r_.seed);
           continue;
         }
-        const Bucket& b = buckets[plan_[i].bucket_index];
+        if (plan_[i].kind == PlannedExchange::all_to_all) {
+          ex[i] = make_all_to_all_exchange(workload_.all_to_alls[plan_[i].index], *r_.all_to_all,
+                                           {a2a_send_.data(), a2a_recv_.data()}, ctx);
+          continue;
+        }
+        const Bucket& b = buckets[plan_[i].index];
         if (b.sparse)
           ex[i] = make_allgather_exchange(workload_, b.tensors.front(), *sampler_for(b.tensors.front()),
                                           allgather_for(registry_, *c.algorithm, r_.memory), ctx);
         else
-          ex[i] = make_allreduce_exchange(b, *c.algorithm, arena_.data() + offset[plan_[i].bucket_index], ctx);
+          ex[i] = make_allreduce_exchange(b, *c.algorithm, arena_.data() + offset[plan_[i].index], ctx);
       }
       if (workspace_.capacity() == capacity) break;
     }
@@ -241,8 +272,10 @@ class Replayer {
   std::vector<const ZipfSampler*> sampler_of_;   // per sparse tensor, in workload order
   std::vector<PlannedExchange> plan_;            // per exchange, in issue order
   std::vector<double> ready_;                    // per exchange
+  std::vector<bool> blocking_;                   // per exchange: an all-to-all the compute waits for
   Workspace workspace_;
-  OwnedBuffer arena_;  // the dense buckets, in references_' memory
+  OwnedBuffer arena_;                // the dense buckets, in references_' memory
+  OwnedBuffer a2a_send_, a2a_recv_;  // every all-to-all's, one at a time
 };
 
 }  // namespace

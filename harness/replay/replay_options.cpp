@@ -47,7 +47,7 @@ CLI::App* add_command(CLI::App& parent, ReplayFlags& f) {
                                          "bucketing, overlap with backward, exposed communication");
   ReplayOptions& r = f.parsed;
   add_workload_flags(app, r, f.choice);
-  app.add_option("--workload", r.workload, "resnet50, bert-base, bert-large, lm1b, or a workload FILE.csv")
+  app.add_option("--workload", r.workload, "a built-in workload (collbench workloads list) or a workload FILE.csv")
       ->capture_default_str();
   app.add_option("--algorithms,-a", f.algorithms,
                  "Allreduce algorithms for the dense buckets (see 'collbench list'; "
@@ -59,6 +59,9 @@ CLI::App* add_command(CLI::App& parent, ReplayFlags& f) {
                  "Sparse tables: dense (allreduce the table), allgather (the touched "
                  "rows), ps (push/pull rows to servers), or a list")
       ->capture_default_str();
+  app.add_option("--alltoall-algorithm", f.all_to_all,
+                 "alltoallv algorithm of the workload's all-to-alls (MoE, DLRM; default mpi, on device memory "
+                 "pairwise)");
   app.add_option("--servers", r.servers, "ps: server ranks (the last S); the others are workers")
       ->check(whole_in(0, INT_MAX))
       ->capture_default_str();
@@ -119,6 +122,18 @@ ReplayOptions resolve_command(const ReplayFlags& f, const CommandContext& c) {
       },
       "allreduce algorithm names nothing");
   keep_runnable(r.algorithms, r.memory, r.transport, true);
+  if (!w.all_to_alls.empty()) {
+    const std::string name = !f.all_to_all.empty() ? f.all_to_all : device ? "pairwise" : "mpi";
+    r.all_to_all =
+        device ? registry.find(Collective::alltoallv, name) : registry.find_on_host(Collective::alltoallv, name);
+    if (!r.all_to_all)
+      throw std::invalid_argument(
+          "unknown --alltoall-algorithm '" + name +
+          "'; valid: " + (device ? registry.names(Collective::alltoallv) : registry.host_names(Collective::alltoallv)));
+    for (const AllToAllCall& a : w.all_to_alls) all_to_all_counts(a, nranks);  // refuses experts the ranks cannot hold
+  } else if (!f.all_to_all.empty()) {
+    throw std::invalid_argument("--alltoall-algorithm: workload " + w.name + " has no all-to-alls");
+  }
   r.sparse_strategies = {SparseStrategy::none};
   if (w.sparse_tensors() > 0)
     r.sparse_strategies = resolve_list<SparseStrategy>(

@@ -27,6 +27,7 @@ inline constexpr NameTable<SparseStrategy, 4> kSparseStrategyNames{{{{SparseStra
 
 struct ReplayOptions : WorkloadChoice {
   std::vector<const AlgorithmEntry*> algorithms;  // allreduce, for dense buckets
+  const AlgorithmEntry* all_to_all = nullptr;     // alltoallv, for the workload's all-to-alls
   std::vector<SparseStrategy> sparse_strategies;  // {none} for a dense workload
   int servers = 1;                                // ps: the last S ranks serve
   const ProtocolEntry* ps_mode = nullptr;
@@ -44,7 +45,7 @@ struct ReplayOptions : WorkloadChoice {
 // Strings as typed, resolved by resolve_command.
 struct ReplayFlags {
   WorkloadChoiceFlags choice;
-  std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync", memory = "host";
+  std::string algorithms = "mpi,ring", sparse = "allgather", ps_mode = "sync", memory = "host", all_to_all;
   bool algorithms_given = false;
   TransportFlags transport;
   ReplayOptions parsed;  // what CLI11 parses straight into numbers

@@ -19,16 +19,20 @@ std::string ReplayConfigResult::label() const {
   return s;
 }
 
-double ReplayConfigResult::step_ms(std::size_t s) const {
+namespace {
+// A step as the job sees it: the slowest worker's value of `field`.
+double slowest(const std::vector<StepTimeline>& workers, double StepTimeline::* field) {
   double m = 0;
-  for (const StepTimeline& t : steps[s]) m = std::max(m, t.step_ms);
+  for (const StepTimeline& t : workers) m = std::max(m, t.*field);
   return m;
 }
+}  // namespace
 
-double ReplayConfigResult::comm_ms(std::size_t s) const {
-  double m = 0;
-  for (const StepTimeline& t : steps[s]) m = std::max(m, t.comm_ms);
-  return m;
+double ReplayConfigResult::step_ms(std::size_t s) const { return slowest(steps[s], &StepTimeline::step_ms); }
+double ReplayConfigResult::comm_ms(std::size_t s) const { return slowest(steps[s], &StepTimeline::comm_ms); }
+double ReplayConfigResult::alltoall_ms(std::size_t s) const { return slowest(steps[s], &StepTimeline::blocking_ms); }
+double ReplayConfigResult::alltoall_exposed_ms(std::size_t s) const {
+  return slowest(steps[s], &StepTimeline::stalled_ms);
 }
 
 Fields replay_fields(const ReplayConfigResult& r, const ComputeModel& c, const ReplayRowValues& v) {
@@ -52,7 +56,9 @@ Fields replay_fields(const ReplayConfigResult& r, const ComputeModel& c, const R
            {"forward_ms", c.forward_ms},
            {"backward_ms", c.backward_total_ms()},
            {"optimizer_ms", c.optimizer_ms},
-           {"hidden_comm_ms", std::max(0.0, hidden)}};
+           {"hidden_comm_ms", std::max(0.0, hidden)},
+           {"alltoall_ms", v.alltoall_ms},
+           {"alltoall_exposed_ms", v.alltoall_exposed_ms}};
   if (v.spread)
     f.insert(f.end(), {{"step_ms_min", v.spread->min}, {"step_ms_p50", v.spread->p50}, {"step_ms_max", v.spread->max}});
   f.emplace_back("errors", r.errors);
@@ -61,24 +67,28 @@ Fields replay_fields(const ReplayConfigResult& r, const ComputeModel& c, const R
 }
 
 std::vector<std::string> replay_columns() {
-  return field_names(replay_fields(ReplayConfigResult{}, ComputeModel{}, {0, 0, 0, 0, Summary{}, 0}));
+  return field_names(replay_fields(ReplayConfigResult{}, ComputeModel{}, {0, 0, 0, 0, 0, 0, Summary{}, 0}));
 }
 
 Fields replay_step_fields(const ReplayConfigResult& r, const ComputeModel& c, std::size_t s, int round) {
-  return replay_fields(r, c, {static_cast<int>(s), r.comm_ms(s), r.step_ms(s), r.comm_bytes[s], std::nullopt, round});
+  return replay_fields(r, c,
+                       {static_cast<int>(s), r.comm_ms(s), r.step_ms(s), r.alltoall_ms(s), r.alltoall_exposed_ms(s),
+                        r.comm_bytes[s], std::nullopt, round});
 }
 
 Fields replay_mean_fields(const ReplayConfigResult& r, const ComputeModel& c) {
-  std::vector<double> steps, comms, bytes;
+  std::vector<double> steps, comms, bytes, a2a, a2a_exposed;
   for (std::size_t s = 0; s < r.steps.size(); ++s) {
     steps.push_back(r.step_ms(s));
     comms.push_back(r.comm_ms(s));
     bytes.push_back(static_cast<double>(r.comm_bytes[s]));
+    a2a.push_back(r.alltoall_ms(s));
+    a2a_exposed.push_back(r.alltoall_exposed_ms(s));
   }
   const Summary spread = summarize(steps);
   return replay_fields(r, c,
-                       {"mean", mean_of(comms), spread.mean, static_cast<std::size_t>(std::llround(mean_of(bytes))),
-                        spread, std::nullopt});
+                       {"mean", mean_of(comms), spread.mean, mean_of(a2a), mean_of(a2a_exposed),
+                        static_cast<std::size_t>(std::llround(mean_of(bytes))), spread, std::nullopt});
 }
 
 nlohmann::json replay_details(const ReplayConfigResult& r) {

@@ -30,13 +30,15 @@ struct ReplayConfigResult {
   // The step as the job sees it: the slowest worker's.
   double step_ms(std::size_t s) const;
   double comm_ms(std::size_t s) const;
+  double alltoall_ms(std::size_t s) const;          // the all-to-alls' durations, summed (slowest worker)
+  double alltoall_exposed_ms(std::size_t s) const;  // compute waiting on them (slowest worker)
 };
 
 // What distinguishes one row of a configuration: a timed step (with its round) or the
 // configuration's mean (with the spread of its steps).
 struct ReplayRowValues {
   nlohmann::json step;  // the timed step's index, or "mean"
-  double comm_ms = 0, step_ms = 0;
+  double comm_ms = 0, step_ms = 0, alltoall_ms = 0, alltoall_exposed_ms = 0;
   std::size_t comm_bytes = 0;
   std::optional<Summary> spread;
   std::optional<int> round;

@@ -213,7 +213,11 @@ void resolve_blocks(SweepSpec& s, const RunFlags& f, int nranks) {
       throw std::invalid_argument("--counts applies to alltoallv (its per-peer counts), not " + f.collective);
     return;
   }
-  s.traffic = parse_traffic_pattern(f.counts, nranks);
+  try {
+    s.traffic = parse_traffic_pattern(f.counts, nranks);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--counts " + std::string(e.what()));
+  }
   if (s.in_place && !is_symmetric(*s.traffic))
     throw std::invalid_argument(
         "alltoallv --in-place needs a symmetric --counts pattern (MPI_IN_PLACE sends what "

@@ -14,16 +14,38 @@ namespace collbench {
 
 void add_workload_flags(CLI::App& app, WorkloadChoice& m, WorkloadChoiceFlags& f) {
   const std::string model = "Model", compute = "Compute model", buckets = "Bucketing";
-  app.add_option("--batch", m.workload_options.batch, "lm1b: sequences per rank and step (default 128)")
+  app.add_option("--batch", m.workload_options.batch,
+                 "lm1b: sequences per rank and step (default 128); MoE: sequences (1); dlrm-dcnv2: samples (8192)")
       ->check(whole_in(1, kMaxRepeats))
       ->group(model);
   app.add_option("--seq-len", m.workload_options.seq_len,
-                 "bert: tokens per sequence (default 128); lm1b: unrolled steps (default 20)")
+                 "bert: tokens per sequence (default 128); lm1b: unrolled steps (default 20); MoE: tokens per "
+                 "sequence (4096)")
       ->check(whole_in(1, kMaxRepeats))
       ->group(model);
   app.add_option("--zipf", m.workload_options.zipf,
                  "Exponent of the Zipf distribution sparse lookups follow (default 1)")
       ->check(number_in(0, 100))
+      ->group(model);
+  app.add_option("--routing", m.workload_options.routing,
+                 "MoE models: how tokens pick experts: uniform, zipf:S[:SEED], hot:EXPERT:SHARE, or a FILE.csv "
+                 "histogram (one weight per expert)")
+      ->capture_default_str()
+      ->group(model);
+  app.add_option("--moe-style", m.workload_options.moe_style,
+                 "MoE models: dropless (alltoallv of the routed tokens, Megatron) or padded (alltoall of every "
+                 "expert's capacity, DeepSpeed; default: dropless)")
+      ->group(model);
+  app.add_option("--capacity-factor", m.workload_options.capacity_factor, "MoE padded: capacity factor (default 1.25)")
+      ->check(number_in(0.01, 1000))
+      ->group(model);
+  app.add_option("--layers", m.workload_options.layers,
+                 "MoE models: keep this many MoE layers (default all; fewer drops DeepSeek-V3's dense layers too)")
+      ->check(whole_in(1, kMaxRepeats))
+      ->group(model);
+  app.add_option("--vocab", m.workload_options.vocab,
+                 "MoE models: vocabulary (embedding and output rows; default the model's)")
+      ->check(whole_in(1, 100000000))
       ->group(model);
   app.add_option("--seed", m.seed, "Seed of the sparse lookups")
       ->check(whole_in(0, 18446744073709551615.0L))

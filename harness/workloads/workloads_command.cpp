@@ -7,8 +7,10 @@
 #include <map>
 #include <optional>
 
+#include "harness/common/numeric_flags.hpp"
 #include "workloads/bucketing.hpp"
 #include "workloads/compute_model.hpp"
+#include "workloads/traffic.hpp"
 #include "workloads/zipf.hpp"
 
 namespace collbench {
@@ -42,7 +44,26 @@ std::string workload_list_text() {
   return out;
 }
 
-std::string workload_show_text(const WorkloadChoice& r) {
+namespace {
+// Each all-to-all's blocks on `ranks` ranks: bytes per peer min/median/max and the busiest rank's.
+void append_all_to_alls(std::string& out, const Workload& w, int ranks) {
+  if (w.all_to_alls.empty()) return;
+  append(out,
+         "#\n# all-to-alls on the critical path, on %d rank(s) (position: share of the pass's compute before it)\n",
+         ranks);
+  append(out, "# %-28s %8s %8s %5s %12s %12s %12s %12s %12s\n", "name", "pass", "position", "dtype", "bytes/rank",
+         "peer min", "peer median", "peer max", "busiest");
+  for (const AllToAllCall& a : w.all_to_alls) {
+    const TrafficSummary t = summarize_traffic(*all_to_all_counts(a, ranks));
+    const std::size_t e = dtype_size(a.dtype);
+    append(out, "  %-28s %8s %8.3f %5s %12zu %12zu %12zu %12zu %12zu\n", a.name.c_str(),
+           a.backward ? "backward" : "forward", a.position, std::string(dtype_name(a.dtype)).c_str(),
+           a.bytes_per_rank(), t.min * e, t.median * e, t.max * e, t.busiest * e);
+  }
+}
+}  // namespace
+
+std::string workload_show_text(const WorkloadChoice& r, int ranks) {
   const Workload& w = r.loaded;
   const std::optional<ComputeModel> c = workload_compute(r, w);
   std::string out;
@@ -68,6 +89,7 @@ std::string workload_show_text(const WorkloadChoice& r) {
     }
     out += "\n";
   }
+  append_all_to_alls(out, w, ranks);
   const std::vector<double> ready = c ? c->ready_ms : std::vector<double>(w.tensors.size(), 0.0);
   for (BucketingPolicy p : r.bucketings) {
     BucketingOptions o = r.bucketing;
@@ -97,21 +119,26 @@ CLI::App* add_command(CLI::App& app, WorkloadsFlags& f) {
   workloads->require_subcommand(1);
   workloads->add_subcommand("list", "List the built-in workloads");
   f.show = workloads->add_subcommand("show", "Show a workload's tensors, totals and buckets");
-  f.show->add_option("workload", f.parsed.choice.workload, "resnet50, bert-base, bert-large, lm1b, or a FILE.csv")
-      ->required();
+  f.show->add_option("workload", f.parsed.choice.workload, "a built-in (workloads list) or a FILE.csv")->required();
   add_workload_flags(*f.show, f.parsed.choice, f.choice);
+  f.show->add_option("--ranks", f.parsed.ranks, "Show the all-to-alls' blocks on this many ranks (default: the run's)")
+      ->check(whole_in(1, 1 << 20));
   return workloads;
 }
 
-WorkloadsOptions resolve_command(const WorkloadsFlags& f, const CommandContext&) {
+WorkloadsOptions resolve_command(const WorkloadsFlags& f, const CommandContext& context) {
   WorkloadsOptions o = f.parsed;
   o.show = f.show->parsed();
-  if (o.show) resolve_workload(o.choice, f.choice, false);
+  if (!o.ranks) o.ranks = context.nranks;
+  if (o.show) {
+    resolve_workload(o.choice, f.choice, false);
+    for (const AllToAllCall& a : o.choice.loaded.all_to_alls) all_to_all_counts(a, o.ranks);  // refuse a bad layout now
+  }
   return o;
 }
 
 int run_command(const WorkloadsOptions& o, const Invocation& inv) {
-  if (inv.rank == 0) std::printf("%s", (o.show ? workload_show_text(o.choice) : workload_list_text()).c_str());
+  if (inv.rank == 0) std::printf("%s", (o.show ? workload_show_text(o.choice, o.ranks) : workload_list_text()).c_str());
   return 0;
 }
 

@@ -11,6 +11,7 @@ namespace collbench {
 struct WorkloadsOptions {
   bool show = false;  // show one workload, else list them all
   WorkloadChoice choice;
+  int ranks = 0;  // the all-to-alls' matrices on this many ranks (0: the run's)
 };
 struct WorkloadsFlags {
   WorkloadChoiceFlags choice;
@@ -24,6 +25,6 @@ int run_command(const WorkloadsOptions& o, const Invocation& inv);
 std::string workload_list_text();
 // The workload's tensors (backward order; `m` resolved by resolve_workload), totals, and the buckets of each policy in
 // `m.bucketings`; compute times where the step's compute is given.
-std::string workload_show_text(const WorkloadChoice& m);
+std::string workload_show_text(const WorkloadChoice& m, int ranks = 1);
 
 }  // namespace collbench

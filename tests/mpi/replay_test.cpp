@@ -36,6 +36,14 @@ const char* kWorkloadCsv =
     "bias,512,f32,sparse,512,1,300,0\n"
     "stem,5000,f64,dense,,,,3000\n";
 
+// Rank 0 forgets its own block.
+Schedule broken_all_to_all(const ScheduleRequest& q) {
+  Schedule s = build_linear_all_to_all(q);
+  if (q.rank == 0)
+    for (Step& step : s.steps) step.ops.clear();
+  return s;
+}
+
 Schedule broken_ring(const ScheduleRequest& q) {
   Schedule s = build_ring_allreduce(q);
   if (q.rank == 0 && q.nranks > 1 && !s.steps.empty() && !s.steps[0].ops.empty())
@@ -49,6 +57,7 @@ class Replay : public ::testing::Test {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     registry_.add({Collective::allreduce, "broken", "test only", broken_ring, {}});
+    registry_.add({Collective::alltoallv, "broken", "test only", broken_all_to_all, {}});
     workload_path_ = testing::TempDir() + "collbench-replay-" + std::to_string(rank_) + ".csv";
     std::ofstream(workload_path_) << kWorkloadCsv;
     json_path_ = testing::TempDir() + "collbench-replay-test.json";
@@ -59,8 +68,11 @@ class Replay : public ::testing::Test {
   // the transport that carries the exchanges on device memory (tests emulate one).
   nlohmann::json replay(std::vector<std::string> args, std::int64_t* wrong,
                         const std::function<std::unique_ptr<Transport>(Session&)>& device = {}) {
-    args.insert(args.begin(), {"collbench", "replay", "--workload", workload_path_, "--compute-ms", "2", "--steps",
-                               std::to_string(kSteps), "--warmup", std::to_string(kWarmup)});
+    // The test's workload file unless the arguments name one.
+    if (std::find(args.begin(), args.end(), "--workload") == args.end())
+      args.insert(args.begin(), {"--workload", workload_path_});
+    args.insert(args.begin(), {"collbench", "replay", "--compute-ms", "2", "--steps", std::to_string(kSteps),
+                               "--warmup", std::to_string(kWarmup)});
     std::vector<const char*> argv;
     for (const auto& a : args) argv.push_back(a.c_str());
     Command cmd = parse_command_line(static_cast<int>(argv.size()), argv.data(), registry_, size_);
@@ -206,4 +218,41 @@ TEST_F(Replay, OnDeviceMemoryTheExchangesAreCheckedAsOnTheHost) {
     EXPECT_GT(wrong, 0);
   }
   EXPECT_GT(space.done(), 0u) << "the reductions went through the device's queue";
+}
+
+// A mixture-of-experts model (one small Mixtral layer) in both styles and under skew:
+// every all-to-all checked, its time on the critical path, and the step never below
+// compute plus that; a broken alltoallv is caught.
+TEST_F(Replay, MixtureOfExpertsAllToAllsAreCheckedAndExposed) {
+  if (8 % size_) GTEST_SKIP() << "Mixtral's 8 experts do not divide over " << size_ << " ranks";
+  for (const std::string style : {"dropless", "padded"})
+    for (const std::string routing : {"uniform", "zipf:1.5"}) {
+      std::int64_t wrong = -1;
+      const nlohmann::json rows = replay({"--workload", "mixtral-8x7b", "--layers", "1", "--seq-len", "16", "--vocab",
+                                          "64", "--moe-style", style, "--routing", routing, "-a", "ring"},
+                                         &wrong);
+      EXPECT_EQ(wrong, 0) << style << " " << routing;
+      if (rank_ != 0) continue;
+      expect_steps_not_below_compute(rows);
+      for (const auto& row : rows) {
+        EXPECT_GT(row["alltoall_ms"].get<double>(), 0) << row.dump();
+        EXPECT_NEAR(row["alltoall_exposed_ms"].get<double>(), row["alltoall_ms"].get<double>(), 1e-9);
+        EXPECT_GE(row["step_ms"].get<double>(),
+                  row["compute_ms"].get<double>() + row["alltoall_exposed_ms"].get<double>() - 1e-9);
+      }
+    }
+  std::int64_t wrong = -1;
+  replay({"--workload", "mixtral-8x7b", "--layers", "1", "--seq-len", "16", "--vocab", "64", "-a", "ring",
+          "--alltoall-algorithm", "broken"},
+         &wrong);
+  EXPECT_GT(wrong, 0);
+}
+
+TEST_F(Replay, DlrmExchangesItsTablesPooledEmbeddings) {
+  std::int64_t wrong = -1;
+  const nlohmann::json rows =
+      replay({"--workload", "dlrm-dcnv2", "--batch", "16", "-a", "mpi", "--alltoall-algorithm", "pairwise"}, &wrong);
+  EXPECT_EQ(wrong, 0);
+  if (rank_ != 0) return;
+  for (const auto& row : rows) EXPECT_GT(row["alltoall_ms"].get<double>(), 0);
 }
