@@ -19,7 +19,9 @@ def main(outdir):
         by[(int(r["bytes"]), r["program"], r["aggregate"])].append(float(r["avg_us"]))
     sizes = sorted({k[0] for k in by})
     m = meta["collbench"]
-    print("# collbench vs OSU osu_allreduce, MPI_Allreduce f32 sum\n")
+    coll, program = meta.get("collective", "allreduce"), meta.get("osu_program", "osu_allreduce")
+    call = {"allreduce": "MPI_Allreduce f32 sum", "alltoall": "MPI_Alltoall f32, bytes per peer"}.get(coll, coll)
+    print(f"# collbench vs OSU {program}, {call}\n")
     print(f"{meta['ranks']} ranks, {m['mpi']['library']}, collbench {m['git_revision']}, "
           f"{meta['repetitions']} repetitions, {meta['order']}.")
     print(f"OSU: `{meta['osu']['command']}`. collbench: default call counts (`-w auto -n auto`).\n")
@@ -29,7 +31,7 @@ def main(outdir):
     print("|---|---|---|---|---|---|---|")
     met = True
     for b in sizes:
-        osu = by[(b, "osu_allreduce", "mean")]
+        osu = by[(b, program, "mean")]
         mean = by[(b, "collbench", "mean")]
         mx = by[(b, "collbench", "max")]
         o, c, x = statistics.median(osu), statistics.median(mean), statistics.median(mx)

@@ -71,6 +71,33 @@ TEST(CostClosedForms, RabenseifnerAllreduce) {
     }
 }
 
+// Thakur, Rabenseifner and Gropp (2005): pairwise exchange (n-1)(alpha + m beta) for m
+// bytes per peer; Bruck ceil(log2 n) alpha + (m n/2) ceil(log2 n) beta at a power of
+// two, and in general one message per round of the blocks whose index has that bit
+// (copies free here, as in the published forms).
+TEST(CostClosedForms, PairwiseAlltoall) {
+  for (int n : {2, 3, 5, 8, 16, 33})
+    for (std::size_t count : {1, 1000}) {
+      const double m = static_cast<double>(count) * 4, want = (n - 1) * (kAlpha + m * kBeta);
+      EXPECT_NEAR(predicted(build_pairwise_all_to_all, Collective::alltoall, n, count), want, want * 1e-12) << n;
+    }
+}
+
+TEST(CostClosedForms, BruckAlltoall) {
+  for (int n : {2, 3, 4, 6, 8, 16, 32, 37})
+    for (std::size_t count : {1, 1000}) {
+      const double m = static_cast<double>(count) * 4;
+      double want = 0;
+      for (int bit = 1; bit < n; bit <<= 1) {
+        int blocks = 0;
+        for (int i = 1; i < n; ++i) blocks += (i & bit) != 0;
+        want += kAlpha + blocks * m * kBeta;
+      }
+      if ((n & (n - 1)) == 0) EXPECT_NEAR(want, ceil_log2(n) * (kAlpha + m * n / 2 * kBeta), want * 1e-12);
+      EXPECT_NEAR(predicted(build_bruck_alltoall, Collective::alltoall, n, count), want, want * 1e-12) << n;
+    }
+}
+
 TEST(CostClosedForms, BinomialBroadcastAndReduce) {
   for (int n : {2, 3, 5, 8, 13, 32})
     for (std::size_t count : {1, 4096}) {
