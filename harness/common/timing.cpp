@@ -1,5 +1,7 @@
 #include "harness/common/timing.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -9,6 +11,30 @@
 #include "harness/common/control.hpp"
 
 namespace collbench {
+namespace {
+
+bool barrier_yields = false;
+
+// The untimed barrier before a call. MPI_Barrier busy-polls; where ranks outnumber the
+// cores, a rank spinning there holds a core its peer needs until the scheduler's tick
+// (4 ms here) preempts it, and every small call measures that tick. Polling a
+// non-blocking barrier and yielding between polls lets the peer run at once.
+void barrier(MPI_Comm comm) {
+  if (!barrier_yields) {
+    MPI_Barrier(comm);
+    return;
+  }
+  MPI_Request r = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm, &r);
+  for (int done = 0;; sched_yield()) {
+    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+  }
+}
+
+}  // namespace
+
+void set_barrier_yields(bool yields) { barrier_yields = yields; }
 namespace {
 
 // One rank's whole series, on every rank.
@@ -143,7 +169,7 @@ TimedCalls time_calls(PreparedCollective& call, std::size_t bytes, const Repetit
     progress::beat();
   };
   std::vector<double> t(static_cast<std::size_t>(iters));
-  MPI_Barrier(comm);
+  barrier(comm);
   double prev = MPI_Wtime();
   for (int i = 0; i < iters; ++i) {
     const bool check_this = checked(i);
@@ -152,7 +178,7 @@ TimedCalls time_calls(PreparedCollective& call, std::size_t bytes, const Repetit
     // A loop's calls are timed back to back; around a checked one the ranks meet again,
     // so no rank's check shows up in another rank's time.
     if (policy == TimingPolicy::per_call || check_this) {
-      MPI_Barrier(comm);
+      barrier(comm);
       prev = MPI_Wtime();
     }
     call.run();
@@ -162,7 +188,7 @@ TimedCalls time_calls(PreparedCollective& call, std::size_t bytes, const Repetit
     if (check_this) {
       verify();
       if (policy == TimingPolicy::loop && i + 1 < iters) {
-        MPI_Barrier(comm);
+        barrier(comm);
         prev = MPI_Wtime();
       }
     }

@@ -68,6 +68,10 @@ double warm_up(int calls, const std::function<void()>& call);
 
 // Runs the warm-up calls, then the timed calls under `policy`, combined over ranks by
 // `aggregate`. `check` may be null (no checks). Collective over `comm`.
+// Whether the barrier before each timed call yields the core while it waits (set where
+// ranks outnumber the cores; MPI_Barrier otherwise).
+void set_barrier_yields(bool yields);
+
 TimedCalls time_calls(PreparedCollective& call, std::size_t bytes, const Repetitions& reps, TimingPolicy policy,
                       RankAggregate aggregate, const CallCheck* check, MPI_Comm comm);
 

@@ -127,6 +127,7 @@ int run_command(RunOptions o, const Invocation& inv) {
   // replay do the same); MPI's own collectives still spin as the library does.
   const bool yield = metadata["oversubscription"]["oversubscribed"].get<bool>();
   session.transport.set_yield_while_waiting(yield);
+  set_barrier_yields(yield);
   metadata["reference_waits_yield"] = yield;
   add_sweep_metadata(metadata, s, o.ranks_per_node, std::string(collective_name(s.collective)));
   ResultRow columns;
