@@ -119,6 +119,23 @@ std::vector<double> file_weights(const std::string& path, int n) {
   return w;
 }
 
+// moe:EXPERTS[:ROUTING]: tokens routed to experts spread evenly over the ranks, each
+// expert as popular as ROUTING (uniform, zipf:S[:SEED], hot:EXPERT:SHARE, FILE.csv) says.
+std::vector<double> moe_weights(const std::string& text, int n) {
+  const std::size_t colon = text.find(':', 4);
+  const std::string experts_text = text.substr(4, colon == std::string::npos ? std::string::npos : colon - 4);
+  const std::string routing = colon == std::string::npos ? "uniform" : text.substr(colon + 1);
+  const double experts = number(text, experts_text, "expert count");
+  if (experts < 1 || experts != std::floor(experts) || experts > 1e6) refuse(text, "write moe:EXPERTS[:ROUTING]");
+  const auto e = static_cast<int>(experts);
+  if (e % n) refuse(text, std::to_string(e) + " experts cannot be spread evenly over " + std::to_string(n) + " ranks");
+  const std::vector<double> popularity = parse_popularity(routing, e, "expert");
+  std::vector<double> per_rank(static_cast<std::size_t>(n), 0.0);
+  for (int k = 0; k < e; ++k)
+    per_rank[static_cast<std::size_t>(k / (e / n))] += popularity[static_cast<std::size_t>(k)];
+  return every_sender(per_rank);
+}
+
 }  // namespace
 
 TrafficPattern parse_traffic_pattern(const std::string& text, int nranks) {
@@ -132,10 +149,14 @@ TrafficPattern parse_traffic_pattern(const std::string& text, int nranks) {
     p.weights = every_sender(zipf_popularity(text, parts, nranks));
   else if (kind == "hot")
     p.weights = every_sender(hot_popularity(text, parts, nranks, "rank"));
+  else if (kind == "moe")
+    p.weights = moe_weights(text, nranks);
   else if (text.size() > 4 && text.substr(text.size() - 4) == ".csv")
     p.weights = file_weights(text, nranks);
   else
-    refuse(text, "unknown pattern; valid: uniform, zipf:S[:SEED], hot:RANK:SHARE, or a FILE.csv of weights");
+    refuse(text,
+           "unknown pattern; valid: uniform, zipf:S[:SEED], hot:RANK:SHARE, moe:EXPERTS[:ROUTING], or a FILE.csv of "
+           "weights");
   if (std::accumulate(p.weights.begin(), p.weights.end(), 0.0) <= 0) refuse(text, "every weight is zero: no traffic");
   return p;
 }

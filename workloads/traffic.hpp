@@ -7,6 +7,9 @@
 //                     the ranks, the same for every sender) gets 1/(k+1)^S
 //   hot:R:SHARE       rank R receives SHARE (0..1) of what every rank sends, the rest
 //                     spread evenly (hot:0:1: one rank receives everything)
+//   moe:E[:ROUTING]   tokens routed to E experts spread evenly over the ranks, experts as
+//                     popular as ROUTING says (uniform, zipf:S[:SEED], hot:EXPERT:SHARE,
+//                     or a FILE.csv histogram): an MoE dispatch
 //   FILE.csv          n rows (senders) of n non-negative weights (receivers), '#' comments
 // Every rank computes the same matrix from the same text (and file: input_files.hpp
 // checks that every rank read the same bytes).

@@ -97,6 +97,9 @@ int run_command(const P2pOptions& o, const Invocation& inv) {
                                  std::to_string(bytes) + " bytes, round " + std::to_string(round + 1));
               r = run_pair_round(transport, buffers, pairs[p], test, bytes, window_at(o, bytes), o.reps, round,
                                  o.check);
+            } else {
+              progress::set_task("p2p: waiting while ranks " + std::to_string(pairs[p].first) + " and " +
+                                 std::to_string(pairs[p].second) + " measure");
             }
             const std::int64_t bad = control_sum_sleeping(r.wrong, inv.comm);  // the others sleep meanwhile
             total += bad;

@@ -63,8 +63,8 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   run.add_flag("--in-place", s.in_place, "Use one buffer for input and output (MPI_IN_PLACE)");
   run.add_option("--counts", f.counts,
                  "alltoallv: who sends how much to whom, scaled to each size: uniform, zipf:S[:SEED] (receivers "
-                 "skewed), hot:RANK:SHARE (one rank receives SHARE of everything), or FILE.csv (n x n weights, "
-                 "row = sender)")
+                 "skewed), hot:RANK:SHARE (one rank receives SHARE of everything), moe:EXPERTS[:ROUTING] (tokens "
+                 "routed to experts spread over the ranks), or FILE.csv (n x n weights, row = sender)")
       ->capture_default_str();
   run.add_option("--size-per", f.size_per,
                  "What -b/-e measure for gather, allgather, reduce_scatter, alltoall(v): rank (all n blocks of one "

@@ -16,6 +16,10 @@ for t in mpi shm; do
 done
 "$mpiexec" -n 3 "$collbench" p2p -t latency -b 8 -e 64 -n 5 -w 1 --csv "$dir/three.csv" >/dev/null 2>&1 ||
   fail "p2p on 3 ranks exited $?"
+# The rank that waits while a pair measures is waiting as asked, not stalled: a run
+# longer than the watchdog must not end for it (it did, exit 4, before it beat).
+"$mpiexec" -n 3 "$collbench" p2p -b 4M -e 16M -f 4 --rounds 3 --watchdog 2 --csv /dev/null --json /dev/null \
+  >"$dir/idle.out" 2>&1 || fail "p2p with an idle rank and --watchdog 2 exited $?: $(grep watchdog "$dir/idle.out")"
 python3 - "$dir" <<'PY' || exit 1
 import csv, json, sys
 d = sys.argv[1]

@@ -134,4 +134,14 @@ rc=$?
 [ "$rc" = 2 ] || fail "exit status $rc for differing input files, want 2"
 grep -q "input file 'w.csv' differs between ranks: rank 0 read 24 bytes" err || fail "no message naming the file"
 [ $(($(date +%s) - start)) -le 10 ] || fail "took more than 10 s"
+
+echo "== ranks whose alltoallv count matrices differ: exit 2, naming the file"
+printf '1,2\n3,4\n' >a/m.csv
+printf '1,2\n3,5\n' >b/m.csv
+timeout 60 "$mpiexec" -n 1 -wdir "$dir/a" "$collbench" run -c alltoallv --counts m.csv -b 1K -e 1K --csv /dev/null \
+  --json /dev/null : -n 1 -wdir "$dir/b" "$collbench" run -c alltoallv --counts m.csv -b 1K -e 1K --csv /dev/null \
+  --json /dev/null >out 2>err
+rc=$?
+[ "$rc" = 2 ] || fail "exit status $rc for differing count matrices, want 2"
+grep -q "input file 'm.csv' differs between ranks" err || fail "no message naming the count matrix: $(cat err)"
 echo "PASS"

@@ -56,6 +56,9 @@ TEST(TrafficPattern, ScalesToTheExactTotalTheSameWayEveryTime) {
   const SharedCounts hot = scaled_counts(parse_traffic_pattern("hot:0:1", 4), 400);
   EXPECT_EQ(hot->recv_total(0), 400u);
   EXPECT_EQ(summarize_traffic(*hot).busiest, 400u);
+  // Eight experts on 4 ranks, expert 5 (rank 2) taking half of every token's routes.
+  const SharedCounts moe = scaled_counts(parse_traffic_pattern("moe:8:hot:5:0.5", 4), 4 * 1400);
+  EXPECT_EQ(moe->recv_total(2), 4u * (700 + 100));
   const SharedCounts zipf = scaled_counts(parse_traffic_pattern("zipf:2", 8), 6400);
   EXPECT_GT(summarize_traffic(*zipf).max, 4 * summarize_traffic(*zipf).median);
 }
@@ -98,6 +101,8 @@ TEST(TrafficPattern, RefusesBadInputWithOneMessage) {
   expect_refused("hot:4:0.5", 4, "is not one of the 4 ranks");
   expect_refused("hot:0:1.5", 4, "between 0 and 1");
   expect_refused("gauss", 4, "unknown pattern");
+  expect_refused("moe:6", 4, "6 experts cannot be spread evenly over 4 ranks");
+  expect_refused("moe:8:zipf", 4, "write zipf:S");
   expect_refused(write_file("traffic_shape.csv", "1,2\n3,4\n"), 3, "needs 3 per row");
   expect_refused(write_file("traffic_rows.csv", "1,2,3\n3,4,5\n"), 3, "has 2 rows");
   expect_refused(write_file("traffic_negative.csv", "1,-2\n3,4\n"), 2, "is negative");
