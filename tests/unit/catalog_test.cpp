@@ -14,8 +14,9 @@ using namespace collbench;
 
 TEST(CollectiveTraits, NamesParseBackAndListEveryCollective) {
   for (Collective c : kAllCollectives) EXPECT_EQ(parse_collective(collective_name(c)), c);
-  EXPECT_EQ(kCollectiveNames.valid(), "allreduce, broadcast, reduce, gather, allgather, reduce_scatter");
-  EXPECT_FALSE(parse_collective("alltoall"));
+  EXPECT_EQ(kCollectiveNames.valid(),
+            "allreduce, broadcast, reduce, gather, allgather, reduce_scatter, alltoall, alltoallv");
+  EXPECT_FALSE(parse_collective("alltoallw"));
 }
 
 // Every result element names an input element that exists, on a rank that exists.

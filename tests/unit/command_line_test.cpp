@@ -86,8 +86,8 @@ TEST(Options, ListAndHelp) {
 }
 
 TEST(Options, BadInputNamesTheProblemAndTheValidChoices) {
-  expect_error({"run", "--collective", "alltoall"},
-               "unknown collective 'alltoall'; valid: allreduce, broadcast, reduce, gather");
+  expect_error({"run", "--collective", "alltoallw"},
+               "unknown collective 'alltoallw'; valid: allreduce, broadcast, reduce, gather");
   expect_error({"run", "--algorithms", "ring,nope"},
                "unknown algorithm 'nope' for allreduce; valid: " + default_registry().names(Collective::allreduce));
   expect_error({"run", "--dtype", "f8"}, "unknown dtype 'f8'; valid: f32, f64, f16, bf16, i32, i64");

@@ -94,7 +94,7 @@ TEST(Workloads, Lm1bHasSparseEmbeddingAndSoftmax) {
 
 TEST(Workloads, UnknownNameListsTheBuiltins) {
   EXPECT_EQ(error_of([] { load_workload("vgg16"); }),
-            "unknown workload 'vgg16'; valid: resnet50, bert-base, bert-large, lm1b, or a FILE.csv");
+            "unknown workload 'vgg16'; valid: resnet50, bert-base, bert-large, lm1b, mixtral-8x7b, deepseek-v3, dlrm-dcnv2, or a FILE.csv");
 }
 
 TEST(ComputeModel, SplitsComputeByFlopsWithBackwardTwiceForward) {
