@@ -40,7 +40,7 @@ def crossover(winner_of):
     sizes = sorted(winner_of)
     for i, b in enumerate(sizes):
         if all(winner_of[s] == "pairwise" for s in sizes[i:]):
-            return b if i > 0 else sizes[0]
+            return b
     return None
 
 

@@ -122,10 +122,8 @@ Workload moe_workload(const std::string& name, const WorkloadOptions& o) {
       at(moe_call(p + "counts", false, static_cast<std::size_t>(m.experts), DType::i64, {}), before + attention);
     at(moe_call(p + "dispatch", false, routed, DType::bf16, popularity), before + attention);
     at(moe_call(p + "combine", false, routed, DType::bf16, popularity), before + attention + experts_flops);
-    AllToAllCall back = moe_call(p + "combine (backward)", true, routed, DType::bf16, popularity);
-    at(back, after);
-    back = moe_call(p + "dispatch (backward)", true, routed, DType::bf16, popularity);
-    at(back, after + experts_flops);
+    at(moe_call(p + "combine (backward)", true, routed, DType::bf16, popularity), after);
+    at(moe_call(p + "dispatch (backward)", true, routed, DType::bf16, popularity), after + experts_flops);
   }
   // Forward's calls, then backward's (which runs the layers in reverse), each in the order they happen.
   std::stable_sort(w.all_to_alls.begin(), w.all_to_alls.end(), [](const AllToAllCall& a, const AllToAllCall& b) {
