@@ -24,7 +24,7 @@ class Spans {
  public:
   Spans() = default;
   Spans(int parts, std::function<Span(int)> at) : parts_(parts), at_(std::move(at)) {}
-  static Spans even(std::size_t length, int parts);  // the first length % parts one longer
+  static Spans even(std::size_t length, int parts);  // as Chunking cuts them
   int size() const { return parts_; }
   Span operator[](int i) const { return at_(i); }
   Span range(int first, int end) const {  // spans [first, end) as one
