@@ -1,5 +1,7 @@
 #include "collectives/cost_model/predict.hpp"
 
+#include "collectives/schedule/dataflow.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -31,9 +33,23 @@ bool same_transfers(const std::vector<Transfer>& a, const std::vector<Transfer>&
   return true;
 }
 
+// In dataflow order, when each item may start: the same steps can differ in which
+// items wait for which, since that follows the buffers they touch (a double binary
+// tree's two halves lie at different offsets on different ranks).
+bool same_plan(const Schedule& a, const Schedule& b, ExecutionOrder order) {
+  if (order == ExecutionOrder::steps) return true;
+  const DataflowPlan x = plan_execution(a, BufferLayout{}, order), y = plan_execution(b, BufferLayout{}, order);
+  for (std::size_t q = 0; q < kFlowQueues; ++q) {
+    if (x.items[q].size() != y.items[q].size()) return false;
+    for (std::size_t i = 0; i < x.items[q].size(); ++i)
+      if (x.items[q][i].step != y.items[q][i].step || x.items[q][i].after != y.items[q][i].after) return false;
+  }
+  return true;
+}
+
 // Whether `image` is `base` with every peer moved by block move h: same steps, sizes
-// and operations.
-bool is_image(const Schedule& base, const Schedule& image, const Symmetry& s, int n, int h) {
+// and operations, and in dataflow order the same waits.
+bool is_image(const Schedule& base, const Schedule& image, const Symmetry& s, int n, int h, ExecutionOrder order) {
   if (base.steps.size() != image.steps.size()) return false;
   for (std::size_t i = 0; i < base.steps.size(); ++i) {
     if (base.number(i) != image.number(i)) return false;
@@ -44,7 +60,13 @@ bool is_image(const Schedule& base, const Schedule& image, const Symmetry& s, in
     for (std::size_t j = 0; j < x.ops.size(); ++j)
       if (x.ops[j].kind != y.ops[j].kind || x.ops[j].dst.count != y.ops[j].dst.count) return false;
   }
-  return true;
+  return same_plan(base, image, order);
+}
+
+double transfers_and_steps(const Schedule& s) {
+  double n = 0;
+  for (const Step& x : s.steps) n += static_cast<double>(x.sends.size() + x.recvs.size()) + 1;
+  return n;
 }
 
 // The block a symmetry would repeat: one host's ranks where hosts hold several, else one
@@ -53,24 +75,47 @@ int block_of(const PredictRequest& q) {
   return q.ranks_per_node > 1 && q.ranks_per_node < q.ranks ? q.ranks_per_node : 1;
 }
 
-// Whether sampled blocks (the second, the middle, the last) are images of block 0 at
-// sampled positions (the first and last rank of a block).
-bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
-  const int blocks = q.ranks / s.block;
-  if (s.kind == Symmetry::Kind::xor_blocks && ((q.ranks & (q.ranks - 1)) || (s.block & (s.block - 1)))) return false;
-  for (int h : std::set<int>{1, blocks / 2, blocks - 1}) {
-    if (h <= 0) continue;
-    for (int i : std::set<int>{0, s.block - 1})
-      if (!is_image(schedule_of(q, b, i), schedule_of(q, b, mirror_rank(s, q.ranks, i, h)), s, q.ranks, h))
-        return false;
-  }
-  return true;
+// Blocks a symmetry may repeat, smallest first: one host's ranks (or one rank), then
+// doublings of it up to half the ranks, while simulating one block stays within what a
+// full simulation may hold. A larger block catches schedules whose ranks repeat with a
+// longer period, as a ring's uneven blocks do (every n / gcd(count, n) ranks).
+std::vector<int> candidate_blocks(const PredictRequest& q, Built& b) {
+  std::vector<int> out{block_of(q)};
+  const double per_rank = transfers_and_steps(schedule_of(q, b, 0));
+  for (long long k = 2LL * out[0]; k <= q.ranks / 2 && k * per_rank <= kMostSimulatedTransfers; k *= 2)
+    if (q.ranks % k == 0) out.push_back(static_cast<int>(k));
+  return out;
 }
 
-double transfers_and_steps(const Schedule& s) {
-  double n = 0;
-  for (const Step& x : s.steps) n += static_cast<double>(x.sends.size() + x.recvs.size()) + 1;
-  return n;
+// Whether ranks sampled outside block 0 are images of their counterparts in block 0 (rank
+// i + h*block of rank i under block move h): the first and last rank of the second,
+// middle and last blocks; the root and its neighbours, where a rooted schedule differs
+// (in block 0: their images in the second and last blocks); and 8 ranks spread evenly.
+// Only block 0's schedules are kept: they are simulated next.
+bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
+  const int n = q.ranks, blocks = n / s.block;
+  if (s.kind == Symmetry::Kind::xor_blocks && ((n & (n - 1)) || (s.block & (s.block - 1)))) return false;
+  std::set<int> sampled;
+  for (int h : {1, blocks / 2, blocks - 1})
+    for (int i : {0, s.block - 1}) sampled.insert(h * s.block + i);
+  for (int r : {q.root - 1, q.root, q.root + 1}) sampled.insert((r + n) % n);
+  for (int k = 0; k < 8; ++k) sampled.insert(static_cast<int>(static_cast<long long>(k) * (n - 1) / 7));
+  // A sampled rank in block 0 (the root may be) is checked against its images in the
+  // second and last blocks.
+  std::set<int> images;
+  for (int r : sampled)
+    if (r >= n)
+      continue;
+    else if (r >= s.block)
+      images.insert(r);
+    else
+      for (int h : {1, blocks - 1}) images.insert(mirror_rank(s, n, r, h));
+  for (int r : images) {
+    if (r < s.block) continue;  // one block: nothing to compare
+    const int i = r % s.block, h = r / s.block;  // r = mirror_rank(s, n, i, h) for both kinds
+    if (!is_image(schedule_of(q, b, i), build(q, b, r), s, n, h, q.order)) return false;
+  }
+  return true;
 }
 
 // Counts what a full simulation of every rank would hold, refusing once it is too much.
@@ -84,8 +129,7 @@ class FullSimulationBudget {
   }
   // Refuses at once where ranks sampled evenly say the whole would be too much: a
   // typical (median) rank's transfers and steps n times over, or building every rank's
-  // schedule for longer than kMostBuildSeconds (builders that look at every rank, as
-  // hierarchical's node grouping does, cost O(n) each). Finding out by building them
+  // schedule for longer than kMostBuildSeconds (a builder may cost O(n) per rank). Finding out by building them
   // all could take minutes.
   void estimate(Built& b) {
     const int samples = std::min(q_.ranks, 64);
@@ -141,15 +185,18 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
   layout.order = q.order;
   Symmetry sym;
   if (method != PredictMethod::full)
-    for (auto kind : {Symmetry::Kind::shift, Symmetry::Kind::xor_blocks})
-      if (const Symmetry s{kind, block_of(q)}; holds(q, b, s)) {
-        sym = s;
-        break;
-      }
+    for (int block : candidate_blocks(q, b)) {
+      for (auto kind : {Symmetry::Kind::shift, Symmetry::Kind::xor_blocks})
+        if (const Symmetry s{kind, block}; holds(q, b, s)) {
+          sym = s;
+          break;
+        }
+      if (sym.kind != Symmetry::Kind::none) break;
+    }
   if (sym.kind == Symmetry::Kind::none && method == PredictMethod::symmetric)
     throw std::invalid_argument("--method symmetric does not hold for " + q.algorithm->name +
-                                " here: its ranks are not images of each other under a shift or XOR by " +
-                                std::to_string(block_of(q)) + " rank(s)");
+                                " here: its ranks are not images of each other under a shift or XOR by blocks of " +
+                                std::to_string(block_of(q)) + " rank(s) or a doubling of that");
   // Each schedule is built, counted and handed over, then dropped: held all at once,
   // 65,536 of them cost as much to free as to simulate.
   CostSimulation sim(q.ranks, sym, p, layout);

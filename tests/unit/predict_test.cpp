@@ -1,0 +1,79 @@
+// predict(): the symmetric path, with whatever block it finds (one host's ranks, or a
+// doubling of them where a ring's uneven blocks repeat with a longer period), gives the
+// full simulation's time exactly, for every reference algorithm at every n up to 64.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "algorithms/catalog.hpp"
+#include "collectives/cost_model/predict.hpp"
+
+using namespace collbench;
+
+namespace {
+
+CostParams two_tier() {
+  CostParams p;
+  p.intra = {1.5, 1e-4};
+  p.inter = {9, 4e-3};  // slower between hosts, so sharing a host link shows
+  p.reduce = {0.2, 2e-4};
+  p.copy = {0.1, 1e-4};
+  p.overhead_us = 0.7;
+  return p;
+}
+
+}  // namespace
+
+TEST(PredictFastPath, EveryAlgorithmAgreesWithTheFullSimulationUpTo64Ranks) {
+  Registry registry;
+  register_reference_algorithms(registry);
+  const CostParams p = two_tier();
+  std::map<std::string, int> symmetric, wider;  // per algorithm: cases taken by symmetry, by a block wider than a host
+  int compared = 0;
+  for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
+    for (const AlgorithmEntry* a : registry.for_collective(c)) {
+      if (a->is_baseline()) continue;
+      for (int n = 1; n <= 64; ++n)
+        for (int per_host : {1, 2, 4, 8}) {
+          if (per_host > n || n % per_host) continue;
+          // Fewer elements than ranks (blocks of 0 and 1), uneven, and even blocks.
+          for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>((n + 3) / 4),
+                                    static_cast<std::size_t>(n + n / 2), static_cast<std::size_t>(4 * n)})
+            for (std::size_t segment : {std::size_t{0}, std::size_t{8}})
+              for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
+                const PredictRequest q{.algorithm = a,
+                                       .collective = c,
+                                       .ranks = n,
+                                       .count = count,
+                                       .element_size = 4,
+                                       .root = n > 2 ? n / 3 : 0,
+                                       .ranks_per_node = per_host,
+                                       .segment_bytes = segment,
+                                       .order = order};
+                const std::string where = a->name + " on " + std::to_string(n) + " ranks, " +
+                                          std::to_string(per_host) + " per host, count " + std::to_string(count) +
+                                          ", segment " + std::to_string(segment) + " B, " +
+                                          std::string(kExecutionOrderNames.name(order));
+                Prediction fast, full;
+                ASSERT_NO_THROW(fast = predict(q, p)) << where;
+                ASSERT_NO_THROW(full = predict(q, p, PredictMethod::full)) << where;
+                ASSERT_EQ(full.method, PredictMethod::full);
+                EXPECT_NEAR(fast.time_us, full.time_us, full.time_us * 1e-12) << where << " (" << fast.symmetry << ")";
+                if (fast.method == PredictMethod::symmetric && n > per_host) {
+                  ++symmetric[a->name];
+                  const int block = std::stoi(fast.symmetry.substr(fast.symmetry.find(" by ") + 4));  // "shift by 8 ranks"
+                  if (block > per_host) ++wider[a->name];
+                }
+                ++compared;
+              }
+        }
+    }
+  EXPECT_GT(compared, 10000);
+  // The wider blocks are taken where a ring's blocks are uneven, and nowhere by accident of
+  // a schedule that is not symmetric.
+  for (const char* ring : {"ring", "ring_pipelined", "hierarchical", "hierarchical_2d"}) {
+    EXPECT_GT(symmetric[ring], 100) << ring;
+    EXPECT_GT(wider[ring], 20) << ring;
+  }
+}
