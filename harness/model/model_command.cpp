@@ -197,7 +197,8 @@ int run_command(const CostModelOptions& o_in, const Invocation& inv) {
                          o.root, o.model.ranks_per_node, o.segment_bytes, o.order};
         try {
           at.push_back({a, predict(q, params, o.method)});
-        } catch (const std::invalid_argument& e) {  // too large to simulate, or --method symmetric refused
+        } catch (const std::exception& e) {  // too large to simulate, --method symmetric refused, or a
+                                             // schedule the simulation cannot finish: the others still print
           std::fprintf(stderr, "collbench: cannot predict %s at %zu bytes: %s\n", a->name.c_str(), count * per,
                        e.what());
           unpredicted = true;
