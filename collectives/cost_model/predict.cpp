@@ -36,9 +36,7 @@ bool same_transfers(const std::vector<Transfer>& a, const std::vector<Transfer>&
 // In dataflow order, when each item may start: the same steps can differ in which
 // items wait for which, since that follows the buffers they touch (a double binary
 // tree's two halves lie at different offsets on different ranks).
-bool same_plan(const Schedule& a, const Schedule& b, ExecutionOrder order) {
-  if (order == ExecutionOrder::steps) return true;
-  const DataflowPlan x = plan_execution(a, BufferLayout{}, order), y = plan_execution(b, BufferLayout{}, order);
+bool same_plan(const DataflowPlan& x, const DataflowPlan& y) {
   for (std::size_t q = 0; q < kFlowQueues; ++q) {
     if (x.items[q].size() != y.items[q].size()) return false;
     for (std::size_t i = 0; i < x.items[q].size(); ++i)
@@ -48,19 +46,18 @@ bool same_plan(const Schedule& a, const Schedule& b, ExecutionOrder order) {
 }
 
 // Whether `image` is `base` with every peer moved by block move h: same steps, sizes
-// and operations, and in dataflow order the same waits.
-bool is_image(const Schedule& base, const Schedule& image, const Symmetry& s, int n, int h, ExecutionOrder order) {
+// and operations.
+bool is_image(const Schedule& base, const Schedule& image, const Symmetry& s, int n, int h) {
   if (base.steps.size() != image.steps.size()) return false;
   for (std::size_t i = 0; i < base.steps.size(); ++i) {
     if (base.number(i) != image.number(i)) return false;
     const Step &x = base.steps[i], &y = image.steps[i];
-    if (!same_transfers(x.sends, y.sends, s, n, h) || !same_transfers(x.recvs, y.recvs, s, n, h) ||
-        x.ops.size() != y.ops.size())
-      return false;
+    if (!same_transfers(x.sends, y.sends, s, n, h) || !same_transfers(x.recvs, y.recvs, s, n, h)) return false;
+    if (x.ops.size() != y.ops.size()) return false;
     for (std::size_t j = 0; j < x.ops.size(); ++j)
       if (x.ops[j].kind != y.ops[j].kind || x.ops[j].dst.count != y.ops[j].dst.count) return false;
   }
-  return same_plan(base, image, order);
+  return true;
 }
 
 double transfers_and_steps(const Schedule& s) {
@@ -89,19 +86,21 @@ std::vector<int> candidate_blocks(const PredictRequest& q, Built& b) {
 
 // Whether ranks sampled outside block 0 are images of their counterparts in block 0 (rank
 // i + h*block of rank i under block move h): the first and last rank of the second,
-// middle and last blocks; the root and its neighbours, where a rooted schedule differs
-// (in block 0: their images in the second and last blocks); and 8 ranks spread evenly.
-// Only block 0's schedules are kept: they are simulated next.
+// middle and last blocks; for a rooted collective the root and its neighbours (in block
+// 0: their images in the second and last blocks); and the ranks a third and two thirds
+// of the way, inside a block wherever they fall. Each sample costs a build as long as
+// simulating a rank, so there are few. In dataflow order the second block's samples must
+// also wait as their counterparts do. Only block 0's schedules are kept: they are
+// simulated next.
 bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
   const int n = q.ranks, blocks = n / s.block;
   if (s.kind == Symmetry::Kind::xor_blocks && ((n & (n - 1)) || (s.block & (s.block - 1)))) return false;
   std::set<int> sampled;
   for (int h : {1, blocks / 2, blocks - 1})
     for (int i : {0, s.block - 1}) sampled.insert(h * s.block + i);
-  for (int r : {q.root - 1, q.root, q.root + 1}) sampled.insert((r + n) % n);
-  for (int k = 0; k < 8; ++k) sampled.insert(static_cast<int>(static_cast<long long>(k) * (n - 1) / 7));
-  // A sampled rank in block 0 (the root may be) is checked against its images in the
-  // second and last blocks.
+  if (uses_root(q.collective))
+    for (int r : {q.root - 1, q.root, q.root + 1}) sampled.insert((r + n) % n);
+  for (int k : {1, 2}) sampled.insert(static_cast<int>(static_cast<long long>(k) * n / 3));
   std::set<int> images;
   for (int r : sampled)
     if (r >= n)
@@ -110,10 +109,17 @@ bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
       images.insert(r);
     else
       for (int h : {1, blocks - 1}) images.insert(mirror_rank(s, n, r, h));
+  std::map<int, DataflowPlan> base_plans;
   for (int r : images) {
     if (r < s.block) continue;  // one block: nothing to compare
     const int i = r % s.block, h = r / s.block;  // r = mirror_rank(s, n, i, h) for both kinds
-    if (!is_image(schedule_of(q, b, i), build(q, b, r), s, n, h, q.order)) return false;
+    const Schedule& base = schedule_of(q, b, i);
+    const Schedule image = build(q, b, r);
+    if (!is_image(base, image, s, n, h)) return false;
+    if (q.order == ExecutionOrder::steps || h != 1) continue;
+    auto it = base_plans.find(i);
+    if (it == base_plans.end()) it = base_plans.emplace(i, plan_execution(base, BufferLayout{}, q.order)).first;
+    if (!same_plan(it->second, plan_execution(image, BufferLayout{}, q.order))) return false;
   }
   return true;
 }
