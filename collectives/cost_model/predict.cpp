@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -124,6 +125,17 @@ bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
   return true;
 }
 
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
 // Counts what a full simulation of every rank would hold, refusing once it is too much.
 class FullSimulationBudget {
  public:
@@ -134,26 +146,25 @@ class FullSimulationBudget {
       refuse_count("more than", "its first " + std::to_string(r + 1) + " ranks already have that many");
   }
   // Refuses at once where ranks sampled evenly say the whole would be too much: a
-  // typical (median) rank's transfers and steps n times over, or building every rank's
-  // schedule for longer than kMostBuildSeconds (a builder may cost O(n) per rank). Finding out by building them
-  // all could take minutes.
+  // typical (median) rank's transfers and steps n times over, or a typical rank's build
+  // time n times over longer than kMostBuildSeconds (a builder may cost O(n) per rank).
+  // Finding out by building them all could take minutes. Build time is this thread's CPU
+  // time, and the median: one sample descheduled on a busy machine must not refuse.
   void estimate(Built& b) {
     const int samples = std::min(q_.ranks, 64);
-    std::vector<double> counts;
-    double build_s = 0;
+    std::vector<double> counts, build_s;
     for (int i = 0; i < samples; ++i) {
       const int r = static_cast<int>(static_cast<long long>(i) * (q_.ranks - 1) / std::max(samples - 1, 1));
-      const auto t0 = std::chrono::steady_clock::now();
+      const double t0 = thread_cpu_seconds();
       const Schedule& s = schedule_of(q_, b, r);
-      build_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      build_s.push_back(thread_cpu_seconds() - t0);
       counts.push_back(transfers_and_steps(s));
     }
     const std::string evidence = "estimated from " + std::to_string(samples) + " ranks spread evenly";
-    std::nth_element(counts.begin(), counts.begin() + samples / 2, counts.end());
-    const double total = counts[static_cast<std::size_t>(samples / 2)] * q_.ranks;
+    const double total = median(counts) * q_.ranks;
     if (total > kMostSimulatedTransfers)
       refuse_count("about " + std::to_string(static_cast<long long>(total)), evidence);
-    const double all_s = build_s / samples * q_.ranks;
+    const double all_s = median(build_s) * q_.ranks;
     if (all_s > kMostBuildSeconds)
       refuse(", and building its " + std::to_string(q_.ranks) + " schedules would take about " +
              std::to_string(static_cast<long long>(all_s)) + " s here, more than the " +
