@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -20,6 +21,29 @@ constexpr FitSettings kModelFit{.max_ranges = 8, .min_points = 2, .tolerance = 0
 nlohmann::json range_json(const nlohmann::json& from_bytes, const nlohmann::json& alpha_us,
                           const nlohmann::json& beta_gbps) {
   return {{"from_bytes", from_bytes}, {"alpha_us", alpha_us}, {"beta_gbps", beta_gbps}};
+}
+
+// Why no bandwidth: too few sizes, or ping-pong medians that hardly move from the
+// smallest to the largest size. Two busy-polling ranks sharing one core measure the
+// scheduler's tick (4 ms at HZ=250) at every size, not the link.
+std::string flat_medians(const nlohmann::json& doc) {
+  double lo = 0, hi = 0, small = 0, large = 0;
+  for (const nlohmann::json& r : doc["rows"])
+    if (r.value("kind", "") == "measured" && r.value("test", "") == "latency" && r.contains("p50_us") &&
+        r["p50_us"].is_number()) {
+      const double t = r["p50_us"].get<double>();
+      const double b = r["bytes"].get<double>();
+      lo = lo == 0 ? t : std::min(lo, t), hi = std::max(hi, t);
+      small = small == 0 ? b : std::min(small, b), large = std::max(large, b);
+    }
+  if (lo <= 0 || large <= small || hi > 1.25 * lo) return " (run collbench p2p over more sizes)";
+  char text[320];
+  std::snprintf(text, sizeof text,
+                ": every ping-pong took %.1f-%.1f us from %.0f to %.0f bytes, so the ranks waited on something "
+                "other than the link (ranks sharing a core wait for the scheduler's tick: run p2p on an idle "
+                "machine, one rank per core)",
+                lo, hi, small, large);
+  return text;
 }
 
 }  // namespace
@@ -64,9 +88,7 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
     out[key] = l;
   }
   if (!out.contains("intra_host") && !out.contains("inter_host"))
-    throw std::invalid_argument("'" + path +
-                                "' has no p2p latency fit rows with a bandwidth (run collbench p2p over "
-                                "more sizes)");
+    throw std::invalid_argument("'" + path + "' has no p2p latency fit rows with a bandwidth" + flat_medians(doc));
   for (auto [have, missing] : {std::pair{"intra_host", "inter_host"}, std::pair{"inter_host", "intra_host"}})
     if (out.contains(have) && !out.contains(missing)) {
       out[missing] = out[have];

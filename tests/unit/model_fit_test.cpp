@@ -80,3 +80,21 @@ TEST(ModelFit, RefusesWhatIsNotAP2pResult) {
                               "x.json"),
                std::invalid_argument);
 }
+
+// Two busy-polling ranks on one core: every ping-pong one scheduler tick, whatever its
+// size (measured so, the cause of cli.model's failures beside other tests). No bandwidth
+// to fit, and the refusal says why.
+TEST(ModelFit, FlatPingPongTimesAreRefusedWithTheirCause) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (int i = 0; i < 10; ++i)
+    rows.push_back({{"kind", "measured"}, {"link", "intra-host"}, {"test", "latency"}, {"bytes", 1 << (2 * i)},
+                    {"p50_us", 3999.0 + (i % 3)}});
+  try {
+    links_from_p2p({{"rows", rows}}, "x.json");
+    FAIL() << "a flat p2p run was fitted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("every ping-pong took 3999.0-4001.0 us from 1 to 262144 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+}
