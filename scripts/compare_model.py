@@ -157,10 +157,13 @@ def pick_section(points, labels):
 
 def scale_section(raw):
     meta = json.load(open(f"{raw}/scale-allreduce-steps.json"))["metadata"]
+    cpu = "?"
+    if os.path.exists(f"{raw}/machine.txt"):
+        cpu = next((l.split(":", 1)[1].strip() for l in open(f"{raw}/machine.txt") if "Model name:" in l), "?")
     out = ["# Predictions at 65,536 ranks", "",
            "Every algorithm predicted at 65,536 ranks, 8 per host, on the described cluster in raw/cluster-8x8192.json, "
-           f"in both executor orders; seconds each prediction took on this machine (one core; collbench "
-           f"{meta.get('git_revision', '?')}). Target: under 1 s per (algorithm, size).", "",
+           f"in both executor orders; seconds each prediction took on this machine (one core of an {cpu}, "
+           f"raw/machine.txt; collbench {meta.get('git_revision', '?')}). Target: under 1 s per (algorithm, size).", "",
            "| order | collective | algorithm | size | method | symmetry | seconds | under 1 s |",
            "|---|---|---|---|---|---|---:|---|"]
     for order in ("steps", "dataflow"):

@@ -13,6 +13,7 @@ bin=$PWD/${BUILD:-build}/harness/collbench
 raw=$out/raw
 rm -rf "$raw"
 mkdir -p "$raw"
+scripts/machine_facts.sh >"$raw/machine.txt"  # the times are this CPU's
 cat >"$raw/cluster-8x8192.json" <<'JSON'
 {"name": "8192 hosts x 8 ranks: 400 GB/s and 1.5 us within a host, 50 GB/s and 5 us between",
  "ranks_per_node": 8, "intra_host": {"alpha_us": 1.5, "beta_gbps": 400},
