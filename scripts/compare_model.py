@@ -1,28 +1,34 @@
 #!/usr/bin/env python3
 """Compares a validate_model.sh run's predictions with its measurements.
 
-Writes DIR/errors.csv (one row per interconnect x collective x algorithm x size:
-predicted_us, the measured median p50_us and mean, predicted/measured, the per-round
-spread), DIR/SUMMARY.md and DIR/predicted_vs_measured.png.
+Every layout ran in rounds: links probed, model fitted, every algorithm predicted, then
+one round of the sweep. A point (layout x collective x algorithm x size) is measured
+once per round (p50 of that round's timed calls; a call's time is the slowest rank's) and
+predicted twice per round: from the links probed just before it (same-run) and from
+round 1's (fit once). Its error is the median over rounds of predicted / measured - 1.
 
-Measured is each row's p50_us (the median of every timed call of every round; a call's
-time is the slowest rank's). The relative error is (predicted - measured) / measured.
-The fastest algorithm per (interconnect, collective, size) is decided by p50_us among
-the reference algorithms (the model predicts schedules, not the MPI library's own);
-a point counts for the recommendation target when the measured best and runner-up's
-per-round means do not overlap (the gap exceeds the run-to-run spread).
+Writes DIR/errors.csv (one row per point), DIR/SUMMARY.md (errors against the targets,
+same-run and fit-once; the error of every pair's ratio; the predicted against the
+measured fastest; the links' drift between rounds) and DIR/predicted_vs_measured.png.
+The fastest algorithm is decided among the reference algorithms (the model predicts
+schedules, not the MPI library's own) by the median over rounds; a point is decisive
+when the best and runner-up's per-round p50 ranges do not overlap.
 
-Usage: compare_model.py DIR LABEL...
+Usage: compare_model.py DIR
        compare_model.py --scale DIR   (model_at_scale.sh's SUMMARY.md)
 """
 import csv
+import glob
+import itertools
 import json
 import os
+import re
 import statistics
 import sys
 
 KIB = 1024
-TARGET_LARGE, TARGET_SMALL, TARGET_PICK = 0.10, 0.25, 0.90
+LARGE = 64 * KIB
+TARGET_LARGE, TARGET_LARGE_P90, TARGET_SMALL, TARGET_RATIO, TARGET_PICK = 0.10, 0.25, 0.20, 0.05, 0.90
 COLLECTIVES = ["allreduce", "broadcast", "reduce"]
 
 
@@ -49,110 +55,231 @@ def percentile(values, q):
     return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
-def load(raw, labels):
-    points = []
-    for label in labels:
+def pct(x):
+    return f"{100 * x:.1f}%"
+
+
+def layouts_of(raw):
+    """layouts.txt as written by validate_model.sh, in its order."""
+    with open(f"{raw}/layouts.txt") as f:
+        header, *lines = [l.split() for l in f if l.strip()]
+    return [dict(zip(header, l), hosts=int(l[1]), ranks_per_host=int(l[2]), from_bytes=int(l[4]),
+                 judged=l[6] == "yes") for l in lines]
+
+
+def rounds_of(raw, label):
+    return sorted(int(m.group(1)) for f in glob.glob(f"{raw}/{label}-r*-p2p.json")
+                  if (m := re.search(r"-r(\d+)-p2p\.json$", f)))
+
+
+def load(raw, layouts):
+    """Points with per-round measured p50 and same-run / fit-once predictions."""
+    points = {}
+    for lay in layouts:
+        label = lay["label"]
+        rounds = rounds_of(raw, label)
         for coll in COLLECTIVES:
-            predicted = {(r["algorithm"], r["bytes"]): r for r in rows_of(f"{raw}/{label}-{coll}-predicted.json")}
-            for part in ("small", "large"):
-                for m in rows_of(f"{raw}/{label}-{coll}-{part}.json"):
-                    p = predicted.get((m["algorithm"], m["bytes"]))
-                    rounds = m.get("round_mean_us") or [m["avg_us"]]
-                    point = {"interconnect": label, "collective": coll, "algorithm": m["algorithm"],
-                             "bytes": m["bytes"], "ranks": m["ranks"], "measured_p50_us": m["p50_us"],
-                             "measured_avg_us": m["avg_us"], "round_min_us": min(rounds), "round_max_us": max(rounds),
-                             "errors": m["errors"], "predicted_us": None, "method": ""}
-                    if p:
-                        point["predicted_us"] = p["predicted_us"]
-                        point["method"] = p["method"]
-                        point["ratio"] = p["predicted_us"] / m["p50_us"]
-                        point["rel_error"] = point["ratio"] - 1
-                    points.append(point)
-    return points
+            once = {(r["algorithm"], r["bytes"]): r["predicted_us"]
+                    for r in rows_of(f"{raw}/{label}-r{rounds[0]}-{coll}-predicted.json")} if rounds else {}
+            for rnd in rounds:
+                same = {(r["algorithm"], r["bytes"]): r["predicted_us"]
+                        for r in rows_of(f"{raw}/{label}-r{rnd}-{coll}-predicted.json")}
+                for path in sorted(glob.glob(f"{raw}/{label}-r{rnd}-{coll}-run-*.json")):
+                    for m in rows_of(path):
+                        key = (label, coll, m["algorithm"], m["bytes"])
+                        p = points.setdefault(key, {
+                            "layout": label, "collective": coll, "algorithm": m["algorithm"], "bytes": m["bytes"],
+                            "ranks": m["ranks"], "judged": lay["judged"], "measured": [], "same": [], "once": [],
+                            "errors": 0})
+                        p["errors"] += m["errors"] or 0
+                        k = (m["algorithm"], m["bytes"])
+                        if k in same and k in once:
+                            p["measured"].append(m["p50_us"])
+                            p["same"].append(same[k])
+                            p["once"].append(once[k])
+    out = []
+    for p in points.values():
+        if not p["measured"]:
+            continue  # the MPI library's own algorithms: nothing predicted
+        p["measured_us"] = statistics.median(p["measured"])
+        p["predicted_us"] = statistics.median(p["same"])
+        p["once_us"] = p["once"][0]
+        p["error"] = statistics.median(s / m - 1 for s, m in zip(p["same"], p["measured"]))
+        p["once_error"] = statistics.median(o / m - 1 for o, m in zip(p["once"], p["measured"]))
+        p["round_min_us"], p["round_max_us"] = min(p["measured"]), max(p["measured"])
+        out.append(p)
+    return out
 
 
 def write_errors(path, points):
-    fields = ["interconnect", "collective", "algorithm", "ranks", "bytes", "predicted_us", "measured_p50_us",
-              "measured_avg_us", "ratio", "rel_error", "round_min_us", "round_max_us", "method", "errors"]
+    fields = ["layout", "collective", "algorithm", "ranks", "bytes", "judged", "rounds", "measured_us",
+              "predicted_us", "error", "once_us", "once_error", "round_min_us", "round_max_us", "errors"]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         for p in points:
-            if p["predicted_us"] is not None:
-                w.writerow(p)
+            w.writerow(dict(p, rounds=len(p["measured"])))
 
 
-def error_section(points, labels):
+def where(points, **kw):
+    return [p for p in points if all(p[k] == v for k, v in kw.items())]
+
+
+def error_section(points, layouts):
     out = ["## Prediction error", "",
-           f"|predicted − measured| / measured over every reference algorithm of {', '.join(COLLECTIVES)}, "
-           "per interconnect. Targets: median ≤ 10% from 64 KiB, ≤ 25% below.", "",
-           "| interconnect | sizes | points | median | 90th pct | target | met |", "|---|---|---:|---:|---:|---:|---|"]
-    for label in labels:
-        for name, test, target in (("≥ 64 KiB", lambda b: b >= 64 * KIB, TARGET_LARGE),
-                                   ("< 64 KiB", lambda b: b < 64 * KIB, TARGET_SMALL)):
-            errs = [abs(p["rel_error"]) for p in points
-                    if p["interconnect"] == label and p["predicted_us"] is not None and test(p["bytes"])]
-            if not errs:
+           f"|predicted / measured − 1| over every reference algorithm of {', '.join(COLLECTIVES)}: a point's error is "
+           "the median over rounds. *Same run*: each round predicted from the links probed just before it; "
+           "*fit once*: from round 1's. Targets (same run, judged layouts): median ≤ 10% from 64 KiB with the 90th "
+           "percentile ≤ 25%, median ≤ 20% below.", "",
+           "| layout | sizes | points | same run: median | 90th pct | fit once: median | 90th pct | met |",
+           "|---|---|---:|---:|---:|---:|---:|---|"]
+    for lay in layouts:
+        for name, large in (("≥ 64 KiB", True), ("< 64 KiB", False)):
+            mine = [p for p in where(points, layout=lay["label"]) if (p["bytes"] >= LARGE) == large]
+            if not mine:
                 continue
-            med = statistics.median(errs)
-            out.append(f"| {label} | {name} | {len(errs)} | {100 * med:.1f}% | {100 * percentile(errs, 0.9):.1f}% | "
-                       f"{100 * target:.0f}% | {'yes' if med <= target else '**no**'} |")
-    out += ["", "Per collective and algorithm (median |error| over sizes from 64 KiB, signed median in brackets):", "",
-            "| interconnect | collective | " + " | ".join(["algorithm"] * 1) + " | median | signed |",
-            "|---|---|---|---:|---:|"]
-    for label in labels:
+            same = [abs(p["error"]) for p in mine]
+            once = [abs(p["once_error"]) for p in mine]
+            med, p90 = statistics.median(same), percentile(same, 0.9)
+            ok = med <= TARGET_LARGE and p90 <= TARGET_LARGE_P90 if large else med <= TARGET_SMALL
+            verdict = ("yes" if ok else "**no**") if lay["judged"] else "not judged"
+            out.append(f"| {lay['label']} | {name} | {len(mine)} | {pct(med)} | {pct(p90)} | "
+                       f"{pct(statistics.median(once))} | {pct(percentile(once, 0.9))} | {verdict} |")
+    out += ["", "Per collective and algorithm, from 64 KiB (median |error| over sizes; signed median):", "",
+            "| layout | collective | algorithm | same run | signed | fit once signed |", "|---|---|---|---:|---:|---:|"]
+    for lay in layouts:
         for coll in COLLECTIVES:
-            algos = sorted({p["algorithm"] for p in points if p["interconnect"] == label and p["collective"] == coll
-                            and p["predicted_us"] is not None})
-            for a in algos:
-                errs = [p["rel_error"] for p in points if p["interconnect"] == label and p["collective"] == coll
-                        and p["algorithm"] == a and p["predicted_us"] is not None and p["bytes"] >= 64 * KIB]
-                if errs:
-                    out.append(f"| {label} | {coll} | {a} | {100 * statistics.median(abs(e) for e in errs):.1f}% | "
-                               f"{100 * statistics.median(errs):+.1f}% |")
+            mine = [p for p in where(points, layout=lay["label"], collective=coll) if p["bytes"] >= LARGE]
+            for a in sorted({p["algorithm"] for p in mine}):
+                e = [p["error"] for p in mine if p["algorithm"] == a]
+                o = [p["once_error"] for p in mine if p["algorithm"] == a]
+                out.append(f"| {lay['label']} | {coll} | {a} | {pct(statistics.median(abs(x) for x in e))} | "
+                           f"{100 * statistics.median(e):+.1f}% | {100 * statistics.median(o):+.1f}% |")
     return out
 
 
-def pick_section(points, labels):
+def ratio_errors(points, label, coll=None):
+    """Per pair of algorithms at one size: median over rounds of |predicted ratio / measured ratio - 1|."""
+    errs = []
+    for c in [coll] if coll else COLLECTIVES:
+        for b in sorted({p["bytes"] for p in where(points, layout=label, collective=c)}):
+            at = where(points, layout=label, collective=c, bytes=b)
+            for x, y in itertools.combinations(at, 2):
+                n = min(len(x["measured"]), len(y["measured"]))
+                errs.append(statistics.median(abs((x["same"][i] / y["same"][i]) / (x["measured"][i] / y["measured"][i]) - 1)
+                                              for i in range(n)))
+    return errs
+
+
+def ratio_section(points, layouts):
+    out = ["## Ratios between algorithms", "",
+           "For every pair of algorithms of a collective at every size, |predicted ratio / measured ratio − 1| "
+           "(same round; median over rounds): what a recommendation depends on. Target: median ≤ 5% per judged layout.",
+           "", "| layout | pairs | median | 90th pct | " + " | ".join(f"{c} median" for c in COLLECTIVES) + " | met |",
+           "|---|---:|---:|---:|" + "---:|" * len(COLLECTIVES) + "---|"]
+    for lay in layouts:
+        errs = ratio_errors(points, lay["label"])
+        if not errs:
+            continue
+        med = statistics.median(errs)
+        per = [ratio_errors(points, lay["label"], c) for c in COLLECTIVES]
+        verdict = ("yes" if med <= TARGET_RATIO else "**no**") if lay["judged"] else "not judged"
+        out.append(f"| {lay['label']} | {len(errs)} | {pct(med)} | {pct(percentile(errs, 0.9))} | "
+                   + " | ".join(pct(statistics.median(e)) if e else "–" for e in per) + f" | {verdict} |")
+    return out
+
+
+def pick_section(points, layouts):
     out = ["## Recommendation", "",
-           "Predicted fastest against measured fastest (reference algorithms, by p50). *Decisive*: the measured "
-           "best and runner-up's per-round means do not overlap. Target: right at ≥ 90% of decisive points.", "",
-           "| interconnect | collective | size | predicted best | measured best | measured gap | decisive | right |",
-           "|---|---|---|---|---|---:|---|---|"]
-    decisive = right = 0
-    tally = {}  # (interconnect, gap at least 5%) -> [decisive, right]
-    for label in labels:
+           "Predicted fastest (same run, median over rounds) against measured fastest (median over rounds of each "
+           "round's p50). *Decisive*: the best and runner-up's per-round p50 ranges do not overlap. Target: right at "
+           "≥ 90% of decisive points per judged layout.", "",
+           "| layout | decisive | right | share | gap < 5%: right / decisive | met |", "|---|---:|---:|---:|---:|---|"]
+    detail = ["", "| layout | collective | size | predicted best | measured best | measured gap | decisive | right |",
+              "|---|---|---|---|---|---:|---|---|"]
+    for lay in layouts:
+        label = lay["label"]
+        decisive = right = close = close_right = 0
         for coll in COLLECTIVES:
-            for b in sorted({p["bytes"] for p in points if p["interconnect"] == label and p["collective"] == coll}):
-                at = [p for p in points if p["interconnect"] == label and p["collective"] == coll and p["bytes"] == b
-                      and p["predicted_us"] is not None]
+            for b in sorted({p["bytes"] for p in where(points, layout=label, collective=coll)}):
+                at = where(points, layout=label, collective=coll, bytes=b)
                 if len(at) < 2:
                     continue
-                by_meas = sorted(at, key=lambda p: p["measured_p50_us"])
+                by_meas = sorted(at, key=lambda p: p["measured_us"])
                 by_pred = sorted(at, key=lambda p: p["predicted_us"])
                 best, second = by_meas[0], by_meas[1]
                 is_decisive = best["round_max_us"] < second["round_min_us"]
                 # Predicted ties (same schedule cost) count as right if the measured best is among them.
                 tied = [p["algorithm"] for p in by_pred if p["predicted_us"] <= by_pred[0]["predicted_us"] * (1 + 1e-9)]
                 ok = best["algorithm"] in tied
-                decisive += is_decisive
-                right += is_decisive and ok
+                gap = second["measured_us"] / best["measured_us"]
                 if is_decisive:
-                    t = tally.setdefault((label, second["measured_p50_us"] / best["measured_p50_us"] >= 1.05), [0, 0])
-                    t[0] += 1
-                    t[1] += ok
-                out.append(f"| {label} | {coll} | {size(b)} | {' = '.join(tied)} | {best['algorithm']} | "
-                           f"×{second['measured_p50_us'] / best['measured_p50_us']:.3f} | {'yes' if is_decisive else 'no'} | "
-                           f"{'yes' if ok else '**no**'} |")
-    share = right / decisive if decisive else float("nan")
-    out[2] += f" **Right at {right} of {decisive} decisive points ({100 * share:.0f}%): " \
-              f"{'met' if decisive and share >= TARGET_PICK else 'not met'}.**"
-    breakdown = ["", "Right / decisive per interconnect, by the measured gap between the best two:", "",
-                 "| interconnect | gap < 5% | gap ≥ 5% |", "|---|---:|---:|"]
-    for label in labels:
-        cells = [f"{tally.get((label, wide), [0, 0])[1]} / {tally.get((label, wide), [0, 0])[0]}" for wide in (False, True)]
-        breakdown.append(f"| {label} | {cells[0]} | {cells[1]} |")
-    return out[:3] + breakdown + [""] + out[3:]
+                    decisive += 1
+                    right += ok
+                    if gap < 1.05:
+                        close += 1
+                        close_right += ok
+                detail.append(f"| {label} | {coll} | {size(b)} | {' = '.join(tied)} | {best['algorithm']} | ×{gap:.3f} | "
+                              f"{'yes' if is_decisive else 'no'} | {'yes' if ok else '**no**'} |")
+        share = f"{100 * right / decisive:.0f}%" if decisive else "–"
+        verdict = ("yes" if decisive and right >= TARGET_PICK * decisive else "**no**") if lay["judged"] else "not judged"
+        out.append(f"| {label} | {decisive} | {right} | {share} | {close_right} / {close} | {verdict} |")
+    return out + detail
+
+
+def drift_section(raw, layouts):
+    """Each round's p2p medians over round 1's, per layout, test and link."""
+    out = ["## Drift", "",
+           "Each round's link probe over round 1's (p2p medians at the same sizes; 1.00 = unchanged): how far the "
+           "links moved during the run, which the fit-once column carries and the same-run column cancels.", "",
+           "| layout | test | link | round | < 64 KiB: median (range) | ≥ 64 KiB: median (range) |",
+           "|---|---|---|---:|---|---|"]
+    for lay in layouts:
+        label = lay["label"]
+        rounds = rounds_of(raw, label)
+        if not rounds:
+            continue
+        first = {(r["test"], r["link"], r["bytes"]): r["p50_us"] for r in rows_of(f"{raw}/{label}-r{rounds[0]}-p2p.json")
+                 if r.get("kind") == "measured"}
+        for rnd in rounds[1:]:
+            later = [r for r in rows_of(f"{raw}/{label}-r{rnd}-p2p.json") if r.get("kind") == "measured"]
+            for test, link in dict.fromkeys((r["test"], r["link"]) for r in later):
+                cells = []
+                for small in (True, False):
+                    ratios = [r["p50_us"] / first[(test, link, r["bytes"])] for r in later
+                              if r["test"] == test and r["link"] == link and (r["bytes"] < LARGE) == small
+                              and (test, link, r["bytes"]) in first]
+                    cells.append(f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})" if ratios else "–")
+                out.append(f"| {label} | {test} | {link} | {rnd} | {cells[0]} | {cells[1]} |")
+    return out
+
+
+def header(raw, layouts):
+    cpu = "?"
+    if os.path.exists(f"{raw}/machine.txt"):
+        cpu = next((l.split(":", 1)[1].strip() for l in open(f"{raw}/machine.txt") if "Model name:" in l), "?")
+    out = ["# Cost model validation", "", f"On one {cpu} with 2 cores (raw/machine.txt). Layouts (round 1's fit):", ""]
+    for lay in layouts:
+        label = lay["label"]
+        rounds = rounds_of(raw, label)
+        model = f"{raw}/{label}-r{rounds[0]}-model.json" if rounds else ""
+        if not os.path.exists(model):
+            continue
+        m = json.load(open(model))
+        runs = sorted(glob.glob(f"{raw}/{label}-r{rounds[0]}-*-run-*.json"))
+        meta = json.load(open(runs[0]))["metadata"] if runs else {}
+        desc = []
+        for key in ("intra_host", "inter_host") if lay["ranks_per_host"] > 1 and lay["hosts"] > 1 else \
+                ("intra_host",) if lay["hosts"] == 1 else ("inter_host",):
+            r = m[key]["ranges"]
+            x = m[key].get("exchange", {}).get("ranges", [{}])[-1].get("beta_gbps")
+            desc.append(f"{key} α {r[0]['alpha_us']:.2f} µs, largest {r[-1]['beta_gbps'] or 0:.3g} GB/s"
+                        + (f" (both ways {x:.3g})" if x else ""))
+        judged = "judged" if lay["judged"] else "reported, not judged (more ranks than cores, CPU-bound)"
+        out.append(f"- **{label}**: {lay['hosts']} host(s) × {lay['ranks_per_host']}, {size(lay['from_bytes'])}–"
+                   f"{size(int(lay['to_bytes']))}, {len(rounds)} rounds, {judged}; {'; '.join(desc)}; "
+                   f"collbench {meta.get('git_revision', '?')}")
+    return out + [""]
 
 
 def scale_section(raw):
@@ -183,18 +310,21 @@ def scale_section(raw):
     return out
 
 
-def plot(path, points, labels):
+def plot(path, points, layouts):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(labels), figsize=(4.2 * len(labels), 4.4), squeeze=False)
-    for ax, label in zip(axes[0], labels):
+    labels = [lay["label"] for lay in layouts]
+    cols = min(4, len(labels))
+    rows = -(-len(labels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 4.2 * rows), squeeze=False)
+    for ax, label in zip(axes.flat, labels):
         for coll, marker in zip(COLLECTIVES, "os^"):
-            mine = [p for p in points if p["interconnect"] == label and p["collective"] == coll and p["predicted_us"]]
-            ax.scatter([p["measured_p50_us"] for p in mine], [p["predicted_us"] for p in mine], s=10, marker=marker,
+            mine = [p for p in points if p["layout"] == label and p["collective"] == coll and p["predicted_us"]]
+            ax.scatter([p["measured_us"] for p in mine], [p["predicted_us"] for p in mine], s=10, marker=marker,
                        label=coll, alpha=0.7)
-        lo = min((p["measured_p50_us"] for p in points if p["interconnect"] == label), default=1)
-        hi = max((p["measured_p50_us"] for p in points if p["interconnect"] == label), default=10)
+        lo = min((p["measured_us"] for p in points if p["layout"] == label), default=1)
+        hi = max((p["measured_us"] for p in points if p["layout"] == label), default=10)
         xs = [lo / 2, hi * 2]
         ax.plot(xs, xs, "k-", lw=0.8)
         for f, style in ((1.1, "k--"), (1.25, "k:")):
@@ -203,53 +333,14 @@ def plot(path, points, labels):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(label)
-        ax.set_xlabel("measured p50 (µs)")
-        ax.set_ylabel("predicted (µs)")
+        ax.set_xlabel("measured p50, median of rounds (µs)")
+        ax.set_ylabel("predicted, same run (µs)")
         ax.legend(fontsize=7)
+    for ax in axes.flat[len(labels):]:
+        ax.set_visible(False)
     fig.suptitle("Cost model: predicted against measured (lines: equal, ±10%, ±25%)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-
-
-def drift_section(raw, labels):
-    """The p2p medians after the sweep against before, per interconnect and test."""
-    out = ["## Drift", "",
-           "p2p medians measured again after the sweep, over the medians the model was fitted to (same sizes; "
-           "1.00 = unchanged). The model cannot be closer to the sweep than the links stayed to themselves.", "",
-           "| interconnect | test | link | < 64 KiB: median (range) | ≥ 64 KiB: median (range) |", "|---|---|---|---|---|"]
-    for label in labels:
-        before = {(r["test"], r["link"], r["bytes"]): r["p50_us"] for r in rows_of(f"{raw}/{label}-p2p.json")
-                  if r.get("kind") == "measured"}
-        after = [r for r in rows_of(f"{raw}/{label}-p2p-after.json") if r.get("kind") == "measured"]
-        for test, link in dict.fromkeys((r["test"], r["link"]) for r in after):
-            cells = []
-            for small in (True, False):
-                ratios = [r["p50_us"] / before[(test, link, r["bytes"])] for r in after
-                          if r["test"] == test and r["link"] == link and (r["bytes"] < 64 * KIB) == small
-                          and (test, link, r["bytes"]) in before]
-                cells.append(f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})" if ratios else "–")
-            out.append(f"| {label} | {test} | {link} | {cells[0]} | {cells[1]} |")
-    return out
-
-
-def header(raw, labels):
-    out = ["# Cost model validation", ""]
-    for label in labels:
-        model = f"{raw}/{label}-model.json"
-        if not os.path.exists(model):
-            continue
-        m = json.load(open(model))
-        run = rows_of(f"{raw}/{label}-allreduce-small.json")
-        meta = json.load(open(f"{raw}/{label}-allreduce-small.json"))["metadata"] if run else {}
-        desc = []
-        for key in ("intra_host", "inter_host"):
-            r = m[key]["ranges"]
-            x = m[key].get("exchange", {}).get("ranges", [{}])[-1].get("beta_gbps")
-            desc.append(f"{key} {len(r)} ranges, α {r[0]['alpha_us']:.2f} µs, largest {r[-1]['beta_gbps'] or 0:.3g} GB/s"
-                        + (f" (both ways {x:.3g})" if x else ""))
-        out.append(f"- **{label}**: {run[0]['ranks'] if run else '?'} ranks, {m['ranks_per_node']} per host; "
-                   f"{'; '.join(desc)}; collbench {meta.get('git_revision', '?')}")
-    return out + [""]
 
 
 def main(argv):
@@ -257,21 +348,24 @@ def main(argv):
         with open(os.path.join(argv[2], "SUMMARY.md"), "w") as f:
             f.write("\n".join(scale_section(os.path.join(argv[2], "raw"))) + "\n")
         return 0
-    if len(argv) < 3:
+    if len(argv) != 2:
         sys.exit(__doc__)
-    out, labels = argv[1], argv[2:]
+    out = argv[1]
     raw = os.path.join(out, "raw")
-    points = load(raw, labels)
+    layouts = layouts_of(raw)
+    points = load(raw, layouts)
     if not points:
         sys.exit(f"compare_model: no measured rows under {raw}")
     write_errors(os.path.join(out, "errors.csv"), points)
-    wrong = sum(1 for p in points if (p["errors"] or 0) > 0)
-    lines = header(raw, labels) + [f"Measured points: {len(points)}, with wrong results: {wrong}.", ""]
-    lines += error_section(points, labels) + [""] + pick_section(points, labels) + [""] + drift_section(raw, labels)
+    wrong = sum(1 for p in points if p["errors"] > 0)
+    lines = header(raw, layouts) + [f"Measured points: {len(points)}, with wrong results: {wrong}.", ""]
+    for section in (error_section(points, layouts), ratio_section(points, layouts), pick_section(points, layouts),
+                    drift_section(raw, layouts)):
+        lines += section + [""]
     with open(os.path.join(out, "SUMMARY.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(lines))
     try:
-        plot(os.path.join(out, "predicted_vs_measured.png"), points, labels)
+        plot(os.path.join(out, "predicted_vs_measured.png"), points, layouts)
     except ImportError as e:
         print(f"compare_model: no plot ({e})", file=sys.stderr)
         return 1

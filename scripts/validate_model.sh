@@ -1,28 +1,34 @@
 #!/usr/bin/env bash
-# Validates the cost model (root: it creates emulated hosts). On each interconnect of
-# this machine
-#   ucx-shm        2 ranks, one host, UCX's shared memory (MPICH's default here)
-#   tcp-loopback   2 ranks, one host, UCX_TLS=tcp,self
-#   1gbe-2x1       2 emulated hosts x 1 rank, links shaped to 1 Gbit/s
-#   1gbe-2x2       2 emulated hosts x 2 ranks
-# it characterises the links (collbench p2p), fits a model (collbench model fit),
-# predicts every allreduce, broadcast and reduce algorithm over 1 KiB..64 MiB (model
-# predict, before anything is run), then runs the same sweep (collbench run; sizes to
-# 1 MiB on a time budget, from 4 MiB a fixed 3 calls per round). compare_model.py then
-# writes errors.csv (predicted / measured per interconnect x collective x algorithm x
-# size), SUMMARY.md (error medians and 90th percentiles against the targets, the
-# predicted against the measured fastest) and predicted_vs_measured.png. A second p2p
-# run after the sweep shows how far the links drifted meanwhile. The 65,536-rank
-# timing is scripts/model_at_scale.sh.
+# Validates the cost model (root: it creates emulated hosts), with the links measured in
+# the same run as the collectives, so that the machine's drift cancels. Layouts:
+#   ucx-shm       1 host x 2 ranks, UCX's shared memory (MPICH's default here)
+#   tcp-loopback  1 host x 2 ranks, UCX_TLS=tcp,self
+#   1gbe-2x1      2 emulated hosts x 1 rank, links shaped to 1 Gbit/s
+#   10gbe-2x1     2 emulated hosts x 1 rank, 10 Gbit/s
+#   100mbe-4x1    4 emulated hosts x 1 rank, 100 Mbit/s, 64 KiB (the cut, below) to 1 MiB
+#   100mbe-8x1    8 emulated hosts x 1 rank, 100 Mbit/s, 64 KiB to 1 MiB
+#   1gbe-2x2      2 emulated hosts x 2 ranks, 1 KiB to 16 MiB: 4 ranks on 2 cores,
+#                 CPU-bound, reported, not judged
+# Each layout runs ROUNDS rounds; a round is a link probe (collbench p2p: ping-pong and
+# exchange, 1 B to the largest size by 2), `model fit` on it (launched as the collectives
+# are), `model predict` of every allreduce, broadcast and reduce algorithm, then one round
+# of each collective's sweep on the same ranks. compare_model.py predicts each round's
+# measurements from the links measured next to them (same-run) and from round 1's (fit
+# once), and writes errors.csv, SUMMARY.md and predicted_vs_measured.png.
+# The cut on 100 Mbit/s: 4 or 8 ranks share 2 cores, so a rank must wait on its link,
+# not for a core. From 64 KiB a message holds the link 5.2 ms or more, longer than the
+# 4 ms a busy core's time slice lasts, and a rank waiting on it yields its core
+# (MPIR_CVAR_POLLS_BEFORE_YIELD=1); below, ranks queue for cores instead.
+# The 65,536-rank timing is scripts/model_at_scale.sh.
 # Environment: BUILD (build), ROUNDS (3), BUDGET (seconds of timed calls per algorithm
-# and size, 0.3), LABELS (all four), COLLECTIVES (allreduce broadcast reduce).
+# and size and round, 0.3), LABELS (all seven), COLLECTIVES (allreduce broadcast reduce).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/model}
 build=${BUILD:-build}
 rounds=${ROUNDS:-3}
 budget=${BUDGET:-0.3}
-labels=${LABELS:-ucx-shm tcp-loopback 1gbe-2x1 1gbe-2x2}
+labels=${LABELS:-ucx-shm tcp-loopback 1gbe-2x1 10gbe-2x1 100mbe-4x1 100mbe-8x1 1gbe-2x2}
 collectives=${COLLECTIVES:-allreduce broadcast reduce}
 bin=$PWD/$build/harness/collbench
 cluster=cbvm
@@ -33,57 +39,82 @@ if [ -e "$out/SUMMARY.md" ] && [ -z "${OVERWRITE:-}" ]; then
   echo "validate_model: $out holds a validation already; set OVERWRITE=1 or give another directory" >&2
   exit 2
 fi
-rm -rf "$raw"
-mkdir -p "$raw"
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1  # four ranks share two cores on 2x2
+export MPIR_CVAR_POLLS_BEFORE_YIELD=1  # more ranks than cores on 2x2, 4x1, 8x1
 local1=(/usr/bin/mpiexec.mpich -n 1)
+mpich=/usr/bin/mpiexec.mpich
 
-# validate LABEL RANKS LAUNCHER...
-validate() {
-  local label=$1 ranks=$2
-  shift 2
-  # Emulated links: p2p to 16 MiB (a 64 MiB ping-pong takes a second); the fit's last
-  # range carries on to 64 MiB at the line rate.
-  local top=64M
-  case $label in 1gbe-*) top=16M ;; esac
-  checked "$raw/$label-p2p.json" "$@" "$bin" p2p -b 1 -e "$top" -f 2 --rounds "$rounds" --time-budget "$budget" \
-    --csv "$raw/$label-p2p.csv" --json "$raw/$label-p2p.json"
-  # Launched as the collectives are: every rank times the kernels at once, as ranks of a
-  # host contend for memory inside a collective.
-  "$@" "$bin" model fit --p2p "$raw/$label-p2p.json" --out "$raw/$label-model.json"
+# sweep LABEL RANKS ROUND FROM TO LAUNCHER...: one round of each collective. To 1 MiB on a
+# time budget, from 4 MiB fixed counts. Where ranks outnumber cores, fixed counts at every
+# size: a warm-up says little about the next call when a rank may wait a tick for its core.
+sweep() {
+  local label=$1 ranks=$2 r=$3 from=$4 to=$5
+  shift 5
+  local f=$raw/$label-r$r
   for coll in $collectives; do
-    "${local1[@]}" "$bin" model predict -m "$raw/$label-model.json" -c "$coll" -n "$ranks" -b 1K -e 64M -f 4 \
-      --csv "$raw/$label-$coll-predicted.csv" --json "$raw/$label-$coll-predicted.json" >/dev/null
+    if [ "$ranks" -gt "$(nproc)" ]; then
+      checked "$f-$coll-run-all.json" "$@" "$bin" run -c "$coll" -b "$from" -e "$to" -f 4 -w 1 -n 3 --rounds 1 \
+        --csv "$f-$coll-run-all.csv" --json "$f-$coll-run-all.json"
+      continue
+    fi
+    checked "$f-$coll-run-small.json" "$@" "$bin" run -c "$coll" -b "$from" -e 1M -f 4 -w 2 --rounds 1 \
+      --time-budget "$budget" --csv "$f-$coll-run-small.csv" --json "$f-$coll-run-small.json"
+    checked "$f-$coll-run-large.json" "$@" "$bin" run -c "$coll" -b 4M -e "$to" -f 4 -w 1 -n 3 --rounds 1 \
+      --csv "$f-$coll-run-large.csv" --json "$f-$coll-run-large.json"
   done
-  for coll in $collectives; do
-    checked "$raw/$label-$coll-small.json" "$@" "$bin" run -c "$coll" -b 1K -e 1M -f 4 -w 2 --rounds "$rounds" \
-      --time-budget "$budget" --csv "$raw/$label-$coll-small.csv" --json "$raw/$label-$coll-small.json"
-    checked "$raw/$label-$coll-large.json" "$@" "$bin" run -c "$coll" -b 4M -e 64M -f 4 -w 1 -n 3 --rounds "$rounds" \
-      --csv "$raw/$label-$coll-large.csv" --json "$raw/$label-$coll-large.json"
-  done
-  # The links again, after the sweep: how far the machine drifted while it ran (this
-  # one is shared); the model keeps the first.
-  checked "$raw/$label-p2p-after.json" "$@" "$bin" p2p -t latency,exchange -b 1 -e "$top" -f 4 --rounds 1 \
-    --time-budget "$budget" --csv "$raw/$label-p2p-after.csv" --json "$raw/$label-p2p-after.json"
 }
 
-mpich=/usr/bin/mpiexec.mpich
-emulated=false
-for label in $labels; do
-  case $label in
-    ucx-shm) validate ucx-shm 2 env COLLBENCH_INTERCONNECT=ucx-shm "$mpich" -n 2 ;;
-    tcp-loopback) validate tcp-loopback 2 env COLLBENCH_INTERCONNECT=tcp-loopback UCX_TLS=tcp,self "$mpich" -n 2 ;;
-    1gbe-2x*)
-      if ! $emulated; then
-        scripts/emulate_cluster.sh up --name "$cluster" --hosts 2 --profile 1gbe | tee "$raw/emulator.txt"
-        emulated=true
-      fi
-      per=${label#1gbe-2x}
-      validate "$label" $((2 * per)) scripts/emulate_cluster.sh mpiexec --name "$cluster" --ranks-per-host "$per" -- ;;
-    *) echo "validate_model: unknown interconnect '$label'" >&2; exit 2 ;;
-  esac
-done
-! $emulated || scripts/emulate_cluster.sh down --name "$cluster"
+# validate LABEL RANKS FROM TO PROBE_TO LAUNCHER...
+validate() {
+  local label=$1 ranks=$2 from=$3 to=$4 probe_to=$5
+  shift 5
+  for r in $(seq 1 "$rounds"); do
+    local f=$raw/$label-r$r
+    checked "$f-p2p.json" "$@" "$bin" p2p -t latency,exchange -b 1 -e "$probe_to" -f 2 --rounds 1 \
+      --time-budget "$budget" --csv "$f-p2p.csv" --json "$f-p2p.json"
+    # Every rank times the kernels at once, as ranks of a host contend for memory.
+    "$@" "$bin" model fit --p2p "$f-p2p.json" --out "$f-model.json"
+    for coll in $collectives; do
+      "${local1[@]}" "$bin" model predict -m "$f-model.json" -c "$coll" -n "$ranks" -b "$from" -e "$to" -f 4 \
+        --csv "$f-$coll-predicted.csv" --json "$f-$coll-predicted.json" >/dev/null
+    done
+    sweep "$label" "$ranks" "$r" "$from" "$to" "$@"
+  done
+}
 
-${PYTHON:-python3} scripts/compare_model.py "$out" $labels
+# layout LABEL HOSTS PER_HOST PROFILE FROM TO PROBE_TO JUDGED. The probe stops where a
+# ping-pong would take a large share of the round (1 Gbit/s: 16 MiB);
+# the fit's last range carries on at the line rate.
+layout() {
+  local label=$1 hosts=$2 per=$3 profile=$4 from=$5 to=$6 probe_to=$7 judged=$8
+  echo "$label $hosts $per $profile $(numfmt --from=iec "$from") $(numfmt --from=iec "$to") $judged" >>"$raw/layouts.txt"
+  case $profile in
+    shm) validate "$label" 2 "$from" "$to" "$probe_to" env COLLBENCH_INTERCONNECT=ucx-shm "$mpich" -n 2 ;;
+    tcp) validate "$label" 2 "$from" "$to" "$probe_to" env COLLBENCH_INTERCONNECT=tcp-loopback UCX_TLS=tcp,self "$mpich" -n 2 ;;
+    *)
+      scripts/emulate_cluster.sh up --name "$cluster" --hosts "$hosts" --profile "$profile" | tee -a "$raw/emulator.txt"
+      validate "$label" $((hosts * per)) "$from" "$to" "$probe_to" \
+        scripts/emulate_cluster.sh mpiexec --name "$cluster" --ranks-per-host "$per" --
+      scripts/emulate_cluster.sh down --name "$cluster" ;;
+  esac
+}
+
+# The layouts: LABEL HOSTS PER_HOST PROFILE FROM TO PROBE_TO JUDGED.
+declare -A layouts=(
+  [ucx-shm]="1 2 shm 1K 64M 64M yes" [tcp-loopback]="1 2 tcp 1K 64M 64M yes"
+  [1gbe-2x1]="2 1 1gbe 1K 64M 16M yes" [10gbe-2x1]="2 1 10gbe 1K 64M 64M yes"
+  [100mbe-4x1]="4 1 100mbe 64K 1M 1M yes" [100mbe-8x1]="8 1 100mbe 64K 1M 1M yes"
+  [1gbe-2x2]="2 2 1gbe 1K 16M 16M no")
+for label in $labels; do
+  [ -n "${layouts[$label]:-}" ] || { echo "validate_model: unknown layout '$label'; valid: ${!layouts[*]}" >&2; exit 2; }
+done
+rm -rf "$raw"
+mkdir -p "$raw"
+scripts/machine_facts.sh >"$raw/machine.txt"
+echo "label hosts ranks_per_host profile from_bytes to_bytes judged" >"$raw/layouts.txt"
+for label in $labels; do
+  # shellcheck disable=SC2086  # the layout's fields
+  layout "$label" ${layouts[$label]}
+done
+
+${PYTHON:-python3} scripts/compare_model.py "$out"
 echo "validate_model: wrote $out"

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""compare_model.py on a synthetic validation: the links and every collective slow down
+2x in round 2. The same-run error must cancel the drift, fit-once must carry it, the
+ratio error must stay zero, and an oversubscribed layout must be reported, not judged."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "scripts", "compare_model.py")
+# Two algorithms whose measured time is exactly what the model says, times the drift.
+TRUE_US = {("ring", 65536): 100.0, ("tree", 65536): 150.0, ("ring", 1024): 10.0, ("tree", 1024): 8.0}
+
+
+def write(path, rows):
+    with open(path, "w") as f:
+        json.dump({"metadata": {"git_revision": "test"}, "rows": rows}, f)
+
+
+def model(path):
+    link = {"ranges": [{"alpha_us": 1.0, "beta_gbps": 1.0}]}
+    with open(path, "w") as f:
+        json.dump({"ranks_per_node": 1, "intra_host": link, "inter_host": link}, f)
+
+
+def fake_run(raw, label, ranks, drift_of_round, predicted_of_round):
+    for rnd, drift in drift_of_round.items():
+        f = f"{raw}/{label}-r{rnd}"
+        write(f"{f}-p2p.json", [{"kind": "measured", "test": "latency", "link": "inter-host", "bytes": b,
+                                 "p50_us": drift * b / 1000} for b in (1024, 65536)])
+        model(f"{f}-model.json")
+        pred = predicted_of_round[rnd]
+        write(f"{f}-allreduce-predicted.json",
+              [{"algorithm": a, "bytes": b, "predicted_us": us * pred} for (a, b), us in TRUE_US.items()])
+        write(f"{f}-allreduce-run-all.json",
+              [{"algorithm": a, "bytes": b, "ranks": ranks, "p50_us": us * drift, "errors": 0}
+               for (a, b), us in TRUE_US.items()])
+
+
+class CompareModel(unittest.TestCase):
+    def run_on(self, judged):
+        d = tempfile.mkdtemp()
+        raw = os.path.join(d, "raw")
+        os.makedirs(raw)
+        with open(f"{raw}/layouts.txt", "w") as f:
+            f.write("label hosts ranks_per_host profile from_bytes to_bytes judged\n")
+            f.write(f"lay 2 1 1gbe 1024 65536 {judged}\n")
+        # Round 2 is 2x slower, and its probe saw it: same-run predicts it, fit-once does not.
+        fake_run(raw, "lay", 2, {1: 1.0, 2: 2.0, 3: 2.0}, {1: 1.0, 2: 2.0, 3: 2.0})
+        r = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True)
+        # Without matplotlib it writes everything but the plot, says so and exits 1.
+        self.assertTrue(r.returncode == 0 or "no plot" in r.stderr, r.stderr)
+        with open(os.path.join(d, "SUMMARY.md")) as f:
+            return d, f.read()
+
+    def test_same_run_cancels_drift_fit_once_carries_it(self):
+        _, summary = self.run_on("yes")
+        row = next(l for l in summary.splitlines() if l.startswith("| lay | ≥ 64 KiB |"))
+        cells = [c.strip() for c in row.split("|")[1:-1]]
+        self.assertEqual(cells[3], "0.0%")   # same run median
+        self.assertEqual(cells[5], "50.0%")  # fit once: predicts round 1's speed for 2x slower rounds
+        self.assertEqual(cells[7], "yes")
+        ratio = next(l for l in summary.splitlines() if l.startswith("| lay | 2 |"))
+        self.assertIn("| 0.0% |", ratio)
+        drift = next(l for l in summary.splitlines() if l.startswith("| lay | latency | inter-host | 2 |"))
+        self.assertIn("2.00", drift)
+
+    def test_oversubscribed_layout_is_reported_not_judged(self):
+        _, summary = self.run_on("no")
+        row = next(l for l in summary.splitlines() if l.startswith("| lay | ≥ 64 KiB |"))
+        self.assertTrue(row.endswith("| not judged |"))
+
+    def test_errors_csv_has_one_row_per_point(self):
+        d, _ = self.run_on("yes")
+        with open(os.path.join(d, "errors.csv")) as f:
+            self.assertEqual(len(f.read().splitlines()), 1 + len(TRUE_US))
+
+
+if __name__ == "__main__":
+    unittest.main()
