@@ -47,6 +47,9 @@ nlohmann::json p2p_definitions() {
           {"exchange",
            "both ranks post a receive and a send of the size at once and wait for both (a collective's "
            "step between two ranks); one iteration per message pair"},
+          {"written",
+           "exchange whose send buffers both ranks have just stored to, untimed (a step sending what the call "
+           "reduced or received earlier: modified in the sender's cache); one iteration per message pair"},
           {"bandwidth",
            "rank 0 starts a window of messages to its peer, which answers the window with a 4-byte ack "
            "(osu_bw); an iteration's time / window per message"},

@@ -26,6 +26,10 @@ class PairLink {
 
   // One iteration; returns its seconds per message on the leading rank.
   double iterate(P2pTest test, std::size_t bytes, int window) {
+    // Written: each rank stores to every byte it sends just before, untimed, as a step
+    // sends what the call reduced or received moments earlier (modified in this core's
+    // cache, where a receiver on another core must fetch it from).
+    if (test == P2pTest::written) std::memset(b_.send.data(), static_cast<int>(++writes_ & 0xff), bytes);
     const double t0 = MPI_Wtime();
     if (test == P2pTest::latency) {
       if (leads_)
@@ -34,7 +38,7 @@ class PairLink {
         recv(bytes), send(bytes);
       return (MPI_Wtime() - t0) / 2;
     }
-    if (test == P2pTest::exchange) {
+    if (test == P2pTest::exchange || test == P2pTest::written) {
       tickets_.assign({t_.start_recv({peer_, b_.recv.data(), bytes}), t_.start_send({peer_, b_.send.data(), bytes})});
       t_.wait_all(tickets_);
       return MPI_Wtime() - t0;
@@ -86,6 +90,7 @@ class PairLink {
   int peer_;
   bool leads_;
   std::vector<Ticket> tickets_;
+  unsigned writes_ = 0;
 };
 
 }  // namespace

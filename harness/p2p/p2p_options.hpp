@@ -23,9 +23,11 @@ class App;
 
 namespace collbench {
 
-enum class P2pTest { latency, bandwidth, exchange };
-inline constexpr NameTable<P2pTest, 3> kP2pTestNames{
-    {{{P2pTest::latency, "latency"}, {P2pTest::bandwidth, "bandwidth"}, {P2pTest::exchange, "exchange"}}}};
+enum class P2pTest { latency, bandwidth, exchange, written };
+inline constexpr NameTable<P2pTest, 4> kP2pTestNames{{{{P2pTest::latency, "latency"},
+                                                       {P2pTest::bandwidth, "bandwidth"},
+                                                       {P2pTest::exchange, "exchange"},
+                                                       {P2pTest::written, "written"}}}};
 
 struct P2pOptions {
   std::vector<P2pTest> tests{P2pTest::latency, P2pTest::bandwidth, P2pTest::exchange};

@@ -16,6 +16,10 @@ for t in mpi shm; do
 done
 "$mpiexec" -n 3 "$collbench" p2p -t latency -b 8 -e 64 -n 5 -w 1 --csv "$dir/three.csv" >/dev/null 2>&1 ||
   fail "p2p on 3 ranks exited $?"
+# The written test (an exchange of send buffers stored to just before), asked for by name.
+"$mpiexec" -n 2 "$collbench" p2p -t written -b 4K -e 64K -f 4 -n 10 -w 1 --csv "$dir/written.csv" >"$dir/written.out" 2>&1 ||
+  fail "p2p -t written exited $?"
+grep -q "^# written: exchange whose send buffers" "$dir/written.out" || fail "p2p -t written printed no definition"
 # The rank that waits while a pair measures is waiting as asked, not stalled: a run
 # longer than the watchdog must not end for it (it did, exit 4, before it beat).
 "$mpiexec" -n 3 "$collbench" p2p -b 4M -e 16M -f 4 --rounds 3 --watchdog 2 --csv /dev/null --json /dev/null \
@@ -48,7 +52,9 @@ for t, transport in (("mpi", "mpi-p2p"), ("shm", "shm")):
         assert all(a["bytes"] < b["from_bytes"] for a, b in zip(fits, fits[1:])), fits
         assert any(f["alpha_us"] > 0 for f in fits), fits
     assert rows.index(next(r for r in rows if r["kind"] == "fit")) == 30, "fits come after every measured row"
+written = [r for r in csv.DictReader(open(f"{d}/written.csv")) if r["kind"] == "measured"]
+assert [(r["test"], int(r["bytes"]), int(r["errors"])) for r in written] == [("written", b, 0) for b in (4096, 16384, 65536)], written
 three = list(csv.DictReader(open(f"{d}/three.csv")))
 assert {r["ranks"] for r in three} == {"0,1"} and {r["test"] for r in three} == {"latency"}, three
-print("ok: all three tests, checked, fitted, over mpi and shm; 3 ranks measure one pair")
+print("ok: all three tests, checked, fitted, over mpi and shm; the written test by name; 3 ranks measure one pair")
 PY
