@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <memory_resource>
 #include <queue>
@@ -31,6 +32,7 @@ struct Posted {
   std::size_t bytes = 0;
   std::uint32_t item = 0;  // its position in the poster's receive or send queue
   bool both_ways = false;  // the poster's step sends and receives
+  bool written = false;    // a send of bytes the poster wrote earlier in the call
 };
 
 // Sends or receives of one (sender, receiver) pair waiting for their match, oldest
@@ -87,7 +89,7 @@ struct Message {
   int from = 0, to = 0;  // simulated sender and receiver
   std::size_t bytes = 0;
   std::uint32_t send_item = 0, recv_item = 0;
-  bool local = true, both_ways = false;
+  bool local = true, both_ways = false, written = false;
 };
 
 // Events in time order, ties in the order they were made. The heap holds only the keys;
@@ -129,6 +131,35 @@ struct TransferItem {
   int peer = 0;
   std::uint32_t channel = 0;
   bool both_ways = false;
+  bool written = false;  // a send of bytes this rank received or computed earlier in the call
+};
+
+// The parts of each buffer a rank has written so far in a call (received into, or an
+// operation's result), as disjoint [begin, end) element spans.
+class WrittenSpans {
+ public:
+  bool overlaps(const Region& r) const {
+    const auto& m = spans_[static_cast<int>(r.buffer)];
+    auto it = m.upper_bound(r.offset);
+    if (it != m.begin() && std::prev(it)->second > r.offset) return true;
+    return it != m.end() && it->first < r.offset + r.count;
+  }
+  void add(const Region& r) {
+    if (r.count == 0) return;
+    auto& m = spans_[static_cast<int>(r.buffer)];
+    std::size_t lo = r.offset, hi = r.offset + r.count;
+    auto it = m.upper_bound(lo);
+    if (it != m.begin() && std::prev(it)->second >= lo) {
+      --it;
+      lo = it->first, hi = std::max(hi, it->second);
+      it = m.erase(it);
+    }
+    for (; it != m.end() && it->first <= hi; it = m.erase(it)) hi = std::max(hi, it->second);
+    m.emplace(lo, hi);
+  }
+
+ private:
+  std::map<std::size_t, std::size_t> spans_[3];
 };
 
 struct OpItem {
@@ -214,12 +245,21 @@ class CostSimulation::Simulation {
     st.recvs.reserve(st.plan.of(FlowQueue::recvs).size());
     st.sends.reserve(st.plan.of(FlowQueue::sends).size());
     st.ops.reserve(st.plan.of(FlowQueue::ops).size());
+    // Which sends carry bytes written earlier in the call: only worth the bookkeeping
+    // where the model prices them apart. A step's own receives and operations come after
+    // its sends (the plan orders them so in either order).
+    const bool track = !p_.intra.written.pieces.empty() || !p_.inter.written.pieces.empty();
+    WrittenSpans written;
     for (const Step& x : s.steps) {
       const bool both = !x.sends.empty() && !x.recvs.empty();
       for (const Transfer& t : x.recvs) st.recvs.push_back({t.region.count * l_.element_size, t.peer, 0, both});
-      for (const Transfer& t : x.sends) st.sends.push_back({t.region.count * l_.element_size, t.peer, 0, both});
+      for (const Transfer& t : x.sends)
+        st.sends.push_back({t.region.count * l_.element_size, t.peer, 0, both, track && written.overlaps(t.region)});
       for (const LocalOp& op : x.ops)
         st.ops.push_back({static_cast<double>(op.dst.count * l_.element_size), op.kind == LocalOp::Kind::reduce});
+      if (!track) continue;
+      for (const Transfer& t : x.recvs) written.add(t.region);
+      for (const LocalOp& op : x.ops) written.add(op.dst);
     }
   }
 
@@ -300,7 +340,7 @@ class CostSimulation::Simulation {
           const std::size_t i = st.progress.started(q);
           const TransferItem& x = (q == FlowQueue::sends ? st.sends : st.recvs)[i];
           st.progress.start(q);
-          post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways}, q == FlowQueue::sends);
+          post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways, x.written}, q == FlowQueue::sends);
         }
       if (st.progress.next_ready(st.plan, FlowQueue::ops)) {
         t += st.ops[st.progress.started(FlowQueue::ops)].us;
@@ -326,7 +366,7 @@ class CostSimulation::Simulation {
                                std::to_string(a.bytes) + " bytes where rank " + std::to_string(ch.to) + " receives " +
                                std::to_string(b.bytes));
     events_.push(std::max(a.at, b.at), Events::Kind::start,
-                 {ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways});
+                 {ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways, a.written});
   }
 
   // A message holds the sender's way out and the receiver's way in; between hosts,
@@ -334,7 +374,7 @@ class CostSimulation::Simulation {
   void deliver(double time, const Message& m) {
     const LinkCost& link = m.local ? p_.intra : p_.inter;
     const Charge c =
-        charge(link.cost(m.both_ways), static_cast<double>(m.bytes), l_.host_footprint_bytes / (m.local ? 4 : 2));
+        charge(link.cost(m.both_ways, m.written), static_cast<double>(m.bytes), l_.host_footprint_bytes / (m.local ? 4 : 2));
     const double port = p_.overhead_us + c.bytes_us;
     const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
     double& out = egress_[from];

@@ -43,7 +43,15 @@ struct LinkCost : Piecewise {
   // costs this instead where given: both ways at once is not free on every transport
   // (TCP over loopback copies both ways on the same cores; rendezvous handshakes cross).
   Piecewise exchange;
-  const Piecewise& cost(bool both_ways) const { return both_ways && !exchange.pieces.empty() ? exchange : *this; }
+  // A message whose bytes its sender wrote earlier in the call (received or reduced
+  // there) costs this where given: the receiving core fetches lines modified in the
+  // sender's cache, slower on shared memory than the untouched buffer a ping-pong sends.
+  // Measured as an exchange (p2p's written test), it stands for one way too.
+  Piecewise written;
+  const Piecewise& cost(bool both_ways, bool written_first = false) const {
+    if (written_first && !written.pieces.empty()) return written;
+    return both_ways && !exchange.pieces.empty() ? exchange : *this;
+  }
 };
 
 struct CostParams {

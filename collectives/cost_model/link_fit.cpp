@@ -72,7 +72,7 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
   };
   for (const std::string link : {"intra-host", "inter-host"}) {
     // Ping-pong: one message at a time, as a step's transfer goes.
-    const auto lat = refit(link, "latency"), ex = refit(link, "exchange");
+    const auto lat = refit(link, "latency"), ex = refit(link, "exchange"), wr = refit(link, "written");
     if (lat.empty() ||
         std::none_of(lat.begin(), lat.end(), [](const nlohmann::json& r) { return r["beta_gbps"].is_number(); }))
       continue;
@@ -80,11 +80,12 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
     nlohmann::json l = {{"ranges", lat},
                         {"from",
                          "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
-                         "(latency), exchange from the exchange test"}};
+                         "(latency), exchange from the exchange test, written from the written test"}};
     if (ex.empty())
       out["notes"].push_back(key + ": no exchange test in the p2p run, so exchanges cost as one way");
     else
       l["exchange"] = {{"ranges", ex}};
+    if (!wr.empty()) l["written"] = {{"ranges", wr}};
     out[key] = l;
   }
   if (!out.contains("intra_host") && !out.contains("inter_host"))

@@ -58,6 +58,7 @@ class Reader {
     LinkCost l;
     static_cast<Piecewise&>(l) = piecewise(j_, key, "");
     if (j_[key].contains("exchange")) l.exchange = piecewise(j_[key], "exchange", key + ".");
+    if (j_[key].contains("written")) l.written = piecewise(j_[key], "written", key + ".");
     return l;
   }
 

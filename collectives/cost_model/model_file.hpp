@@ -12,7 +12,8 @@
 // may instead be {"ranges": [{"from_bytes": 0, "alpha_us": 0.2, "beta_gbps": 12}, ...]}
 // (beta_gbps null: times that do not grow within the range), and a link may have an
 // "exchange" cost in the same form: what a message costs while its ranks also send the
-// other way (default: as one way).
+// other way (default: as one way), and a "written" cost: what a message costs whose bytes
+// its sender wrote earlier in the call (default: as an untouched buffer's).
 #include <map>
 #include <string>
 

@@ -97,6 +97,10 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
       const nlohmann::json& x = l["exchange"]["ranges"].back()["beta_gbps"];
       if (x.is_number()) text += " (both ways at once " + std::to_string(x.get<double>()) + " GB/s)";
     }
+    if (l.contains("written")) {
+      const nlohmann::json& w = l["written"]["ranges"].back()["beta_gbps"];
+      if (w.is_number()) text += " (just written " + std::to_string(w.get<double>()) + " GB/s)";
+    }
     return text;
   };
   std::printf("# model written to %s\n#   %s\n#   %s\n", o.out_path.c_str(), describe("intra_host").c_str(),

@@ -234,6 +234,54 @@ TEST(CostLinkSharing, MessagesBothWaysTakeTheExchangeCost) {
   EXPECT_DOUBLE_EQ(simulate_schedules(s, p, {}).time_us, 2 + 1000 * 1e-3);
 }
 
+TEST(CostLinkSharing, SendsOfBytesWrittenInTheCallTakeTheWrittenCost) {
+  // Ring allreduce on 2 ranks: the reduce-scatter step sends untouched input, the
+  // allgather step sends the half this rank has just reduced. Recursive doubling sends
+  // only its input. Step order, so the two steps add up.
+  CostParams p;
+  p.intra = {0, 1e-3};
+  const std::size_t count = 1000;  // f32: 2000-byte halves, 4000-byte whole
+  auto time = [&](ScheduleBuilder b) {
+    CostLayout l;
+    return simulate_schedules(all_ranks(b, Collective::allreduce, 2, count), p, l).time_us;
+  };
+  const double ring = time(build_ring_allreduce), doubling = time(build_recursive_doubling_allreduce);
+  EXPECT_DOUBLE_EQ(ring, 2 * 2000 * 1e-3);  // no written cost: every message as an untouched one
+  EXPECT_DOUBLE_EQ(doubling, 4000 * 1e-3);
+  p.intra.written = {0, 5e-3};
+  EXPECT_DOUBLE_EQ(time(build_ring_allreduce), 2000 * 1e-3 + 2000 * 5e-3);
+  EXPECT_DOUBLE_EQ(time(build_recursive_doubling_allreduce), doubling);
+}
+
+TEST(CostLinkSharing, WrittenSpansFollowEveryReceiveAndOperation) {
+  // Rank 0 receives [0, 100) and reduces into [200, 300) of recv; it then sends pieces
+  // that touch them or not: only the touching ones take the written cost.
+  CostParams p;
+  p.intra = {0, 1e-3};
+  p.intra.written = {0, 1e-2};
+  auto cost_of_sends = [&](std::vector<Region> sends) {
+    std::vector<Schedule> s(2);
+    s[0].steps.push_back(Step{{}, {{1, {BufferId::recv, 0, 100}}},
+                              {LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 200, 100},
+                                       {BufferId::send, 200, 100}, {BufferId::send, 300, 100}}}});
+    s[1].steps.push_back(Step{{{0, {BufferId::send, 0, 100}}}, {}, {}});
+    Step out, in;
+    for (const Region& r : sends) {
+      out.sends.push_back({1, r});
+      in.recvs.push_back({0, {BufferId::scratch, 0, r.count}});
+    }
+    s[0].steps.push_back(out);
+    s[1].steps.push_back(in);
+    s[1].scratch_count = 400;
+    return simulate_schedules(s, p, {}).time_us - 400 * 1e-3;  // less the first receive
+  };
+  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 100, 100}}), 400 * 1e-3);   // between the two: untouched
+  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 99, 2}}), 8 * 1e-2);        // its last received element
+  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 299, 1}}), 4 * 1e-2);       // the result's last element
+  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::send, 0, 100}}), 400 * 1e-3);     // the send buffer: never written
+  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 300, 50}}), 200 * 1e-3);    // just past the result
+}
+
 TEST(CostSimulation, EachSizeTakesItsRangesCosts) {
   CostParams p;
   p.intra.pieces = {{0, 1, 1e-3}, {8192, 20, 1e-4}};  // eager, then rendezvous

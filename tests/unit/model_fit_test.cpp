@@ -39,6 +39,24 @@ TEST(ModelFit, LinksArePingPongRangesWithTheExchangeTestsCostsBothWays) {
   EXPECT_NEAR(m.intra.cost(false).us(1e6), 2 + 1e6 * 1e-3 / 10, 1e-9);
 }
 
+TEST(ModelFit, TheWrittenTestBecomesTheLinksWrittenCost) {
+  nlohmann::json doc = {{"rows",
+                         {fit_row("intra-host", "latency", 1, 16 << 20, 0.5, 10),
+                          fit_row("intra-host", "exchange", 1, 16 << 20, 0.5, 10),
+                          fit_row("intra-host", "written", 1, 16 << 20, 0.5, 4)}}};  // modified lines: slower
+  const nlohmann::json links = links_from_p2p(doc, "x.json");
+  const CostModelFile m = parse_model({{"ranks_per_node", 2}, {"intra_host", links["intra_host"]},
+                                       {"inter_host", links["inter_host"]}},
+                                      "fitted");
+  EXPECT_NEAR(m.intra.cost(true, true).us(1e6), 0.5 + 1e6 * 1e-3 / 4, 1e-9);
+  EXPECT_NEAR(m.intra.cost(false, true).us(1e6), 0.5 + 1e6 * 1e-3 / 4, 1e-9);  // one way too
+  EXPECT_NEAR(m.intra.cost(true, false).us(1e6), 0.5 + 1e6 * 1e-3 / 10, 1e-9);
+  // Without the test, a written message costs as an untouched one.
+  doc["rows"].erase(2);
+  const nlohmann::json plain = links_from_p2p(doc, "x.json");
+  EXPECT_FALSE(plain["intra_host"].contains("written"));
+}
+
 TEST(ModelFit, RecoversKnownCostsFromSyntheticTimes) {
   // Two protocols (eager to 8 KiB, rendezvous above) and a reduction that leaves the
   // cache at 4 MiB: each recovered within 1% at every size.
