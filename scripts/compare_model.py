@@ -72,9 +72,17 @@ def rounds_of(raw, label):
                   if (m := re.search(r"-r(\d+)-p2p\.json$", f)))
 
 
+def costs_of(raw):
+    """The modelled costs validate_model.sh also left out once (files ...-predicted-no-COST.json)."""
+    return sorted({m.group(1) for f in glob.glob(f"{raw}/*-predicted-no-*.json")
+                   if (m := re.search(r"-predicted-no-([a-z_]+)\.json$", f))})
+
+
 def load(raw, layouts):
-    """Points with per-round measured p50 and same-run / fit-once predictions."""
+    """Points with per-round measured p50, same-run / fit-once predictions, and the same-run
+    predictions without each added cost."""
     points = {}
+    costs = costs_of(raw)
     for lay in layouts:
         label = lay["label"]
         rounds = rounds_of(raw, label)
@@ -84,19 +92,24 @@ def load(raw, layouts):
             for rnd in rounds:
                 same = {(r["algorithm"], r["bytes"]): r["predicted_us"]
                         for r in rows_of(f"{raw}/{label}-r{rnd}-{coll}-predicted.json")}
+                without = {c: {(r["algorithm"], r["bytes"]): r["predicted_us"]
+                               for r in rows_of(f"{raw}/{label}-r{rnd}-{coll}-predicted-no-{c}.json")} for c in costs}
                 for path in sorted(glob.glob(f"{raw}/{label}-r{rnd}-{coll}-run-*.json")):
                     for m in rows_of(path):
                         key = (label, coll, m["algorithm"], m["bytes"])
                         p = points.setdefault(key, {
                             "layout": label, "collective": coll, "algorithm": m["algorithm"], "bytes": m["bytes"],
                             "ranks": m["ranks"], "judged": lay["judged"], "measured": [], "same": [], "once": [],
-                            "errors": 0})
+                            "without": {c: [] for c in costs}, "errors": 0})
                         p["errors"] += m["errors"] or 0
                         k = (m["algorithm"], m["bytes"])
                         if k in same and k in once:
                             p["measured"].append(m["p50_us"])
                             p["same"].append(same[k])
                             p["once"].append(once[k])
+                            for c in costs:
+                                if k in without[c]:
+                                    p["without"][c].append(without[c][k])
     out = []
     for p in points.values():
         if not p["measured"]:
@@ -107,6 +120,8 @@ def load(raw, layouts):
         p["error"] = statistics.median(s / m - 1 for s, m in zip(p["same"], p["measured"]))
         p["once_error"] = statistics.median(o / m - 1 for o, m in zip(p["once"], p["measured"]))
         p["round_min_us"], p["round_max_us"] = min(p["measured"]), max(p["measured"])
+        p["without_error"] = {c: statistics.median(w / m - 1 for w, m in zip(ws, p["measured"]))
+                              for c, ws in p["without"].items() if len(ws) == len(p["measured"])}
         out.append(p)
     return out
 
@@ -155,6 +170,30 @@ def error_section(points, layouts):
                 o = [p["once_error"] for p in mine if p["algorithm"] == a]
                 out.append(f"| {lay['label']} | {coll} | {a} | {pct(statistics.median(abs(x) for x in e))} | "
                            f"{100 * statistics.median(e):+.1f}% | {100 * statistics.median(o):+.1f}% |")
+    return out
+
+
+def cost_section(points, layouts):
+    """Each added cost's effect: same-run errors with every cost, and without that one."""
+    costs = sorted({c for p in points for c in p["without_error"]})
+    if not costs:
+        return []
+    out = ["## Effect of each added cost", "",
+           "Same-run median |error| (90th percentile) with every modelled cost, and with the model file's "
+           "cost left out (validate_model.sh predicts both from the same fit). *written*: a message of bytes its "
+           "sender wrote earlier in the call, priced from p2p's written test.", "",
+           "| layout | sizes | with all | " + " | ".join(f"without {c}" for c in costs) + " |",
+           "|---|---|---:|" + "---:|" * len(costs)]
+    for lay in layouts:
+        for name, large in (("≥ 64 KiB", True), ("< 64 KiB", False)):
+            mine = [p for p in where(points, layout=lay["label"]) if (p["bytes"] >= LARGE) == large]
+            if not mine:
+                continue
+            cells = []
+            for errs in [[abs(p["error"]) for p in mine]] + \
+                        [[abs(p["without_error"][c]) for p in mine if c in p["without_error"]] for c in costs]:
+                cells.append(f"{pct(statistics.median(errs))} ({pct(percentile(errs, 0.9))})" if errs else "–")
+            out.append(f"| {lay['label']} | {name} | " + " | ".join(cells) + " |")
     return out
 
 
@@ -359,9 +398,9 @@ def main(argv):
     write_errors(os.path.join(out, "errors.csv"), points)
     wrong = sum(1 for p in points if p["errors"] > 0)
     lines = header(raw, layouts) + [f"Measured points: {len(points)}, with wrong results: {wrong}.", ""]
-    for section in (error_section(points, layouts), ratio_section(points, layouts), pick_section(points, layouts),
-                    drift_section(raw, layouts)):
-        lines += section + [""]
+    for section in (error_section(points, layouts), cost_section(points, layouts), ratio_section(points, layouts),
+                    pick_section(points, layouts), drift_section(raw, layouts)):
+        lines += section + [""] if section else []
     with open(os.path.join(out, "SUMMARY.md"), "w") as f:
         f.write("\n".join(lines))
     try:

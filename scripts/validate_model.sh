@@ -9,10 +9,11 @@
 #   100mbe-8x1    8 emulated hosts x 1 rank, 100 Mbit/s, 64 KiB to 1 MiB
 #   1gbe-2x2      2 emulated hosts x 2 ranks, 1 KiB to 16 MiB: 4 ranks on 2 cores,
 #                 CPU-bound, reported, not judged
-# Each layout runs ROUNDS rounds; a round is a link probe (collbench p2p: ping-pong and
-# exchange, 1 B to the largest size by 2), `model fit` on it (launched as the collectives
-# are), `model predict` of every allreduce, broadcast and reduce algorithm, then one round
-# of each collective's sweep on the same ranks. compare_model.py predicts each round's
+# Each layout runs ROUNDS rounds; a round is a link probe (collbench p2p: ping-pong,
+# exchange and exchange of just-written buffers, 1 B to the largest size by 2), `model
+# fit` on it (launched as the collectives are), `model predict` of every allreduce,
+# broadcast and reduce algorithm (also without each added cost), then one round of each
+# collective's sweep on the same ranks. compare_model.py predicts each round's
 # measurements from the links measured next to them (same-run) and from round 1's (fit
 # once), and writes errors.csv, SUMMARY.md and predicted_vs_measured.png.
 # The cut on 100 Mbit/s: 4 or 8 ranks share 2 cores, so a rank must wait on its link,
@@ -30,6 +31,9 @@ rounds=${ROUNDS:-3}
 budget=${BUDGET:-0.3}
 labels=${LABELS:-ucx-shm tcp-loopback 1gbe-2x1 10gbe-2x1 100mbe-4x1 100mbe-8x1 1gbe-2x2}
 collectives=${COLLECTIVES:-allreduce broadcast reduce}
+# Costs the model adds to each message's link cost, each also left out once to show its
+# effect (model file keys): a message of bytes its sender wrote earlier in the call.
+costs="written"
 bin=$PWD/$build/harness/collbench
 cluster=cbvm
 source scripts/emulated_runs.sh
@@ -69,13 +73,21 @@ validate() {
   shift 5
   for r in $(seq 1 "$rounds"); do
     local f=$raw/$label-r$r
-    checked "$f-p2p.json" "$@" "$bin" p2p -t latency,exchange -b 1 -e "$probe_to" -f 2 --rounds 1 \
+    checked "$f-p2p.json" "$@" "$bin" p2p -t latency,exchange,written -b 1 -e "$probe_to" -f 2 --rounds 1 \
       --time-budget "$budget" --csv "$f-p2p.csv" --json "$f-p2p.json"
     # Every rank times the kernels at once, as ranks of a host contend for memory.
     "$@" "$bin" model fit --p2p "$f-p2p.json" --out "$f-model.json"
+    # Each modelled cost's effect: the same predictions from the model without it.
+    for cost in $costs; do
+      ${PYTHON:-python3} -c 'import json, sys; m = json.load(open(sys.argv[1]))
+for k in ("intra_host", "inter_host"): m[k].pop(sys.argv[3], None)
+json.dump(m, open(sys.argv[2], "w"), indent=1)' "$f-model.json" "$f-model-no-$cost.json" "$cost"
+    done
     for coll in $collectives; do
-      "${local1[@]}" "$bin" model predict -m "$f-model.json" -c "$coll" -n "$ranks" -b "$from" -e "$to" -f 4 \
-        --csv "$f-$coll-predicted.csv" --json "$f-$coll-predicted.json" >/dev/null
+      for variant in "" $(printf -- "-no-%s " $costs); do
+        "${local1[@]}" "$bin" model predict -m "$f-model$variant.json" -c "$coll" -n "$ranks" -b "$from" -e "$to" -f 4 \
+          --csv "$f-$coll-predicted$variant.csv" --json "$f-$coll-predicted$variant.json" >/dev/null
+      done
     done
     sweep "$label" "$ranks" "$r" "$from" "$to" "$@"
   done

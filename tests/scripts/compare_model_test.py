@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """compare_model.py on a synthetic validation: the links and every collective slow down
 2x in round 2. The same-run error must cancel the drift, fit-once must carry it, the
-ratio error must stay zero, and an oversubscribed layout must be reported, not judged."""
+ratio error must stay zero, leaving a cost out must show its effect, and an
+oversubscribed layout must be reported, not judged."""
 import json
 import os
 import subprocess
@@ -35,6 +36,9 @@ def fake_run(raw, label, ranks, drift_of_round, predicted_of_round):
         pred = predicted_of_round[rnd]
         write(f"{f}-allreduce-predicted.json",
               [{"algorithm": a, "bytes": b, "predicted_us": us * pred} for (a, b), us in TRUE_US.items()])
+        # The same fit without an added cost: everything predicted at half the time.
+        write(f"{f}-allreduce-predicted-no-written.json",
+              [{"algorithm": a, "bytes": b, "predicted_us": us * pred / 2} for (a, b), us in TRUE_US.items()])
         write(f"{f}-allreduce-run-all.json",
               [{"algorithm": a, "bytes": b, "ranks": ranks, "p50_us": us * drift, "errors": 0}
                for (a, b), us in TRUE_US.items()])
@@ -67,6 +71,12 @@ class CompareModel(unittest.TestCase):
         self.assertIn("| 0.0% |", ratio)
         drift = next(l for l in summary.splitlines() if l.startswith("| lay | latency | inter-host | 2 |"))
         self.assertIn("2.00", drift)
+
+    def test_each_added_cost_shows_its_effect(self):
+        _, summary = self.run_on("yes")
+        self.assertIn("| layout | sizes | with all | without written |", summary)
+        row = next(l for l in summary.splitlines() if l.startswith("| lay | ≥ 64 KiB | 0.0% (0.0%) |"))
+        self.assertTrue(row.endswith("| 50.0% (50.0%) |"), row)
 
     def test_oversubscribed_layout_is_reported_not_judged(self):
         _, summary = self.run_on("no")
