@@ -61,6 +61,8 @@ def pct(x):
 
 def layouts_of(raw):
     """layouts.txt as written by validate_model.sh, in its order."""
+    if not os.path.exists(f"{raw}/layouts.txt"):
+        sys.exit(f"compare_model: no {raw}/layouts.txt: not a run of this validate_model.sh")
     with open(f"{raw}/layouts.txt") as f:
         header, *lines = [l.split() for l in f if l.strip()]
     return [dict(zip(header, l), hosts=int(l[1]), ranks_per_host=int(l[2]), from_bytes=int(l[4]),
@@ -76,6 +78,19 @@ def costs_of(raw):
     """The modelled costs validate_model.sh also left out once (files ...-predicted-no-COST.json)."""
     return sorted({m.group(1) for f in glob.glob(f"{raw}/*-predicted-no-*.json")
                    if (m := re.search(r"-predicted-no-([a-z_]+)\.json$", f))})
+
+
+def round_error(predicted, measured):
+    """A point's relative error: the median over rounds of predicted / measured - 1."""
+    return statistics.median(p / m - 1 for p, m in zip(predicted, measured))
+
+
+def by_size_class(points, label):
+    """A layout's points from 64 KiB, then below (classes without points left out)."""
+    for name, large in (("≥ 64 KiB", True), ("< 64 KiB", False)):
+        mine = [p for p in where(points, layout=label) if (p["bytes"] >= LARGE) == large]
+        if mine:
+            yield name, large, mine
 
 
 def load(raw, layouts):
@@ -117,10 +132,10 @@ def load(raw, layouts):
         p["measured_us"] = statistics.median(p["measured"])
         p["predicted_us"] = statistics.median(p["same"])
         p["once_us"] = p["once"][0]
-        p["error"] = statistics.median(s / m - 1 for s, m in zip(p["same"], p["measured"]))
-        p["once_error"] = statistics.median(o / m - 1 for o, m in zip(p["once"], p["measured"]))
+        p["error"] = round_error(p["same"], p["measured"])
+        p["once_error"] = round_error(p["once"], p["measured"])
         p["round_min_us"], p["round_max_us"] = min(p["measured"]), max(p["measured"])
-        p["without_error"] = {c: statistics.median(w / m - 1 for w, m in zip(ws, p["measured"]))
+        p["without_error"] = {c: round_error(ws, p["measured"])
                               for c, ws in p["without"].items() if len(ws) == len(p["measured"])}
         out.append(p)
     return out
@@ -149,10 +164,7 @@ def error_section(points, layouts):
            "| layout | sizes | points | same run: median | 90th pct | fit once: median | 90th pct | met |",
            "|---|---|---:|---:|---:|---:|---:|---|"]
     for lay in layouts:
-        for name, large in (("≥ 64 KiB", True), ("< 64 KiB", False)):
-            mine = [p for p in where(points, layout=lay["label"]) if (p["bytes"] >= LARGE) == large]
-            if not mine:
-                continue
+        for name, large, mine in by_size_class(points, lay["label"]):
             same = [abs(p["error"]) for p in mine]
             once = [abs(p["once_error"]) for p in mine]
             med, p90 = statistics.median(same), percentile(same, 0.9)
@@ -185,10 +197,7 @@ def cost_section(points, layouts):
            "| layout | sizes | with all | " + " | ".join(f"without {c}" for c in costs) + " |",
            "|---|---|---:|" + "---:|" * len(costs)]
     for lay in layouts:
-        for name, large in (("≥ 64 KiB", True), ("< 64 KiB", False)):
-            mine = [p for p in where(points, layout=lay["label"]) if (p["bytes"] >= LARGE) == large]
-            if not mine:
-                continue
+        for name, _, mine in by_size_class(points, lay["label"]):
             cells = []
             for errs in [[abs(p["error"]) for p in mine]] + \
                         [[abs(p["without_error"][c]) for p in mine if c in p["without_error"]] for c in costs]:
