@@ -32,8 +32,9 @@ budget=${BUDGET:-0.3}
 labels=${LABELS:-ucx-shm tcp-loopback 1gbe-2x1 10gbe-2x1 100mbe-4x1 100mbe-8x1 1gbe-2x2}
 collectives=${COLLECTIVES:-allreduce broadcast reduce}
 # Costs the model adds to each message's link cost, each also left out once to show its
-# effect (model file keys): a message of bytes its sender wrote earlier in the call.
-costs="written"
+# effect (model file keys, of the links or the whole model): a message of bytes its sender
+# wrote earlier in the call; messages in flight at once sharing a port's bandwidth.
+costs="written shared_ports"
 bin=$PWD/$build/harness/collbench
 cluster=cbvm
 source scripts/emulated_runs.sh
@@ -81,6 +82,7 @@ validate() {
     for cost in $costs; do
       ${PYTHON:-python3} -c 'import json, sys; m = json.load(open(sys.argv[1]))
 for k in ("intra_host", "inter_host"): m[k].pop(sys.argv[3], None)
+m.pop(sys.argv[3], None)
 json.dump(m, open(sys.argv[2], "w"), indent=1)' "$f-model.json" "$f-model-no-$cost.json" "$cost"
     done
     for coll in $collectives; do

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <memory_resource>
@@ -90,16 +91,17 @@ struct Message {
   std::size_t bytes = 0;
   std::uint32_t send_item = 0, recv_item = 0;
   bool local = true, both_ways = false, written = false;
+  std::uint32_t flow = 0, version = 0;  // with shared ports: its flow, and which of its end times
 };
 
 // Events in time order, ties in the order they were made. The heap holds only the keys;
 // messages wait in a pool, which keeps the heap small enough for the cache.
 class Events {
  public:
-  enum class Kind : std::uint8_t { start, done };
+  enum class Kind : std::uint8_t { start, done, flow_end };
   struct Key {
     double time;
-    std::uint64_t seq;   // the order made (ties go first-made first), then the kind in bit 0
+    std::uint64_t seq;   // the order made (ties go first-made first), then the kind in bits 0-1
     std::uint32_t slot;  // the message's place in the pool
     bool operator>(const Key& o) const { return time > o.time || (time == o.time && seq > o.seq); }
   };
@@ -109,14 +111,14 @@ class Events {
       i = static_cast<std::uint32_t>(pool_.size()), pool_.push_back(m);
     else
       i = free_.back(), free_.pop_back(), pool_[i] = m;
-    heap_.push({time, seq_++ << 1 | static_cast<std::uint64_t>(kind), i});
+    heap_.push({time, seq_++ << 2 | static_cast<std::uint64_t>(kind), i});
   }
   bool empty() const { return heap_.empty(); }
   std::tuple<double, Kind, Message> pop() {
     const Key k = heap_.top();
     heap_.pop();
     free_.push_back(k.slot);
-    return {k.time, static_cast<Kind>(k.seq & 1), pool_[k.slot]};
+    return {k.time, static_cast<Kind>(k.seq & 3), pool_[k.slot]};
   }
 
  private:
@@ -202,6 +204,8 @@ class CostSimulation::Simulation {
                                   std::to_string(simulated_) + " simulated ranks");
     egress_.assign(ranks_.size(), 0), ingress_.assign(ranks_.size(), 0);
     host_egress_.assign(hosts(), 0), host_ingress_.assign(hosts(), 0);
+    hosts_ = hosts();
+    port_flows_.assign(2 * (ranks_.size() + hosts_), {});
     for (RankState& st : ranks_)
       for (OpItem& op : st.ops) {
         const Charge c = charge(op.reduce ? p_.reduce : p_.copy, op.bytes, l_.host_footprint_bytes / 3);
@@ -215,7 +219,12 @@ class CostSimulation::Simulation {
     while (!events_.empty()) {
       const auto [time, kind, m] = events_.pop();
       if (kind == Events::Kind::start) {
-        deliver(time, m);
+        if (p_.shared_ports)
+          deliver_shared(time, m);
+        else
+          deliver(time, m);
+      } else if (kind == Events::Kind::flow_end) {
+        end_flow(time, m);
       } else {
         // Sender first, then receiver: both learn of the completion at once.
         complete(m.from, FlowQueue::sends, m.send_item, time);
@@ -373,8 +382,8 @@ class CostSimulation::Simulation {
   // their links too. Both ends learn of its completion then.
   void deliver(double time, const Message& m) {
     const LinkCost& link = m.local ? p_.intra : p_.inter;
-    const Charge c =
-        charge(link.cost(m.both_ways, m.written), static_cast<double>(m.bytes), l_.host_footprint_bytes / (m.local ? 4 : 2));
+    const Charge c = charge(link.cost(m.both_ways, m.written), static_cast<double>(m.bytes),
+                            l_.host_footprint_bytes / (m.local ? 4 : 2));
     const double port = p_.overhead_us + c.bytes_us;
     const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
     double& out = egress_[from];
@@ -393,6 +402,96 @@ class CostSimulation::Simulation {
     events_.push(start + c.alpha_us + port, Events::Kind::done, m);
   }
 
+  // Shared ports: a message crossing its ports at a share of their bandwidth. Ports are
+  // numbered: ranks' ways out, ranks' ways in, hosts' ways out, hosts' ways in.
+  struct Flow {
+    Message m;
+    double left_us = 0;  // port time still to go at the full rate
+    double rate = 0;     // the share it moves at
+    double since = 0;    // when left_us was last brought up to date
+    double alpha_us = 0;
+    std::uint32_t version = 0, seen = 0;
+    std::uint32_t ports[4] = {0, 0, 0, 0};
+    int port_count = 0;
+  };
+  struct Pair {
+    bool busy = false;
+    std::deque<Message> waiting;
+  };
+
+  void deliver_shared(double time, const Message& m) {
+    Pair& pair = pairs_[static_cast<std::uint64_t>(m.from) << 32 | static_cast<std::uint32_t>(m.to)];
+    if (pair.busy) return pair.waiting.push_back(m);
+    pair.busy = true;
+    begin_flow(time, m);
+  }
+
+  void begin_flow(double time, const Message& m) {
+    const LinkCost& link = m.local ? p_.intra : p_.inter;
+    const Charge c = charge(link.cost(m.both_ways, m.written), static_cast<double>(m.bytes),
+                            l_.host_footprint_bytes / (m.local ? 4 : 2));
+    std::uint32_t id;
+    if (free_flows_.empty())
+      id = static_cast<std::uint32_t>(flows_.size()), flows_.emplace_back();
+    else
+      id = free_flows_.back(), free_flows_.pop_back();
+    Flow& f = flows_[id];
+    f = Flow{m, p_.overhead_us + c.bytes_us, 0, time, c.alpha_us, f.version + 1, 0, {}, 0};
+    f.m.flow = id;
+    const std::size_t n = ranks_.size(), h = hosts_;
+    f.ports[f.port_count++] = static_cast<std::uint32_t>(m.from);
+    f.ports[f.port_count++] = static_cast<std::uint32_t>(n + static_cast<std::size_t>(m.to));
+    if (!m.local) {
+      f.ports[f.port_count++] = static_cast<std::uint32_t>(
+          2 * n + static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.from)]));
+      f.ports[f.port_count++] = static_cast<std::uint32_t>(
+          2 * n + h + static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.to)]));
+    }
+    for (int i = 0; i < f.port_count; ++i) port_flows_[f.ports[i]].push_back(id);
+    ++delivered_;
+    reshare(time, id);
+  }
+
+  // Every flow through one of `id`'s ports moves at a new share from `time` on.
+  void reshare(double time, std::uint32_t id) {
+    const Flow changed = flows_[id];
+    ++stamp_;
+    for (int i = 0; i < changed.port_count; ++i)
+      for (std::uint32_t other : port_flows_[changed.ports[i]]) {
+        Flow& f = flows_[other];
+        if (f.seen == stamp_) continue;
+        f.seen = stamp_;
+        f.left_us = std::max(0.0, f.left_us - (time - f.since) * f.rate);
+        f.since = time;
+        std::size_t crowd = 1;
+        for (int j = 0; j < f.port_count; ++j) crowd = std::max(crowd, port_flows_[f.ports[j]].size());
+        f.rate = 1.0 / static_cast<double>(crowd);
+        f.m.version = ++f.version;
+        events_.push(time + f.left_us / f.rate, Events::Kind::flow_end, f.m);
+      }
+  }
+
+  void end_flow(double time, const Message& m) {
+    Flow& f = flows_[m.flow];
+    if (f.version != m.version) return;  // its share changed since this end was foreseen
+    ++f.version;
+    for (int i = 0; i < f.port_count; ++i) {
+      std::vector<std::uint32_t>& on = port_flows_[f.ports[i]];
+      on.erase(std::find(on.begin(), on.end(), m.flow));
+    }
+    events_.push(time + f.alpha_us, Events::Kind::done, f.m);
+    reshare(time, m.flow);
+    free_flows_.push_back(m.flow);
+    Pair& pair = pairs_[static_cast<std::uint64_t>(m.from) << 32 | static_cast<std::uint32_t>(m.to)];
+    if (pair.waiting.empty()) {
+      pair.busy = false;
+    } else {
+      const Message next = pair.waiting.front();
+      pair.waiting.pop_front();
+      begin_flow(time, next);
+    }
+  }
+
   Symmetry sym_;
   CostParams p_;
   CostLayout l_;
@@ -401,6 +500,12 @@ class CostSimulation::Simulation {
   std::pmr::monotonic_buffer_resource arena_;
   std::vector<RankState> ranks_;
   std::vector<double> egress_, ingress_, host_egress_, host_ingress_;
+  std::vector<Flow> flows_;
+  std::vector<std::uint32_t> free_flows_;
+  std::vector<std::vector<std::uint32_t>> port_flows_;  // flows through each port
+  std::unordered_map<std::uint64_t, Pair> pairs_;       // by (sender, receiver)
+  std::uint32_t stamp_ = 0;
+  std::size_t hosts_ = 0;
   Channels channels_;
   Events events_;
   std::size_t delivered_ = 0;

@@ -6,7 +6,9 @@
 // the link's inverse bandwidth (Hockney), matched in posting order per pair of ranks as
 // the executor matches them. A rank's sends leave one at a time through its port and
 // its receives arrive one at a time; messages between hosts also queue for their hosts'
-// links, so ranks of one host share its bandwidth. Reductions and copies cost their
+// links, so ranks of one host share its bandwidth. With shared ports, messages a port
+// carries at once (to or from different peers) share its bandwidth instead, as TCP
+// streams do; one pair's messages still go one after another. Reductions and copies cost their
 // bytes at a per-byte rate. No MPI, no memory of the data: only sizes and times.
 //
 // Symmetric schedules need not be simulated rank by rank. Where rank r + h*block (or
@@ -59,6 +61,11 @@ struct CostParams {
   Piecewise reduce;       // gamma: per reduction, by bytes of its result
   Piecewise copy;
   double overhead_us = 0;  // per message, on each side's port before its bytes (software)
+  // Messages in flight at once through a port (a rank's way out or in, a host's link)
+  // share it: each moves at an equal share of its most crowded port's bandwidth (not
+  // max-min: a share one port leaves unused is not handed to the others). Without,
+  // they cross it one after another in the order they were matched.
+  bool shared_ports = false;
 };
 
 struct CostLayout {

@@ -93,6 +93,10 @@ CostModelFile parse_model(const nlohmann::json& j, const std::string& path) {
   }
   if (j.contains("copy_gbps")) m.copy = r.piecewise(j, "copy_gbps", "");
   m.overhead_us = r.number(j, "overhead_us", "", false, 0.0);
+  if (j.contains("shared_ports")) {
+    if (!j["shared_ports"].is_boolean()) r.fail("\"shared_ports\" must be true or false");
+    m.shared_ports = j["shared_ports"].get<bool>();
+  }
   return m;
 }
 
@@ -117,6 +121,7 @@ CostParams cost_params(const CostModelFile& m, DType dtype, ReduceOp op) {
   if (it != m.reduce.end()) p.reduce = it->second;
   p.copy = m.copy;
   p.overhead_us = m.overhead_us;
+  p.shared_ports = m.shared_ports;
   return p;
 }
 

@@ -6,7 +6,8 @@
 //    "inter_host": {"alpha_us": 5, "beta_gbps": 50},
 //    "reduce_gbps": {"default": 200, "f32:sum": 300},   optional, default: free
 //    "copy_gbps": 500,                                  optional, default: free
-//    "overhead_us": 0.2}                                optional, default 0
+//    "overhead_us": 0.2,                                optional, default 0
+//    "shared_ports": true}                              optional, default false: see CostParams
 // Bandwidths are GB/s (1e9 bytes per second), as the rows report them. Where costs
 // change with size (`model fit` writes them so), a link, reduce_gbps entry or copy_gbps
 // may instead be {"ranges": [{"from_bytes": 0, "alpha_us": 0.2, "beta_gbps": 12}, ...]}
@@ -31,6 +32,7 @@ struct CostModelFile {
   std::map<std::string, Piecewise> reduce;  // "dtype:op" or "default"
   Piecewise copy;                           // no pieces: free
   double overhead_us = 0;
+  bool shared_ports = false;
   nlohmann::json source;  // the file as read
 };
 

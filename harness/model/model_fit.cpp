@@ -69,7 +69,8 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
                           {"inter_host", links["inter_host"]},
                           {"reduce_gbps", reductions},
                           {"copy_gbps", copy},
-                          {"overhead_us", 0}};
+                          {"overhead_us", 0},
+                          {"shared_ports", true}};
   model["metadata"] = {{"tool", "collbench"},
                        {"git_revision", build_info::git_revision},
                        {"p2p", o.p2p_path},
@@ -79,6 +80,9 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
                         "timed by every rank of model fit at once (rank 0's times): the best of 20 "
                         "calls (3 from 1 MiB) at 64 B..64 MiB in steps of 4, fitted piecewise as "
                         "alpha + bytes / rate"},
+                       {"shared_ports",
+                        "not measured (a ping-pong cannot show it): messages a rank or host has in flight to "
+                        "different peers share its port's bandwidth, as TCP streams and shaped links do"},
                        {"fit_ranks", inv.size}};
   const std::string tmp = o.out_path + ".tmp";
   {

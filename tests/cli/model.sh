@@ -40,6 +40,7 @@ PY
 "$mpiexec" -n 2 "$collbench" p2p -b 1 -e 256K -f 4 -n 10 -w 2 --json "$dir/p2p.json" >/dev/null 2>&1 || fail "p2p exited $?"
 "$mpiexec" -n 1 "$collbench" model fit --p2p "$dir/p2p.json" --out "$dir/fitted.json" >"$dir/fit" 2>&1 ||
   { cat "$dir/fit"; fail "model fit exited $?"; }
+grep -q '"shared_ports": true' "$dir/fitted.json" || fail "a fitted model does not share ports"
 "$mpiexec" -n 1 "$collbench" model predict -m "$dir/fitted.json" -n 4 -a ring -b 64K -e 64K --csv "$dir/f.csv" >/dev/null 2>&1 ||
   fail "a fitted model does not predict"
 cp "$dir/fitted.json" "$dir/before.json"

@@ -144,31 +144,34 @@ TEST(CostFastPath, AgreesExactlyWithTheFullSimulationForSymmetricSchedules) {
     std::vector<int> sizes;
   };
   int compared = 0;
-  for (const Case& c : {Case{build_ring_allreduce, K::shift, {2, 3, 5, 8, 12}},
-                        Case{build_ring_pipelined_allreduce, K::shift, {2, 3, 4, 8}},
-                        Case{build_recursive_doubling_allreduce, K::xor_blocks, {2, 4, 8, 16}},
-                        Case{build_rabenseifner_allreduce, K::xor_blocks, {2, 4, 8, 16}}})
-    for (int n : c.sizes)
-      for (int per_host : {1, 2, 4, n})
-        // Blocks of equal size: with uneven ones ranks differ by an element, and so do their times.
-        for (std::size_t count : {static_cast<std::size_t>(n), static_cast<std::size_t>(n) << 16}) {
-          if (n % per_host) continue;
-          const auto schedules = all_ranks(c.build, Collective::allreduce, n, count);
-          for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
-            CostLayout layout = hosts_of(n, per_host);
-            layout.order = order;
-            const CostResult full = simulate_schedules(schedules, p, layout);
-            const Symmetry sym{c.kind, per_host < n ? per_host : 1};
-            const CostResult fast = quotient(schedules, sym, p, layout);
-            EXPECT_DOUBLE_EQ(fast.time_us, full.time_us) << n << " ranks, " << per_host << " per host, count " << count;
-            for (int r = 0; r < n; ++r)
-              EXPECT_DOUBLE_EQ(full.finish_us[static_cast<std::size_t>(r)],
-                               fast.finish_us[static_cast<std::size_t>(r % sym.block)])
-                  << n << " rank " << r;
-            ++compared;
+  for (bool shared : {false, true})
+    for (const Case& c : {Case{build_ring_allreduce, K::shift, {2, 3, 5, 8, 12}},
+                          Case{build_ring_pipelined_allreduce, K::shift, {2, 3, 4, 8}},
+                          Case{build_recursive_doubling_allreduce, K::xor_blocks, {2, 4, 8, 16}},
+                          Case{build_rabenseifner_allreduce, K::xor_blocks, {2, 4, 8, 16}}})
+      for (int n : c.sizes)
+        for (int per_host : {1, 2, 4, n})
+          // Blocks of equal size: with uneven ones ranks differ by an element, and so do their times.
+          for (std::size_t count : {static_cast<std::size_t>(n), static_cast<std::size_t>(n) << 16}) {
+            if (n % per_host) continue;
+            const auto schedules = all_ranks(c.build, Collective::allreduce, n, count);
+            for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
+              p.shared_ports = shared;
+              CostLayout layout = hosts_of(n, per_host);
+              layout.order = order;
+              const CostResult full = simulate_schedules(schedules, p, layout);
+              const Symmetry sym{c.kind, per_host < n ? per_host : 1};
+              const CostResult fast = quotient(schedules, sym, p, layout);
+              EXPECT_DOUBLE_EQ(fast.time_us, full.time_us)
+                  << n << " ranks, " << per_host << " per host, count " << count;
+              for (int r = 0; r < n; ++r)
+                EXPECT_DOUBLE_EQ(full.finish_us[static_cast<std::size_t>(r)],
+                                 fast.finish_us[static_cast<std::size_t>(r % sym.block)])
+                    << n << " rank " << r;
+              ++compared;
+            }
           }
-        }
-  EXPECT_GT(compared, 160);
+  EXPECT_GT(compared, 320);
 }
 
 TEST(CostFastPath, SeesHostLinkSharingAsTheFullSimulationDoes) {
@@ -261,9 +264,12 @@ TEST(CostLinkSharing, WrittenSpansFollowEveryReceiveAndOperation) {
   p.intra.written = {0, 1e-2};
   auto cost_of_sends = [&](std::vector<Region> sends) {
     std::vector<Schedule> s(2);
-    s[0].steps.push_back(Step{{}, {{1, {BufferId::recv, 0, 100}}},
-                              {LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 200, 100},
-                                       {BufferId::send, 200, 100}, {BufferId::send, 300, 100}}}});
+    s[0].steps.push_back(Step{{},
+                              {{1, {BufferId::recv, 0, 100}}},
+                              {LocalOp{LocalOp::Kind::reduce,
+                                       {BufferId::recv, 200, 100},
+                                       {BufferId::send, 200, 100},
+                                       {BufferId::send, 300, 100}}}});
     s[1].steps.push_back(Step{{{0, {BufferId::send, 0, 100}}}, {}, {}});
     Step out, in;
     for (const Region& r : sends) {
@@ -275,11 +281,55 @@ TEST(CostLinkSharing, WrittenSpansFollowEveryReceiveAndOperation) {
     s[1].scratch_count = 400;
     return simulate_schedules(s, p, {}).time_us - 400 * 1e-3;  // less the first receive
   };
-  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 100, 100}}), 400 * 1e-3);   // between the two: untouched
-  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 99, 2}}), 8 * 1e-2);        // its last received element
-  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 299, 1}}), 4 * 1e-2);       // the result's last element
-  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::send, 0, 100}}), 400 * 1e-3);     // the send buffer: never written
-  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 300, 50}}), 200 * 1e-3);    // just past the result
+  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 100, 100}}), 400 * 1e-3);  // between the two: untouched
+  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 99, 2}}), 8 * 1e-2);       // its last received element
+  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 299, 1}}), 4 * 1e-2);      // the result's last element
+  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::send, 0, 100}}), 400 * 1e-3);    // the send buffer: never written
+  EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 300, 50}}), 200 * 1e-3);   // just past the result
+}
+
+TEST(CostLinkSharing, SharedPortsSplitTheBandwidthAmongMessagesInFlight) {
+  // Rank 0 sends 1000 and 3000 bytes to ranks 1 and 2 at once. Through one port one
+  // after another, rank 1 has its message after 1000 bytes' time; shared, both move at
+  // half speed until the smaller is done (2000), the larger then at full speed (4000).
+  CostParams p;
+  p.intra = {5, 1e-3};
+  std::vector<Schedule> s(3);
+  s[0].steps = {Step{{{1, {BufferId::send, 0, 250}}, {2, {BufferId::send, 0, 750}}}, {}, {}}};
+  s[1].steps = {Step{{}, {{0, {BufferId::recv, 0, 250}}}, {}}};
+  s[2].steps = {Step{{}, {{0, {BufferId::recv, 0, 750}}}, {}}};
+  CostResult fifo = simulate_schedules(s, p, {});
+  EXPECT_DOUBLE_EQ(fifo.finish_us[1], 5 + 1000 * 1e-3);
+  EXPECT_DOUBLE_EQ(fifo.finish_us[2], 5 + 4000 * 1e-3);
+  p.shared_ports = true;
+  CostResult shared = simulate_schedules(s, p, {});
+  EXPECT_DOUBLE_EQ(shared.finish_us[1], 5 + 2000 * 1e-3);
+  EXPECT_DOUBLE_EQ(shared.finish_us[2], 5 + 4000 * 1e-3);
+  // Two messages of one pair still go one after another, shared ports or not.
+  s[0].steps[0].sends[1].peer = 1;
+  s[1].steps[0].recvs.push_back({0, {BufferId::recv, 250, 750}});
+  s[2].steps.clear();
+  shared = simulate_schedules(s, p, {});
+  EXPECT_DOUBLE_EQ(shared.time_us, 5 + 4000 * 1e-3);
+  EXPECT_DOUBLE_EQ(shared.finish_us[1], simulate_schedules(s, p, {}).finish_us[1]);
+}
+
+TEST(CostLinkSharing, BinomialBroadcastsRootSendsShareItsPortInDataflowOrder) {
+  // 4 hosts x 1: step by step the root sends to 2, then to 1 while 2 forwards to 3 (two
+  // message times); in dataflow order it sends to 2 and 1 at once, and with a shared
+  // port both arrive after two message times, 2's forward a third later.
+  CostParams p;
+  p.inter = {5, 1e-3};
+  p.shared_ports = true;
+  const std::size_t count = 1000;
+  const double w = count * 4 * 1e-3;
+  const auto bcast = all_ranks(build_binomial_broadcast, Collective::broadcast, 4, count);
+  CostLayout l = hosts_of(4, 1);
+  EXPECT_DOUBLE_EQ(simulate_schedules(bcast, p, l).time_us, 2 * (5 + w));
+  l.order = ExecutionOrder::dataflow;
+  EXPECT_DOUBLE_EQ(simulate_schedules(bcast, p, l).time_us, 3 * w + 2 * 5);
+  p.shared_ports = false;
+  EXPECT_DOUBLE_EQ(simulate_schedules(bcast, p, l).time_us, 2 * (5 + w));
 }
 
 TEST(CostSimulation, EachSizeTakesItsRangesCosts) {

@@ -116,3 +116,13 @@ TEST(ModelFit, FlatPingPongTimesAreRefusedWithTheirCause) {
         << e.what();
   }
 }
+
+TEST(ModelFile, SharedPortsIsTrueOrFalseAndOffUnlessAsked) {
+  const nlohmann::json link = {{"alpha_us", 1}, {"beta_gbps", 10}};
+  nlohmann::json j = {{"ranks_per_node", 1}, {"intra_host", link}, {"inter_host", link}};
+  EXPECT_FALSE(cost_params(parse_model(j, "m.json"), DType::f32, ReduceOp::sum).shared_ports);
+  j["shared_ports"] = true;
+  EXPECT_TRUE(cost_params(parse_model(j, "m.json"), DType::f32, ReduceOp::sum).shared_ports);
+  j["shared_ports"] = 1;
+  EXPECT_THROW(parse_model(j, "m.json"), std::invalid_argument);
+}
