@@ -12,7 +12,8 @@ void register_reference_algorithms(Registry& registry) {
                   a.build,
                   {},
                   a.default_segment_bytes,
-                  a.topology_aware});
+                  a.topology_aware,
+                  a.linear_in_segments});
 }
 
 }  // namespace collbench

@@ -57,6 +57,7 @@ struct ReferenceAlgorithm {
   ScheduleBuilder build;
   std::size_t default_segment_bytes = 0;  // pipelined algorithms only
   bool topology_aware = false;            // reads AlgorithmParams::node_of_rank
+  bool linear_in_segments = false;        // see AlgorithmEntry
 };
 
 // The all-to-all rows that serve alltoallv too (all but Bruck, which needs equal blocks).
@@ -90,7 +91,7 @@ inline constexpr std::array kReferenceAlgorithms{
     ReferenceAlgorithm{Collective::broadcast, "scatter_allgather",
                        "binomial scatter then ring allgather (van de Geijn)", build_scatter_allgather_broadcast},
     ReferenceAlgorithm{Collective::broadcast, "pipelined_chain", "segments flow down a chain of ranks (--segment-size)",
-                       build_pipelined_chain_broadcast, kChainSegmentBytes},
+                       build_pipelined_chain_broadcast, kChainSegmentBytes, false, true},
     ReferenceAlgorithm{Collective::reduce, "linear", "every rank sends to the root, which folds them in",
                        build_linear_reduce},
     ReferenceAlgorithm{Collective::reduce, "binomial", "partial sums travel up a binomial tree", build_binomial_reduce},

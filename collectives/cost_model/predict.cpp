@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -112,7 +114,7 @@ bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
       for (int h : {1, blocks - 1}) images.insert(mirror_rank(s, n, r, h));
   std::map<int, DataflowPlan> base_plans;
   for (int r : images) {
-    if (r < s.block) continue;  // one block: nothing to compare
+    if (r < s.block) continue;                   // one block: nothing to compare
     const int i = r % s.block, h = r / s.block;  // r = mirror_rank(s, n, i, h) for both kinds
     const Schedule& base = schedule_of(q, b, i);
     const Schedule image = build(q, b, r);
@@ -187,15 +189,33 @@ class FullSimulationBudget {
   double transfers_ = 0;
 };
 
-}  // namespace
-
-Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod method) {
-  const auto t0 = std::chrono::steady_clock::now();
+Built prepared(const PredictRequest& q) {
   Built b;
   b.params.segment_bytes = q.segment_bytes;
   b.params.order = q.order;
   if (q.ranks_per_node < q.ranks)
     for (int r = 0; r < q.ranks; ++r) b.params.node_of_rank.push_back(r / q.ranks_per_node);
+  return b;
+}
+
+// Per rank, the buffers a run allocates and fills (send and receive, out of place) or
+// the schedule touches, whichever is more, and its scratch.
+std::size_t footprint_elements(const PredictRequest& q, const Schedule& s, int r) {
+  const BufferLayout buffers = buffer_layout(q.collective, q.count, q.ranks, r, q.root, false);
+  return std::max(touched_elements(s), buffers.send_count + buffers.recv_count + s.scratch_count);
+}
+
+double host_footprint_bytes(const PredictRequest& q, std::size_t per_rank_elements) {
+  return static_cast<double>(per_rank_elements * q.element_size) * std::min(q.ranks_per_node, q.ranks);
+}
+
+std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p);
+
+// The symmetric path where it holds, else (automatic) the periodic one where it holds,
+// else the full simulation. `footprint_bytes`, where positive, is the host's instead of
+// what the schedules touch.
+Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictMethod method, double footprint_bytes) {
+  Built b = prepared(q);
   CostLayout layout;
   layout.element_size = q.element_size;
   layout.node_of_rank = b.params.node_of_rank;
@@ -214,24 +234,23 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
     throw std::invalid_argument("--method symmetric does not hold for " + q.algorithm->name +
                                 " here: its ranks are not images of each other under a shift or XOR by blocks of " +
                                 std::to_string(block_of(q)) + " rank(s) or a doubling of that");
+  if (sym.kind == Symmetry::Kind::none && method == PredictMethod::automatic)
+    if (std::optional<Prediction> line = periodic(q, p)) return *line;
   // Each schedule is built, counted and handed over, then dropped: held all at once,
   // 65,536 of them cost as much to free as to simulate.
   CostSimulation sim(q.ranks, sym, p, layout);
   FullSimulationBudget budget(q, method == PredictMethod::full ? "asked for" : "no symmetry found");
   if (sym.kind == Symmetry::Kind::none) budget.estimate(b);
-  // Per rank, the buffers a run allocates and fills (send and receive, out of place) or
-  // the schedule touches, whichever is more, and its scratch.
   std::size_t footprint = 0;
   const int simulated = sym.kind == Symmetry::Kind::none ? q.ranks : sym.block;
   for (int r = 0; r < simulated; ++r) {
     auto it = b.by_rank.find(r);
     const Schedule s = it != b.by_rank.end() ? std::move(it->second) : build(q, b, r);
     if (sym.kind == Symmetry::Kind::none) budget.count(r, s);
-    const BufferLayout buffers = buffer_layout(q.collective, q.count, q.ranks, r, q.root, false);
-    footprint = std::max({footprint, touched_elements(s), buffers.send_count + buffers.recv_count + s.scratch_count});
+    footprint = std::max(footprint, footprint_elements(q, s, r));
     sim.add(s);
   }
-  sim.set_host_footprint_bytes(static_cast<double>(footprint * q.element_size) * std::min(q.ranks_per_node, q.ranks));
+  sim.set_host_footprint_bytes(footprint_bytes > 0 ? footprint_bytes : host_footprint_bytes(q, footprint));
   const CostResult r = sim.run();
   Prediction out{.time_us = r.time_us,
                  .method = sym.kind == Symmetry::Kind::none ? PredictMethod::full : PredictMethod::symmetric,
@@ -241,6 +260,58 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
   if (sym.kind != Symmetry::Kind::none)
     out.symmetry = std::string(sym.kind == Symmetry::Kind::shift ? "shift" : "xor") + " by " +
                    std::to_string(sym.block) + (sym.block == 1 ? " rank" : " ranks");
+  return out;
+}
+
+std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p) {
+  if (!q.algorithm->linear_in_segments) return std::nullopt;
+  Built b = prepared(q);
+  const std::size_t seg = std::max<std::size_t>(1, q.algorithm->segment_bytes(b.params) / q.element_size);
+  if (q.count / seg < kLeastPeriodicSegments) return std::nullopt;
+  const std::size_t whole = q.count / seg, rest = q.count % seg;
+  // The samples' bytes cost what the whole count's would: rank 0's and the root's buffers.
+  std::size_t footprint = 0;
+  for (int r : {0, q.root}) footprint = std::max(footprint, footprint_elements(q, build(q, b, r), r));
+  const double footprint_bytes = host_footprint_bytes(q, footprint);
+  for (const std::size_t k0 : {std::size_t{2}, std::size_t{8}, std::size_t{16}}) {
+    const std::size_t ks[4] = {k0, k0 + 1, k0 + 2, k0 + 5};
+    if (ks[3] >= whole) break;
+    double t[4];
+    Prediction last;
+    for (int i = 0; i < 4; ++i) {
+      PredictRequest sample = q;
+      sample.count = rest + ks[i] * seg;
+      last = predict_direct(sample, p, PredictMethod::automatic, footprint_bytes);
+      t[i] = last.time_us;
+    }
+    const double d = t[1] - t[0], tolerance = 1e-9 * t[3];
+    if (std::abs(t[2] - t[1] - d) > tolerance || std::abs(t[3] - t[2] - 3 * d) > tolerance) continue;
+    Prediction out = last;
+    out.time_us = t[3] + static_cast<double>(whole - ks[3]) * (t[3] - t[0]) / 5;
+    out.method = PredictMethod::periodic;
+    out.symmetry = "linear from " + std::to_string(ks[0]) + ", " + std::to_string(ks[1]) + ", " +
+                   std::to_string(ks[2]) + " and " + std::to_string(ks[3]) + " whole segments";
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod method) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Prediction out;
+  if (method == PredictMethod::periodic) {
+    std::optional<Prediction> line = periodic(q, p);
+    if (!line)
+      throw std::invalid_argument("--method periodic does not hold for " + q.algorithm->name +
+                                  " here: it is not pipelined, has fewer than " +
+                                  std::to_string(kLeastPeriodicSegments) +
+                                  " segments, or its time does not grow by the same amount with each segment");
+    out = *line;
+  } else {
+    out = predict_direct(q, p, method, 0);
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -8,6 +8,15 @@
 // built and simulated, up to kMostSimulatedTransfers; 64 ranks spread evenly are built
 // first, and a full simulation whose typical rank has too much, or whose schedules would
 // take longer than kMostBuildSeconds to build, is refused at once.
+//
+// The periodic path, for an algorithm whose every segment adds the same time once its
+// pipeline is full (AlgorithmEntry::linear_in_segments: the chain) when no symmetry holds
+// and it has at least kLeastPeriodicSegments segments: the same request is predicted with
+// k0, k0+1, k0+2 and k0+5 segments (the last, partial one kept) and, where the three
+// differences agree to 1e-9 of the time (a check, k0 = 2, then 8, then 16), the line is
+// extended to the whole count. The samples are charged per byte as the whole count's
+// buffers are (rank 0's and the root's). Sampled lines are not proofs: a double binary
+// tree's times pass the check at some n and still miss, so it is not taken there.
 #include <cstddef>
 #include <string>
 
@@ -16,12 +25,15 @@
 
 namespace collbench {
 
-enum class PredictMethod { automatic, full, symmetric };
-inline constexpr NameTable<PredictMethod, 3> kPredictMethodNames{
-    {{{PredictMethod::automatic, "auto"}, {PredictMethod::full, "full"}, {PredictMethod::symmetric, "symmetric"}}}};
+enum class PredictMethod { automatic, full, symmetric, periodic };
+inline constexpr NameTable<PredictMethod, 4> kPredictMethodNames{{{{PredictMethod::automatic, "auto"},
+                                                                   {PredictMethod::full, "full"},
+                                                                   {PredictMethod::symmetric, "symmetric"},
+                                                                   {PredictMethod::periodic, "periodic"}}}};
 
 inline constexpr double kMostSimulatedTransfers = 5e7;
 inline constexpr double kMostBuildSeconds = 60;
+inline constexpr std::size_t kLeastPeriodicSegments = 64;
 
 struct PredictRequest {
   const AlgorithmEntry* algorithm = nullptr;  // a schedule builder
@@ -39,12 +51,12 @@ struct Prediction {
   double time_us = 0;
   PredictMethod method = PredictMethod::full;
   std::size_t messages = 0;  // simulated (the symmetric path: one block's sends)
-  std::string symmetry;      // e.g. "shift by 8 ranks"; empty for the full simulation
+  std::string symmetry;      // e.g. "shift by 8 ranks"; the periodic path: its samples; empty for the full simulation
   double seconds = 0;        // what predicting took
 };
 
-// Throws std::invalid_argument when the symmetric path is asked for but does not hold,
-// or the full simulation would be too large.
+// Throws std::invalid_argument when the symmetric or periodic path is asked for but does
+// not hold, or the full simulation would be too large.
 Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod method = PredictMethod::automatic);
 
 }  // namespace collbench

@@ -43,6 +43,9 @@ struct AlgorithmEntry {
   LibraryPrepare prepare_library;
   std::size_t default_segment_bytes = 0;  // pipelined: the segment used unless the run sets one
   bool topology_aware = false;            // its schedule depends on AlgorithmParams::node_of_rank
+  // Pipelined, and provably so that every segment adds the same time once the pipeline
+  // is full (a chain: each link carries one segment a step); the cost model's periodic path.
+  bool linear_in_segments = false;
   // A baseline's library: "mpi" (host memory, over the run's MPI) or "nccl" (device
   // memory, over the run's NCCL transport). Reference algorithms run on any transport.
   std::string library = "mpi";

@@ -45,8 +45,8 @@ CLI::App* add_command(CLI::App& app, CostModelFlags& f) {
                   "--order steps; the published closed forms' assumption)")
         ->capture_default_str();
     s->add_option("--method", f.method,
-                  "auto (the symmetric path where it holds, else every rank simulated), "
-                  "full, or symmetric")
+                  "auto (the symmetric path where it holds, else a pipeline's periodic one where "
+                  "it holds, else every rank simulated), full, symmetric, or periodic")
         ->capture_default_str();
     add_output_flags(*s, o.out, "model");
   }
@@ -165,11 +165,15 @@ int run_command(const CostModelOptions& o_in, const Invocation& inv) {
        {{"predicted_us",
          "the last rank's finish, simulated from every transfer and operation of the schedules in the "
          "executor's order (--order): messages alpha + bytes/beta per link class and size range (the "
-         "exchange cost where a step sends and receives), rank ports and host links queued, "
+         "exchange cost where a step sends and receives), rank ports and host links queued (shared where "
+         "the model says shared_ports), "
          "reductions and copies per byte; per-byte rates taken where the measurement touched as much "
          "memory as the call"},
         {"order", "dataflow (run's default) or steps"},
-        {"method", "symmetric: one block of ranks simulated (symmetry: how the others mirror it); full: every rank"},
+        {"method",
+         "symmetric: one block of ranks simulated (symmetry: how the others mirror it); full: every rank; "
+         "periodic: a pipeline's time extended along the line through a few shorter counts' (symmetry: "
+         "which)"},
         {"place", "1 for the fastest predicted algorithm at this size"},
         {"vs_best", "predicted_us / the fastest's"}}}};
   const std::vector<std::size_t> sizes = checked_sweep_sizes(o.sizes, 1, true);
