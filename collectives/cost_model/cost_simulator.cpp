@@ -202,9 +202,9 @@ class CostSimulation::Simulation {
     if (ranks_.size() != static_cast<std::size_t>(simulated_))
       throw std::invalid_argument("cost simulation: " + std::to_string(ranks_.size()) + " schedules for " +
                                   std::to_string(simulated_) + " simulated ranks");
-    egress_.assign(ranks_.size(), 0), ingress_.assign(ranks_.size(), 0);
-    host_egress_.assign(hosts(), 0), host_ingress_.assign(hosts(), 0);
     hosts_ = hosts();
+    egress_.assign(ranks_.size(), 0), ingress_.assign(ranks_.size(), 0);
+    host_egress_.assign(hosts_, 0), host_ingress_.assign(hosts_, 0);
     port_flows_.assign(2 * (ranks_.size() + hosts_), {});
     for (RankState& st : ranks_)
       for (OpItem& op : st.ops) {
@@ -378,12 +378,17 @@ class CostSimulation::Simulation {
                  {ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways, a.written});
   }
 
+  // What a message costs on its link, as the call's footprint prices its bytes.
+  Charge message_charge(const Message& m) const {
+    const LinkCost& link = m.local ? p_.intra : p_.inter;
+    return charge(link.cost(m.both_ways, m.written), static_cast<double>(m.bytes),
+                  l_.host_footprint_bytes / (m.local ? 4 : 2));
+  }
+
   // A message holds the sender's way out and the receiver's way in; between hosts,
   // their links too. Both ends learn of its completion then.
   void deliver(double time, const Message& m) {
-    const LinkCost& link = m.local ? p_.intra : p_.inter;
-    const Charge c = charge(link.cost(m.both_ways, m.written), static_cast<double>(m.bytes),
-                            l_.host_footprint_bytes / (m.local ? 4 : 2));
+    const Charge c = message_charge(m);
     const double port = p_.overhead_us + c.bytes_us;
     const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
     double& out = egress_[from];
@@ -419,17 +424,19 @@ class CostSimulation::Simulation {
     std::deque<Message> waiting;
   };
 
+  Pair& pair_of(const Message& m) {
+    return pairs_[static_cast<std::uint64_t>(m.from) << 32 | static_cast<std::uint32_t>(m.to)];
+  }
+
   void deliver_shared(double time, const Message& m) {
-    Pair& pair = pairs_[static_cast<std::uint64_t>(m.from) << 32 | static_cast<std::uint32_t>(m.to)];
+    Pair& pair = pair_of(m);
     if (pair.busy) return pair.waiting.push_back(m);
     pair.busy = true;
     begin_flow(time, m);
   }
 
   void begin_flow(double time, const Message& m) {
-    const LinkCost& link = m.local ? p_.intra : p_.inter;
-    const Charge c = charge(link.cost(m.both_ways, m.written), static_cast<double>(m.bytes),
-                            l_.host_footprint_bytes / (m.local ? 4 : 2));
+    const Charge c = message_charge(m);
     std::uint32_t id;
     if (free_flows_.empty())
       id = static_cast<std::uint32_t>(flows_.size()), flows_.emplace_back();
@@ -482,7 +489,7 @@ class CostSimulation::Simulation {
     events_.push(time + f.alpha_us, Events::Kind::done, f.m);
     reshare(time, m.flow);
     free_flows_.push_back(m.flow);
-    Pair& pair = pairs_[static_cast<std::uint64_t>(m.from) << 32 | static_cast<std::uint32_t>(m.to)];
+    Pair& pair = pair_of(m);
     if (pair.waiting.empty()) {
       pair.busy = false;
     } else {
