@@ -106,7 +106,7 @@ int dispatch(const Invocation& inv) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 0;
-  // A bad COLLBENCH_FINALIZE_QUIET_MS is refused before anything runs; MPI then ends as the library needs.
+  // A bad COLLBENCH_FINALIZE_QUIET_MS or _CONNECT is refused before anything runs; MPI then ends as the library needs.
   FinalizePolicy finalize = finalize_policy(mpi_library(), nullptr);
   std::string finalize_error;
   try {

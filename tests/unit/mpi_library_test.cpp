@@ -49,7 +49,9 @@ TEST(FinalizePolicy, QuietsMpichBefore42OnUcxOnly) {
     return parse_mpi_library(std::string("MPICH Version:\t") + version + "\nMPICH Device:\t" + device + "\n");
   };
   EXPECT_EQ(finalize_policy(mpich("4.0.2", "ch4:ucx"), nullptr).quiet_ms, 200);
+  EXPECT_TRUE(finalize_policy(mpich("4.0.2", "ch4:ucx"), nullptr).connect_pairs);
   EXPECT_EQ(finalize_policy(mpich("4.1.2", "ch4:ucx"), nullptr).quiet_ms, 200);
+  EXPECT_FALSE(finalize_policy(mpich("4.2.0", "ch4:ucx"), nullptr).connect_pairs);
   EXPECT_NE(finalize_policy(mpich("4.0.2", "ch4:ucx"), nullptr).reason.find("openucx/ucx#8738"), std::string::npos);
   EXPECT_EQ(finalize_policy(mpich("4.2.0", "ch4:ucx"), nullptr).quiet_ms, 0);
   EXPECT_EQ(finalize_policy(mpich("4.0.2", "ch4:ofi"), nullptr).quiet_ms, 0);
@@ -63,6 +65,20 @@ TEST(FinalizePolicy, TheVariableDecidesAndBadValuesAreRefused) {
   EXPECT_EQ(finalize_policy(lib, "1500").quiet_ms, 1500);
   EXPECT_EQ(finalize_policy(parse_mpi_library("Open MPI v4.1.4"), "50").quiet_ms, 50);
   EXPECT_EQ(finalize_policy(lib, "50").reason, "set by COLLBENCH_FINALIZE_QUIET_MS");
+  EXPECT_FALSE(finalize_policy(lib, "0").connect_pairs);
+  EXPECT_TRUE(finalize_policy(lib, "50").connect_pairs);
+  EXPECT_FALSE(finalize_policy(lib, nullptr, "0").connect_pairs);
+  EXPECT_EQ(finalize_policy(lib, nullptr, "0").quiet_ms, 200);
+  EXPECT_TRUE(finalize_policy(parse_mpi_library("Open MPI v4.1.4"), "0", "1").connect_pairs);
+  EXPECT_NE(finalize_policy(lib, "10", "0").reason.find("pairs off by COLLBENCH_FINALIZE_CONNECT"), std::string::npos);
+  for (const char* bad : {"", "2", "yes", " 1"}) {
+    try {
+      finalize_policy(lib, nullptr, bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("COLLBENCH_FINALIZE_CONNECT must be 0 or 1, not '") + bad + "'");
+    }
+  }
   for (const char* bad : {"", "-1", "10001", "2s", "1e3", " 5"}) {
     try {
       finalize_policy(lib, bad);

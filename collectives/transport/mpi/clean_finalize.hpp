@@ -9,31 +9,39 @@ namespace collbench {
 // How collbench ends MPI so that a run which finished exits 0.
 //
 // MPICH before 4.2 on ch4:ucx closes every UCX endpoint in MPI_Finalize, waits for the
-// closes, then blocks in a PMI barrier without progressing UCX. Over UCX's TCP
-// transport closing an endpoint needs an acknowledgement from the peer's progress: a
-// rank still inside its last MPI call answers a peer's close early, that peer finishes
-// and blocks in the PMI barrier, and the rank's own close then waits for ever
-// (openucx/ucx#8738; MPICH 4.2 moved the PMI barrier before the closes,
-// pmodels/mpich#6623). A barrier, then a quiet time with no MPI call on any rank,
-// puts every rank outside MPI before any rank starts closing: the order MPICH 4.2 keeps.
+// closes, then blocks in a PMI barrier without progressing UCX. Some closes need the
+// peer's progress: over UCX's TCP transport, an endpoint whose connection was made but
+// whose wire-up never finished (a pair of ranks that never exchanged a message; seen with
+// 8 emulated hosts, a reduce, and UCX's debug log) waits for the peer's answer, and a
+// peer that has closed its own endpoints sits in the PMI barrier for ever
+// (openucx/ucx#8738; MPICH 4.2 dropped that barrier, pmodels/mpich#6596). So, before
+// MPI_Finalize: a message each way between every pair (every wire-up finished while all
+// ranks progress), a barrier, then a quiet time with no MPI call on any rank.
 struct FinalizePolicy {
-  int quiet_ms = 0;    // after a barrier, this long without MPI calls; 0: straight to MPI_Finalize
-  std::string reason;  // why, for the metadata
+  int quiet_ms = 0;            // after a barrier, this long without MPI calls
+  bool connect_pairs = false;  // first a message each way between every pair of ranks
+  std::string reason;          // why, for the metadata
+  // A barrier comes first where either step is taken; neither: straight to MPI_Finalize.
 };
 
 inline constexpr const char* kFinalizeQuietVariable = "COLLBENCH_FINALIZE_QUIET_MS";
+inline constexpr const char* kFinalizeConnectVariable = "COLLBENCH_FINALIZE_CONNECT";
 inline constexpr int kMostFinalizeQuietMs = 10000;
 
-// From the running library, or the variable's value where it is set (nullptr: unset).
-// Throws std::invalid_argument, with a message for the user, on a value that is not a
-// whole number of milliseconds from 0 to kMostFinalizeQuietMs.
-FinalizePolicy finalize_policy(const MpiLibrary& library, const char* quiet_ms_variable);
+// From the running library, or the variables' values where they are set (nullptr:
+// unset; the quiet time alone also decides the pairs: on where it is above 0). Throws
+// std::invalid_argument, with a message for the user, on a quiet time that is not a
+// whole number of milliseconds from 0 to kMostFinalizeQuietMs, or a connect value
+// other than 0 or 1.
+FinalizePolicy finalize_policy(const MpiLibrary& library, const char* quiet_ms_variable,
+                               const char* connect_variable = nullptr);
 
 // The policy for this process (the running library and the environment).
 FinalizePolicy finalize_policy_here();
 
 // Ends MPI as the policy says. A safety net stays: if MPI_Finalize has not returned
-// 20 s after the quiet time, the process exits with status rc, saying so.
+// 20 s after the quiet time, the process exits with status rc, saying so; an error
+// MPI_Finalize returns is reported and not fatal (the results are complete).
 void finalize_mpi(const FinalizePolicy& policy, int rc);
 
 }  // namespace collbench
