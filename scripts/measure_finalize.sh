@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # How often a run that finished fails to exit cleanly across emulated hosts (root).
-# Three emulated hosts x 1 rank on links shaped to PROFILE, MPICH over UCX's TCP
-# transport; RUNS rounds, each running three arms one after the other:
+# HOSTS emulated hosts x 1 rank on links shaped to PROFILE, MPICH over UCX's TCP
+# transport; RUNS rounds, each running the arms of ARMS one after the other:
 #   plain     collbench-plain-loop (a plain MPI program: allreduce loops, then
 #             MPI_Finalize at once), to see the MPI library's own behaviour
 #   before    collbench with COLLBENCH_FINALIZE_QUIET_MS=0: MPI_Finalize at once, as
-#             collbench did before (a 20 s deadline then ends a hung rank)
-#   quiet-Nms collbench with COLLBENCH_FINALIZE_QUIET_MS=N for each N of QUIET (1 10):
-#             how much quiet time the order needs
-#   after     collbench as it is now (a barrier and a quiet time before MPI_Finalize
-#             where the library needs it; see collectives/transport/mpi/clean_finalize.hpp)
-# collbench runs `run -a mpi,ring -b 1K -e 64K` with fixed counts (-w 5 -n 20). A run
-# still going after LIMIT seconds counts as hung and is interrupted. Writes
-# results/finalize/ (or $1): runs.csv (one row per run), SUMMARY.md, machine.txt, and
-# raw/ with the output of every run that did not exit 0 within 20 s.
-# Environment: BUILD (build), RUNS (30), PROFILE (1gbe), LIMIT (40), QUIET (1 10).
+#             collbench did first (a 20 s deadline then ends a hung rank)
+#   quiet     collbench with COLLBENCH_FINALIZE_QUIET_MS=N for each N of QUIET (1 10):
+#             a barrier and N ms quiet, no pairs (COLLBENCH_FINALIZE_CONNECT=0)
+#   nopairs   collbench with COLLBENCH_FINALIZE_CONNECT=0: a barrier and 200 ms quiet,
+#             as collbench did before it connected every pair
+#   after     collbench as it is now (every pair, a barrier and a quiet time before
+#             MPI_Finalize where the library needs it; see
+#             collectives/transport/mpi/clean_finalize.hpp)
+# collbench runs ARGS (`run -a mpi,ring -b 1K -e 64K -w 5 -n 20`). A run still going
+# after LIMIT seconds counts as hung and is interrupted. Writes results/finalize/ (or
+# $1): runs.csv (one row per run), SUMMARY.md, machine.txt, and raw/ with the output of
+# every run that did not exit 0 within 20 s.
+# Environment: OVERWRITE (1: replace an earlier measurement in the directory), BUILD (build), RUNS (30), HOSTS (3), PROFILE (1gbe), LIMIT (40),
+# QUIET (1 10), ARMS (plain before quiet nopairs after), ARGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/finalize}
@@ -23,6 +27,17 @@ runs=${RUNS:-30}
 profile=${PROFILE:-1gbe}
 limit=${LIMIT:-40}
 quiet=${QUIET:-1 10}
+hosts=${HOSTS:-3}
+arms=${ARMS:-plain before quiet nopairs after}
+read -r -a collbench_args <<<"${ARGS:-run -a mpi,ring -b 1K -e 64K -w 5 -n 20}"
+for arm in $arms; do
+  case $arm in plain | before | quiet | nopairs | after) ;; *)
+    echo "measure_finalize: unknown arm '$arm'; valid: plain before quiet nopairs after" >&2
+    exit 2 ;;
+  esac
+done
+# Busy-polling ranks beyond the cores yield at once (as in validate_model.sh).
+if [ "$hosts" -gt "$(nproc)" ]; then export MPIR_CVAR_POLLS_BEFORE_YIELD=1; fi
 bin=$PWD/$build/harness/collbench
 plain=$PWD/$build/harness/collbench-plain-loop
 cluster=cbfin
@@ -30,10 +45,14 @@ source scripts/emulated_runs.sh
 emulated_preflight "$bin" "$cluster"
 trap 'echo "measure_finalize: interrupted" >&2; exit 130' INT TERM
 raw=$out/raw
+if [ -e "$out/SUMMARY.md" ] && [ -z "${OVERWRITE:-}" ]; then
+  echo "measure_finalize: $out holds a measurement already; set OVERWRITE=1 or give another directory" >&2
+  exit 2
+fi
 rm -rf "$out"
 mkdir -p "$raw"
 scripts/machine_facts.sh >"$out/machine.txt"
-scripts/emulate_cluster.sh up --name "$cluster" --hosts 3 --profile "$profile" | tee -a "$out/machine.txt"
+scripts/emulate_cluster.sh up --name "$cluster" --hosts "$hosts" --profile "$profile" | tee -a "$out/machine.txt"
 echo "arm,run,exit,seconds,hung,deadline_exits,launcher_errors,completed,rows,wrong" >"$out/runs.csv"
 
 # one ARM RUN COMMAND...: runs it under the limit and appends its row.
@@ -65,18 +84,27 @@ PY
   rm -f "$json" "${json%.json}.csv"
 }
 
-collbench_args=(run -a mpi,ring -b 1K -e 64K -w 5 -n 20)
 emu=(scripts/emulate_cluster.sh mpiexec --name "$cluster" --ranks-per-host 1 --)
+# collbench ARM RUN [VARIABLE=VALUE...]: one collbench run of the arm.
+collbench() {
+  local arm=$1 run=$2
+  shift 2
+  one "$arm" "$run" env "$@" "${emu[@]}" "$bin" "${collbench_args[@]}" \
+    --csv "$raw/$arm-$run.csv" --json "$raw/$arm-$run.json"
+}
 for run in $(seq "$runs"); do
-  one plain "$run" "${emu[@]}" "$plain" 65536 20 5
-  one before "$run" env COLLBENCH_FINALIZE_QUIET_MS=0 "${emu[@]}" "$bin" "${collbench_args[@]}" \
-    --csv "$raw/before-$run.csv" --json "$raw/before-$run.json"
-  for ms in $quiet; do
-    one "quiet-${ms}ms" "$run" env COLLBENCH_FINALIZE_QUIET_MS="$ms" "${emu[@]}" "$bin" "${collbench_args[@]}" \
-      --csv "$raw/quiet-${ms}ms-$run.csv" --json "$raw/quiet-${ms}ms-$run.json"
+  for arm in $arms; do
+    case $arm in
+      plain) one plain "$run" "${emu[@]}" "$plain" 65536 20 5 ;;
+      before) collbench before "$run" COLLBENCH_FINALIZE_QUIET_MS=0 ;;
+      quiet) for ms in $quiet; do
+          collbench "quiet-${ms}ms" "$run" COLLBENCH_FINALIZE_QUIET_MS="$ms" COLLBENCH_FINALIZE_CONNECT=0
+        done ;;
+      nopairs) collbench nopairs "$run" COLLBENCH_FINALIZE_CONNECT=0 ;;
+      after) collbench after "$run" ;;
+    esac
   done
-  one after "$run" "${emu[@]}" "$bin" "${collbench_args[@]}" --csv "$raw/after-$run.csv" --json "$raw/after-$run.json"
 done
 scripts/emulate_cluster.sh down --name "$cluster" >/dev/null
-${PYTHON:-python3} scripts/summarize_finalize.py "$out" >"$out/SUMMARY.md"
+${PYTHON:-python3} scripts/summarize_finalize.py "$out" "$hosts" "$profile" "${collbench_args[*]}" >"$out/SUMMARY.md"
 echo "measure_finalize: wrote $out"

@@ -11,14 +11,16 @@ from pathlib import Path
 ARMS = {
     "plain": "collbench-plain-loop: a plain MPI program, MPI_Finalize at once",
     "before": "collbench, COLLBENCH_FINALIZE_QUIET_MS=0 (MPI_Finalize at once, as before)",
-    "after": "collbench as it is now (barrier, 200 ms quiet, MPI_Finalize)",
+    "nopairs": "collbench, COLLBENCH_FINALIZE_CONNECT=0 (barrier, 200 ms quiet, MPI_Finalize: before pairs)",
+    "after": "collbench as it is now (every pair, barrier, 200 ms quiet, MPI_Finalize)",
 }
 
 
-def main(out):
+def main(out, hosts, profile, args):
     rows = list(csv.DictReader(open(out / "runs.csv")))
-    lines = ["# Clean exits across 3 emulated hosts (MPICH over UCX's TCP transport)\n",
-             "One run of `scripts/measure_finalize.sh`; the arms take turns, run by run. "
+    lines = [f"# Clean exits across {hosts} emulated hosts (MPICH over UCX's TCP transport)\n",
+             f"One run of `scripts/measure_finalize.sh` ({hosts} hosts x 1 rank, profile {profile}; "
+             f"collbench `{args}`); the arms take turns, run by run. "
              "Machine and packages: `machine.txt`; every run: `runs.csv`.\n",
              "| arm | runs | exit 0 | waited out the 20 s deadline | hung to the script's limit | non-zero exit | "
              "results complete and right | median s |",
@@ -26,8 +28,10 @@ def main(out):
     arms = dict(ARMS)
     for arm in dict.fromkeys(r["arm"] for r in rows):
         if arm.startswith("quiet-"):
-            arms[arm] = f"collbench, COLLBENCH_FINALIZE_QUIET_MS={arm[6:-2]} (barrier, {arm[6:]} quiet, MPI_Finalize)"
-    order = ["plain", "before"] + sorted((a for a in arms if a.startswith("quiet-")), key=lambda a: int(a[6:-2])) + ["after"]
+            arms[arm] = (f"collbench, COLLBENCH_FINALIZE_QUIET_MS={arm[6:-2]} COLLBENCH_FINALIZE_CONNECT=0 "
+                         f"(barrier, {arm[6:]} quiet, MPI_Finalize)")
+    quiet = sorted((a for a in arms if a.startswith("quiet-")), key=lambda a: int(a[6:-2]))
+    order = ["plain", "before"] + quiet + ["nopairs", "after"]
     for arm in order:
         what = arms[arm]
         rs = [r for r in rows if r["arm"] == arm]
@@ -50,4 +54,6 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    if len(sys.argv) != 5:
+        sys.exit("usage: summarize_finalize.py DIR HOSTS PROFILE ARGS")
+    main(Path(sys.argv[1]), *sys.argv[2:])
