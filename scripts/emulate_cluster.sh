@@ -210,12 +210,20 @@ shaping_sizes() {
   echo "$burst $gso"
 }
 
+# A new tbf each time (a handle other than the current one), never a change of the old:
+# a lower rate's smaller bucket would leave packets queued under the old one (GSO
+# packets up to the old gso_max_size) larger than the bucket, and tbf never sends a
+# packet its bucket cannot hold, so the link stalls for good behind it (seen: 383
+# packets stuck, TCP backing off to 53 s, the run ended by the watchdog). The new tbf
+# drops the old queue instead; TCP resends it, cut to fit.
 shape() {  # DEVICE [NETNS]: tbf at $rate on the device's egress, packets capped to fit its bucket
-  local dev=$1 ns=${2:-} burst gso
+  local dev=$1 ns=${2:-} burst gso handle=1:
   [ -z "$rate" ] && return 0
   read -r burst gso < <(shaping_sizes "$(rate_bits "$rate")")
   ${ns:+ip netns exec "$ns"} ip link set dev "$dev" gso_max_size "$gso"
-  ${ns:+ip netns exec "$ns"} tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
+  [ "$(${ns:+ip netns exec "$ns"} tc qdisc show dev "$dev" root | awk '{print $3; exit}')" = 1: ] && handle=2:
+  ${ns:+ip netns exec "$ns"} tc qdisc replace dev "$dev" root handle "$handle" tbf rate "$rate" burst "$burst" \
+    latency 100ms
 }
 
 up() {

@@ -99,6 +99,17 @@ big = [r for r in rows if r["bytes"] == 256 * 1024]
 assert len(big) == 3 and all(0.05 < r["gbps"] < 0.135 for r in big), [(r["test"], r["gbps"]) for r in big]
 print("ok: inter-host p2p at 256 KiB:", ", ".join(f'{r["test"]} {r["gbps"]:.4f} GB/s' for r in big))
 PY
+echo "== a rate cut puts a new tbf in place: a smaller bucket over the old queue can stall the link for good"
+for side in "" "ip netns exec $name-h1"; do
+  dev=$name-h1
+  [ -n "$side" ] && dev=eth0
+  before=$($side tc qdisc show dev "$dev" root | awk '{print $3; exit}')
+  "$emu" rate --name "$name" --host 1 --rate 100mbit >/dev/null || fail "rate --rate 100mbit failed"
+  after=$($side tc qdisc show dev "$dev" root | awk '{print $3; exit}')
+  $side tc qdisc show dev "$dev" root | grep -q "tbf .*rate 100Mbit" || fail "$dev is not shaped to 100Mbit"
+  [ "$after" != "$before" ] || fail "$dev kept tbf $before across the rate cut (its queue with it)"
+done
+echo "ok: a new tbf on both sides of $name-h1 at each cut"
 "$emu" down --name "$name" >/dev/null
 [ -z "$(left_behind)" ] || fail "down left $(left_behind)"
 echo "ok: nothing left behind"
