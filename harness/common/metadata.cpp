@@ -160,7 +160,7 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
   // How the run ends MPI (a bad variable was refused before the run started).
   const FinalizePolicy finalize = finalize_policy_here();
   m["mpi"]["finalize"] = {
-      {"quiet_ms", finalize.quiet_ms}, {"connect_pairs", finalize.connect_pairs}, {"reason", finalize.reason}};
+      {"quiet_ms", finalize.quiet_ms}, {"connect_pairs", connects_pairs(finalize, size)}, {"reason", finalize.reason}};
   m["ranks"] = size;
   m["hosts"] = ranks_by_host;
   // Busy-polling ranks beyond a host's cores take turns on them, and every wait then

@@ -52,6 +52,11 @@ TEST(FinalizePolicy, QuietsMpichBefore42OnUcxOnly) {
   EXPECT_TRUE(finalize_policy(mpich("4.0.2", "ch4:ucx"), nullptr).connect_pairs);
   EXPECT_EQ(finalize_policy(mpich("4.1.2", "ch4:ucx"), nullptr).quiet_ms, 200);
   EXPECT_FALSE(finalize_policy(mpich("4.2.0", "ch4:ucx"), nullptr).connect_pairs);
+  const FinalizePolicy quiet = finalize_policy(mpich("4.0.2", "ch4:ucx"), nullptr);
+  EXPECT_FALSE(connects_pairs(quiet, 1));
+  EXPECT_TRUE(connects_pairs(quiet, 2));
+  EXPECT_TRUE(connects_pairs(quiet, kMostRanksToConnect));
+  EXPECT_FALSE(connects_pairs(quiet, kMostRanksToConnect + 1));
   EXPECT_NE(finalize_policy(mpich("4.0.2", "ch4:ucx"), nullptr).reason.find("openucx/ucx#8738"), std::string::npos);
   EXPECT_EQ(finalize_policy(mpich("4.2.0", "ch4:ucx"), nullptr).quiet_ms, 0);
   EXPECT_EQ(finalize_policy(mpich("4.0.2", "ch4:ofi"), nullptr).quiet_ms, 0);

@@ -8,12 +8,12 @@
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace collbench {
 
-FinalizePolicy finalize_policy(const MpiLibrary& library, const char* quiet_ms_variable,
-                               const char* connect_variable) {
+FinalizePolicy finalize_policy(const MpiLibrary& library, const char* quiet_ms_variable, const char* connect_variable) {
   FinalizePolicy policy{0, false, "MPI_Finalize right away"};
   if (quiet_ms_variable) {
     const std::string text = quiet_ms_variable;
@@ -27,20 +27,25 @@ FinalizePolicy finalize_policy(const MpiLibrary& library, const char* quiet_ms_v
   } else if (library.family == MpiFamily::mpich && library.before(MpiFamily::mpich, 40200) &&
              library.device.rfind("ch4:ucx", 0) == 0) {
     policy = {200, true,
-              "MPICH before 4.2 on ch4:ucx: a message each way between every pair of ranks (finishes every "
-              "endpoint's wire-up), a barrier, then no MPI call on any rank for this long, so that no rank "
-              "waits in its endpoint closes for a peer already blocked in the PMI barrier "
-              "(openucx/ucx#8738, pmodels/mpich#6596)"};
+              "MPICH before 4.2 on ch4:ucx: a message each way between every pair of ranks (up to " +
+                  std::to_string(kMostRanksToConnect) +
+                  " ranks; finishes every endpoint's wire-up), a barrier, then no MPI call on any rank for this "
+                  "long, so that no rank waits in its endpoint closes for a peer already blocked in the PMI "
+                  "barrier (openucx/ucx#8738, pmodels/mpich#6596)"};
   }
   if (connect_variable) {
     const std::string text = connect_variable;
     if (text != "0" && text != "1")
       throw std::invalid_argument(std::string(kFinalizeConnectVariable) + " must be 0 or 1, not '" + text + "'");
     policy.connect_pairs = text == "1";
-    policy.reason += std::string("; pairs ") + (policy.connect_pairs ? "on" : "off") + " by " +
-                     kFinalizeConnectVariable;
+    policy.reason +=
+        std::string("; pairs ") + (policy.connect_pairs ? "on" : "off") + " by " + kFinalizeConnectVariable;
   }
   return policy;
+}
+
+bool connects_pairs(const FinalizePolicy& policy, int ranks) {
+  return policy.connect_pairs && ranks > 1 && ranks <= kMostRanksToConnect;
 }
 
 FinalizePolicy finalize_policy_here() {
@@ -116,8 +121,9 @@ void finalize_mpi(const FinalizePolicy& policy, int rc) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const auto quiet = std::chrono::milliseconds(size > 1 ? policy.quiet_ms : 0);
   const FinalizeDeadline deadline(quiet + std::chrono::seconds(20), rc, rank);
-  if (size > 1 && policy.connect_pairs) connect_every_pair(rank, size);
-  if (size > 1 && (policy.connect_pairs || quiet.count() > 0)) barrier_by_messages(rank, size);
+  const bool connect = connects_pairs(policy, size);
+  if (connect) connect_every_pair(rank, size);
+  if (size > 1 && (connect || quiet.count() > 0)) barrier_by_messages(rank, size);
   std::this_thread::sleep_for(quiet);
   // The results are complete and written: an error while tearing down (a peer gone
   // first) is reported, not made fatal, so that it cannot turn this rank's status to 1.

@@ -19,7 +19,7 @@ namespace collbench {
 // ranks progress), a barrier, then a quiet time with no MPI call on any rank.
 struct FinalizePolicy {
   int quiet_ms = 0;            // after a barrier, this long without MPI calls
-  bool connect_pairs = false;  // first a message each way between every pair of ranks
+  bool connect_pairs = false;  // first a message each way between every pair (up to kMostRanksToConnect)
   std::string reason;          // why, for the metadata
   // A barrier comes first where either step is taken; neither: straight to MPI_Finalize.
 };
@@ -27,6 +27,9 @@ struct FinalizePolicy {
 inline constexpr const char* kFinalizeQuietVariable = "COLLBENCH_FINALIZE_QUIET_MS";
 inline constexpr const char* kFinalizeConnectVariable = "COLLBENCH_FINALIZE_CONNECT";
 inline constexpr int kMostFinalizeQuietMs = 10000;
+// Pairs are connected only up to this many ranks: over UCX's TCP transport each pair
+// costs a connection (file descriptors) that the run itself may never have opened.
+inline constexpr int kMostRanksToConnect = 256;
 
 // From the running library, or the variables' values where they are set (nullptr:
 // unset; the quiet time alone also decides the pairs: on where it is above 0). Throws
@@ -35,6 +38,9 @@ inline constexpr int kMostFinalizeQuietMs = 10000;
 // other than 0 or 1.
 FinalizePolicy finalize_policy(const MpiLibrary& library, const char* quiet_ms_variable,
                                const char* connect_variable = nullptr);
+
+// Whether the pairs are connected on `ranks` ranks.
+bool connects_pairs(const FinalizePolicy& policy, int ranks);
 
 // The policy for this process (the running library and the environment).
 FinalizePolicy finalize_policy_here();
