@@ -1,5 +1,5 @@
 # Sourced by the scripts that measure on emulated hosts (measure_interconnects.sh,
-# validate_model.sh), as the calling script's own lines; messages name that script.
+# validate_model.sh, measure_alltoall.sh, measure_finalize.sh), as the calling script's own lines; messages name that script.
 #
 # `emulated_preflight BIN CLUSTER`: refuses (exit 2) without root, without a built
 # collbench at BIN, or with the emulated cluster CLUSTER already up; from then on the
@@ -13,6 +13,14 @@ emulated_preflight() {  # BIN CLUSTER
     { echo "$me: emulated cluster '$cluster' is up; run scripts/emulate_cluster.sh down --name $cluster" >&2; exit 2; }
   # shellcheck disable=SC2064  # the name now, not at exit
   trap "scripts/emulate_cluster.sh down --name '$cluster' >/dev/null 2>&1 || true" EXIT
+}
+
+# `keep_earlier_results OUT`: refuses (exit 2) where OUT holds a finished measurement
+# (its SUMMARY.md), unless OVERWRITE is set: nothing already measured is lost.
+keep_earlier_results() {  # OUT
+  [ -e "$1/SUMMARY.md" ] && [ -z "${OVERWRITE:-}" ] || return 0
+  echo "$(basename "$0" .sh): $1 holds results already; set OVERWRITE=1 or give another directory" >&2
+  exit 2
 }
 
 # `checked JSON COMMAND...` runs a collbench command writing JSON; anything but a clean

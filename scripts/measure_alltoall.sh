@@ -31,10 +31,7 @@ cluster=cba2a
 source scripts/emulated_runs.sh
 emulated_preflight "$bin" "$cluster"
 raw=$out/raw
-if [ -e "$out/SUMMARY.md" ] && [ -z "${OVERWRITE:-}" ]; then
-  echo "measure_alltoall: $out holds results already; set OVERWRITE=1 or give another directory" >&2
-  exit 2
-fi
+keep_earlier_results "$out"
 rm -rf "$raw"
 mkdir -p "$raw"
 scripts/machine_facts.sh >"$raw/machine.txt"

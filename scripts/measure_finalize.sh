@@ -17,8 +17,9 @@
 # after LIMIT seconds counts as hung and is interrupted. Writes results/finalize/ (or
 # $1): runs.csv (one row per run), SUMMARY.md, machine.txt, and raw/ with the output of
 # every run that did not exit 0 within 20 s.
-# Environment: OVERWRITE (1: replace an earlier measurement in the directory), BUILD (build), RUNS (30), HOSTS (3), PROFILE (1gbe), LIMIT (40),
-# QUIET (1 10), ARMS (plain before quiet nopairs after), ARGS.
+# Environment: OVERWRITE (1: replace an earlier measurement in the directory), BUILD
+# (build), RUNS (30), HOSTS (3), PROFILE (1gbe), LIMIT (40), QUIET (1 10), ARMS (plain
+# before quiet nopairs after), ARGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/finalize}
@@ -45,10 +46,7 @@ source scripts/emulated_runs.sh
 emulated_preflight "$bin" "$cluster"
 trap 'echo "measure_finalize: interrupted" >&2; exit 130' INT TERM
 raw=$out/raw
-if [ -e "$out/SUMMARY.md" ] && [ -z "${OVERWRITE:-}" ]; then
-  echo "measure_finalize: $out holds a measurement already; set OVERWRITE=1 or give another directory" >&2
-  exit 2
-fi
+keep_earlier_results "$out"
 rm -rf "$out"
 mkdir -p "$raw"
 scripts/machine_facts.sh >"$out/machine.txt"

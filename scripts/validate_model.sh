@@ -40,10 +40,7 @@ cluster=cbvm
 source scripts/emulated_runs.sh
 emulated_preflight "$bin" "$cluster"
 raw=$out/raw
-if [ -e "$out/SUMMARY.md" ] && [ -z "${OVERWRITE:-}" ]; then
-  echo "validate_model: $out holds a validation already; set OVERWRITE=1 or give another directory" >&2
-  exit 2
-fi
+keep_earlier_results "$out"
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1  # more ranks than cores on 2x2, 4x1, 8x1
 local1=(/usr/bin/mpiexec.mpich -n 1)
 mpich=/usr/bin/mpiexec.mpich
