@@ -1,5 +1,6 @@
 # Sourced by the scripts that measure on emulated hosts (measure_interconnects.sh,
-# validate_model.sh, measure_alltoall.sh, measure_finalize.sh), as the calling script's own lines; messages name that script.
+# validate_model.sh, measure_alltoall.sh, measure_finalize.sh,
+# measure_exchange_modes.sh), as the calling script's own lines; messages name that script.
 #
 # `emulated_preflight BIN CLUSTER`: refuses (exit 2) without root, without a built
 # collbench at BIN, or with the emulated cluster CLUSTER already up; from then on the
