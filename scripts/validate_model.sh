@@ -33,8 +33,9 @@ labels=${LABELS:-ucx-shm tcp-loopback 1gbe-2x1 10gbe-2x1 100mbe-4x1 100mbe-8x1 1
 collectives=${COLLECTIVES:-allreduce broadcast reduce}
 # Costs the model adds to each message's link cost, each also left out once to show its
 # effect (model file keys, of the links or the whole model): a message of bytes its sender
-# wrote earlier in the call; messages in flight at once sharing a port's bandwidth.
-costs="written shared_ports"
+# wrote earlier in the call; messages in flight at once sharing a port's bandwidth; both
+# ways at once (exchange and written) at the probe's mean instead of its median.
+costs="written shared_ports exchange_means"
 bin=$PWD/$build/harness/collbench
 cluster=cbvm
 source scripts/emulated_runs.sh

@@ -40,14 +40,13 @@ TEST(ModelFit, LinksArePingPongRangesWithTheExchangeTestsCostsBothWays) {
 }
 
 TEST(ModelFit, TheWrittenTestBecomesTheLinksWrittenCost) {
-  nlohmann::json doc = {{"rows",
-                         {fit_row("intra-host", "latency", 1, 16 << 20, 0.5, 10),
-                          fit_row("intra-host", "exchange", 1, 16 << 20, 0.5, 10),
-                          fit_row("intra-host", "written", 1, 16 << 20, 0.5, 4)}}};  // modified lines: slower
+  nlohmann::json doc = {
+      {"rows",
+       {fit_row("intra-host", "latency", 1, 16 << 20, 0.5, 10), fit_row("intra-host", "exchange", 1, 16 << 20, 0.5, 10),
+        fit_row("intra-host", "written", 1, 16 << 20, 0.5, 4)}}};  // modified lines: slower
   const nlohmann::json links = links_from_p2p(doc, "x.json");
-  const CostModelFile m = parse_model({{"ranks_per_node", 2}, {"intra_host", links["intra_host"]},
-                                       {"inter_host", links["inter_host"]}},
-                                      "fitted");
+  const CostModelFile m = parse_model(
+      {{"ranks_per_node", 2}, {"intra_host", links["intra_host"]}, {"inter_host", links["inter_host"]}}, "fitted");
   EXPECT_NEAR(m.intra.cost(true, true).us(1e6), 0.5 + 1e6 * 1e-3 / 4, 1e-9);
   EXPECT_NEAR(m.intra.cost(false, true).us(1e6), 0.5 + 1e6 * 1e-3 / 4, 1e-9);  // one way too
   EXPECT_NEAR(m.intra.cost(true, false).us(1e6), 0.5 + 1e6 * 1e-3 / 10, 1e-9);
@@ -55,6 +54,34 @@ TEST(ModelFit, TheWrittenTestBecomesTheLinksWrittenCost) {
   doc["rows"].erase(2);
   const nlohmann::json plain = links_from_p2p(doc, "x.json");
   EXPECT_FALSE(plain["intra_host"].contains("written"));
+}
+
+TEST(ModelFit, BothWaysCostsAtTheirMeansStandInForTheMedians) {
+  // An exchange on a FIFO link that sometimes takes turns: median 1 us + 1 ns/byte, mean
+  // half again as much; ping-pong has no such second mode.
+  auto measured = [](const char* test, double bytes, double p50, double avg) {
+    return nlohmann::json{{"kind", "measured"}, {"link", "inter-host"}, {"test", test},
+                          {"bytes", bytes},     {"p50_us", p50},        {"avg_us", avg}};
+  };
+  nlohmann::json rows = nlohmann::json::array();
+  for (double b : {1e3, 1e4, 1e5, 1e6}) {
+    rows.push_back(measured("latency", b, 1 + b * 1e-3, 1 + b * 1e-3));
+    rows.push_back(measured("exchange", b, 1 + b * 1e-3, 1.5 * (1 + b * 1e-3)));
+    rows.push_back(measured("written", b, 2 + b * 1e-3, 1.5 * (2 + b * 1e-3)));
+  }
+  const nlohmann::json links = links_from_p2p({{"rows", rows}}, "x.json");
+  auto model = [](const nlohmann::json& link) {
+    return parse_model({{"ranks_per_node", 1}, {"intra_host", link}, {"inter_host", link}}, "fitted");
+  };
+  const CostModelFile m = model(links["inter_host"]);
+  EXPECT_NEAR(m.inter.us(1e5), 101, 1e-6);
+  EXPECT_NEAR(m.inter.cost(true).us(1e5), 151.5, 1e-6);
+  EXPECT_NEAR(m.inter.cost(false, true).us(1e5), 153, 1e-6);
+  // Without them (validate_model.sh's comparison), the medians.
+  nlohmann::json medians = links["inter_host"];
+  medians.erase("exchange_means");
+  EXPECT_NEAR(model(medians).inter.cost(true).us(1e5), 101, 1e-6);
+  EXPECT_NEAR(model(medians).inter.cost(false, true).us(1e5), 102, 1e-6);
 }
 
 TEST(ModelFit, RecoversKnownCostsFromSyntheticTimes) {
@@ -105,7 +132,10 @@ TEST(ModelFit, RefusesWhatIsNotAP2pResult) {
 TEST(ModelFit, FlatPingPongTimesAreRefusedWithTheirCause) {
   nlohmann::json rows = nlohmann::json::array();
   for (int i = 0; i < 10; ++i)
-    rows.push_back({{"kind", "measured"}, {"link", "intra-host"}, {"test", "latency"}, {"bytes", 1 << (2 * i)},
+    rows.push_back({{"kind", "measured"},
+                    {"link", "intra-host"},
+                    {"test", "latency"},
+                    {"bytes", 1 << (2 * i)},
                     {"p50_us", 3999.0 + (i % 3)}});
   try {
     links_from_p2p({{"rows", rows}}, "x.json");
