@@ -59,12 +59,14 @@ class Reader {
     static_cast<Piecewise&>(l) = piecewise(j_, key, "");
     if (j_[key].contains("exchange")) l.exchange = piecewise(j_[key], "exchange", key + ".");
     if (j_[key].contains("written")) l.written = piecewise(j_[key], "written", key + ".");
-    // Where given, the means stand in for the medians (link_fit.cpp says why).
+    // Where given, the means stand in for the medians (link_fit.cpp says why); only for
+    // a cost the link has, so that leaving a cost out leaves its mean out too.
     if (j_[key].contains("exchange_means")) {
       const nlohmann::json& m = object(j_[key], "exchange_means", key + ".");
       const std::string at = key + ".exchange_means.";
-      if (m.contains("exchange")) l.exchange = piecewise(m, "exchange", at);
-      if (m.contains("written")) l.written = piecewise(m, "written", at);
+      for (const char* cost : {"exchange", "written"})
+        if (m.contains(cost) && j_[key].contains(cost))
+          (std::string(cost) == "exchange" ? l.exchange : l.written) = piecewise(m, cost, at);
     }
     return l;
   }
