@@ -82,6 +82,11 @@ TEST(ModelFit, BothWaysCostsAtTheirMeansStandInForTheMedians) {
   medians.erase("exchange_means");
   EXPECT_NEAR(model(medians).inter.cost(true).us(1e5), 101, 1e-6);
   EXPECT_NEAR(model(medians).inter.cost(false, true).us(1e5), 102, 1e-6);
+  // Leaving the written cost out leaves its mean out too: a written message costs as any.
+  nlohmann::json unwritten = links["inter_host"];
+  unwritten.erase("written");
+  EXPECT_NEAR(model(unwritten).inter.cost(false, true).us(1e5), 101, 1e-6);
+  EXPECT_NEAR(model(unwritten).inter.cost(true, true).us(1e5), 151.5, 1e-6);
 }
 
 TEST(ModelFit, RecoversKnownCostsFromSyntheticTimes) {
