@@ -64,9 +64,8 @@ class Reader {
     if (j_[key].contains("exchange_means")) {
       const nlohmann::json& m = object(j_[key], "exchange_means", key + ".");
       const std::string at = key + ".exchange_means.";
-      for (const char* cost : {"exchange", "written"})
-        if (m.contains(cost) && j_[key].contains(cost))
-          (std::string(cost) == "exchange" ? l.exchange : l.written) = piecewise(m, cost, at);
+      for (auto [cost, into] : {std::pair{"exchange", &l.exchange}, std::pair{"written", &l.written}})
+        if (m.contains(cost) && j_[key].contains(cost)) *into = piecewise(m, cost, at);
     }
     return l;
   }
