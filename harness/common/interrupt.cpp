@@ -13,6 +13,7 @@
 #include "collectives/transport/shm_memory.hpp"
 #include "harness/common/exit_status.hpp"
 #include "harness/common/result_sink.hpp"
+#include "harness/common/watchdog.hpp"
 
 namespace collbench {
 namespace {
@@ -29,6 +30,7 @@ void on_signal(int sig) {
 }
 
 [[noreturn]] void end_interrupted(int sig, int rank) {
+  if (watchdog_is_ending()) std::_Exit(kExitStalled);  // its message and the JSON already say why
   const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
   const std::string where = stop_results("interrupted by " + name);  // flushes the table too
   if (rank == 0) {

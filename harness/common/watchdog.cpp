@@ -1,6 +1,7 @@
 #include "harness/common/watchdog.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include <mpi.h>
 #include <CLI/CLI.hpp>
 
 #include "collectives/process/progress.hpp"
@@ -27,8 +29,11 @@ struct Watchdog::State {
 
 namespace {
 
+std::atomic<bool> g_ending{false};
+
 [[noreturn]] void report_and_exit(double seconds, int rank, const std::vector<std::string>& hosts,
                                   const progress::Snapshot& where) {
+  g_ending = true;
   const std::string who =
       "rank " + std::to_string(rank) +
       (static_cast<std::size_t>(rank) < hosts.size() ? " on " + hosts[static_cast<std::size_t>(rank)] : "");
@@ -47,10 +52,21 @@ namespace {
   // The other ranks stalled at about the same moment: give their watchdogs time to say
   // where they are before the launcher ends them.
   std::this_thread::sleep_for(std::chrono::seconds(1));
+  // MPI_Abort makes the launcher itself exit with this status. A plain exit leaves it to
+  // Hydra to combine every rank's status, and its proxy sometimes counts the SIGKILL it
+  // sends a stuck peer (exit 9), or its own placeholder 1 for a rank that left without
+  // MPI_Finalize. The main thread may be inside MPI: MPICH's and Open MPI's abort only
+  // write to the launcher, which is why it is safe from this thread.
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, kExitStalled);
   std::_Exit(kExitStalled);
 }
 
 }  // namespace
+
+bool watchdog_is_ending() { return g_ending; }
 
 void add_watchdog_flag(CLI::App& app, double& seconds) {
   app.add_option("--watchdog", seconds,

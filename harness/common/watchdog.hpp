@@ -22,6 +22,10 @@ inline constexpr double kDefaultWatchdogSeconds = 180;
 // --watchdog SECONDS, for the commands that measure.
 void add_watchdog_flag(CLI::App& app, double& seconds);
 
+// True once this process's watchdog is ending the run: the launcher's SIGTERM that may
+// follow its MPI_Abort (Open MPI's does) is part of that ending, not an interruption.
+bool watchdog_is_ending();
+
 class Watchdog {
  public:
   // seconds <= 0: off. host_of_rank names this rank's host and its peers' in the report.
