@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
       // Past argument checking, ranks may be inside a collective: abort all of them.
       std::fprintf(stderr, "collbench: error on rank %d: %s\n", inv.rank, e.what());
       remove_shm_names();
-      MPI_Abort(MPI_COMM_WORLD, kExitInternal);
+      end_job(kExitInternal, OtherRanks::must_be_ended);
     }
   }
   finalize_mpi(finalize, rc);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -31,18 +32,21 @@ void on_signal(int sig) {
 
 [[noreturn]] void end_interrupted(int sig, int rank) {
   if (watchdog_is_ending()) std::_Exit(kExitStalled);  // its message and the JSON already say why
-  const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
-  const std::string where = stop_results("interrupted by " + name);  // flushes the table too
+  const int status = kExitInterruptedBase + sig;
   if (rank == 0) {
-    std::fprintf(stderr, "collbench: interrupted by %s; exit status %d%s%s%s\n", name.c_str(),
-                 kExitInterruptedBase + sig, where.empty() ? "" : ". The rows written so far are in ", where.c_str(),
+    const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    const std::string where = stop_results("interrupted by " + name);  // flushes the table too
+    std::fprintf(stderr, "collbench: interrupted by %s; exit status %d%s%s%s\n", name.c_str(), status,
+                 where.empty() ? "" : ". The rows written so far are in ", where.c_str(),
                  where.empty() ? "" : " (the JSON says \"completed\": false)");
     std::fflush(stderr);
+  } else if (job_ends_by_abort(OtherRanks::end_too)) {
+    // Rank 0 marks the results and ends the job at once: a rank leaving first would have
+    // the launcher kill rank 0 before it has. Only a rank the signal reached alone gets on.
+    std::this_thread::sleep_for(std::chrono::seconds(3));
   }
-  // Every rank leaves at once: one still running MPI while a peer is gone may print
-  // its transport's errors. Rank 0's marking above takes microseconds.
   remove_shm_names();
-  std::_Exit(kExitInterruptedBase + sig);
+  end_job(status, OtherRanks::end_too);
 }
 
 }  // namespace

@@ -184,11 +184,8 @@ namespace {
   // Let the launcher forward the message before the abort tears its pipes down (under
   // load, Hydra lost it once in a CI run).
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  // Called on the main thread, between MPI calls: MPI_Abort ends every rank with this
-  // status (a plain exit here lets the launcher report the peers' SIGKILL instead).
   remove_shm_names();
-  MPI_Abort(MPI_COMM_WORLD, kExitOutputFailed);
-  std::_Exit(kExitOutputFailed);
+  end_job(kExitOutputFailed, OtherRanks::must_be_ended);
 }
 
 }  // namespace

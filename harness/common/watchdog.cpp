@@ -10,7 +10,6 @@
 #include <string>
 #include <thread>
 
-#include <mpi.h>
 #include <CLI/CLI.hpp>
 
 #include "collectives/process/progress.hpp"
@@ -52,16 +51,7 @@ std::atomic<bool> g_ending{false};
   // The other ranks stalled at about the same moment: give their watchdogs time to say
   // where they are before the launcher ends them.
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  // MPI_Abort makes the launcher itself exit with this status. A plain exit leaves it to
-  // Hydra to combine every rank's status, and its proxy sometimes counts the SIGKILL it
-  // sends a stuck peer (exit 9), or its own placeholder 1 for a rank that left without
-  // MPI_Finalize. The main thread may be inside MPI: MPICH's and Open MPI's abort only
-  // write to the launcher, which is why it is safe from this thread.
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, kExitStalled);
-  std::_Exit(kExitStalled);
+  end_job(kExitStalled, OtherRanks::end_too);
 }
 
 }  // namespace
