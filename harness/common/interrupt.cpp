@@ -33,6 +33,8 @@ void on_signal(int sig) {
 [[noreturn]] void end_interrupted(int sig, int rank) {
   if (watchdog_is_ending()) std::_Exit(kExitStalled);  // its message and the JSON already say why
   const int status = kExitInterruptedBase + sig;
+  // First: a rank waiting below is usually ended by rank 0's abort while it waits.
+  remove_shm_names();
   if (rank == 0) {
     const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
     const std::string where = stop_results("interrupted by " + name);  // flushes the table too
@@ -45,7 +47,6 @@ void on_signal(int sig) {
     // the launcher kill rank 0 before it has. Only a rank the signal reached alone gets on.
     std::this_thread::sleep_for(std::chrono::seconds(3));
   }
-  remove_shm_names();
   end_job(status, OtherRanks::end_too);
 }
 
