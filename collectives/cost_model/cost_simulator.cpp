@@ -179,6 +179,7 @@ struct RankState {
   std::pmr::vector<TransferItem> recvs, sends;
   std::pmr::vector<OpItem> ops;
   std::pmr::vector<std::pair<std::uint64_t, std::uint32_t>> inbound;  // channels it receives on, by key
+  double start = 0;                                                   // when it may start its first item
   double time = 0;  // when the rank's core is next free; its finish once done
 };
 
@@ -191,11 +192,12 @@ class CostSimulation::Simulation {
     ranks_.reserve(static_cast<std::size_t>(simulated_));
   }
 
-  void add(const Schedule& s) {
+  void add(const Schedule& s, double start_us) {
     if (ranks_.size() == static_cast<std::size_t>(simulated_))
       throw std::invalid_argument("cost simulation: more schedules than the " + std::to_string(simulated_) +
                                   " simulated ranks");
     prepare(ranks_.emplace_back(&arena_), s);
+    ranks_.back().start = start_us;
   }
 
   CostResult run() {
@@ -203,8 +205,8 @@ class CostSimulation::Simulation {
       throw std::invalid_argument("cost simulation: " + std::to_string(ranks_.size()) + " schedules for " +
                                   std::to_string(simulated_) + " simulated ranks");
     hosts_ = hosts();
-    egress_.assign(ranks_.size(), 0), ingress_.assign(ranks_.size(), 0);
-    host_egress_.assign(hosts_, 0), host_ingress_.assign(hosts_, 0);
+    egress_.assign(ranks_.size(), {}), ingress_.assign(ranks_.size(), {});
+    host_egress_.assign(hosts_, {}), host_ingress_.assign(hosts_, {});
     port_flows_.assign(2 * (ranks_.size() + hosts_), {});
     for (RankState& st : ranks_)
       for (OpItem& op : st.ops) {
@@ -215,7 +217,8 @@ class CostSimulation::Simulation {
     // nothing up (the hot path of a simulation of millions of messages).
     for (int r = 0; r < simulated_; ++r) open_inbound(r);
     for (int r = 0; r < simulated_; ++r) attach_sends(r);
-    for (int r = 0; r < simulated_; ++r) advance(r, 0.0);
+    host_busy_.assign(hosts_, 0);
+    for (int r = 0; r < simulated_; ++r) advance(r, ranks_[static_cast<std::size_t>(r)].start);
     while (!events_.empty()) {
       const auto [time, kind, m] = events_.pop();
       if (kind == Events::Kind::start) {
@@ -241,6 +244,8 @@ class CostSimulation::Simulation {
       out.finish_us.push_back(st.time);
       out.time_us = std::max(out.time_us, st.time);
     }
+    out.host_busy_us = host_busy_;
+    out.ties_ordered = ties_ordered_;
     return out;
   }
 
@@ -391,20 +396,32 @@ class CostSimulation::Simulation {
     const Charge c = message_charge(m);
     const double port = p_.overhead_us + c.bytes_us;
     const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
-    double& out = egress_[from];
-    double& in = ingress_[to];
-    double start = std::max({time, out, in});
+    Port& out = egress_[from];
+    Port& in = ingress_[to];
+    double start = std::max({time, out.free, in.free});
+    Port *hout = nullptr, *hin = nullptr;
     if (!m.local) {
       // Every block's hosts mirror block 0's: the receiver's host link behaves as its
       // representative's.
-      double& hout = host_egress_[static_cast<std::size_t>(l_.node_of_rank[from])];
-      double& hin = host_ingress_[static_cast<std::size_t>(l_.node_of_rank[to])];
-      start = std::max({start, hout, hin});
-      hout = hin = start + port;
+      hout = &host_egress_[static_cast<std::size_t>(l_.node_of_rank[from])];
+      hin = &host_ingress_[static_cast<std::size_t>(l_.node_of_rank[to])];
+      start = std::max({start, hout->free, hin->free});
+      note_host_busy(m, start + port);
     }
-    out = in = start + port;
+    for (Port* x : {&out, &in, hout, hin})
+      if (x) {
+        if (x->free > time && x->taken_at == time) ties_ordered_ = true;
+        *x = {start + port, time};
+      }
     ++delivered_;
     events_.push(start + c.alpha_us + port, Events::Kind::done, m);
+  }
+
+  void note_host_busy(const Message& m, double until) {
+    for (int r : {m.from, m.to}) {
+      double& busy = host_busy_[static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(r)])];
+      busy = std::max(busy, until);
+    }
   }
 
   // Shared ports: a message crossing its ports at a share of their bandwidth. Ports are
@@ -421,6 +438,7 @@ class CostSimulation::Simulation {
   };
   struct Pair {
     bool busy = false;
+    double last_arrival = -1;  // the time of the latest message matched
     std::deque<Message> waiting;
   };
 
@@ -430,6 +448,8 @@ class CostSimulation::Simulation {
 
   void deliver_shared(double time, const Message& m) {
     Pair& pair = pair_of(m);
+    if (pair.busy && pair.last_arrival == time) ties_ordered_ = true;
+    pair.last_arrival = time;
     if (pair.busy) return pair.waiting.push_back(m);
     pair.busy = true;
     begin_flow(time, m);
@@ -482,6 +502,7 @@ class CostSimulation::Simulation {
     Flow& f = flows_[m.flow];
     if (f.version != m.version) return;  // its share changed since this end was foreseen
     ++f.version;
+    if (!f.m.local) note_host_busy(f.m, time);
     for (int i = 0; i < f.port_count; ++i) {
       std::vector<std::uint32_t>& on = port_flows_[f.ports[i]];
       on.erase(std::find(on.begin(), on.end(), m.flow));
@@ -506,7 +527,14 @@ class CostSimulation::Simulation {
   // Every rank's items side by side, in rank order, freed at once.
   std::pmr::monotonic_buffer_resource arena_;
   std::vector<RankState> ranks_;
-  std::vector<double> egress_, ingress_, host_egress_, host_ingress_;
+  // A port is free from `free` on; the message holding it until then started at time
+  // `taken_at` (another starting at that time too waits only because it came second).
+  struct Port {
+    double free = 0, taken_at = -1;
+  };
+  std::vector<Port> egress_, ingress_, host_egress_, host_ingress_;
+  std::vector<double> host_busy_;
+  bool ties_ordered_ = false;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_flows_;
   std::vector<std::vector<std::uint32_t>> port_flows_;  // flows through each port
@@ -575,7 +603,7 @@ CostSimulation::CostSimulation(int ranks, const Symmetry& symmetry, const CostPa
   impl_ = std::make_unique<Simulation>(ranks, symmetry, p, layout);
 }
 CostSimulation::~CostSimulation() = default;
-void CostSimulation::add(const Schedule& s) { impl_->add(s); }
+void CostSimulation::add(const Schedule& s, double start_us) { impl_->add(s, start_us); }
 void CostSimulation::set_host_footprint_bytes(double bytes) { impl_->layout().host_footprint_bytes = bytes; }
 CostResult CostSimulation::run() { return impl_->run(); }
 

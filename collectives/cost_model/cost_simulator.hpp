@@ -98,10 +98,18 @@ struct CostResult {
   std::vector<double> finish_us;  // per simulated rank
   double time_us = 0;             // the last rank's finish
   std::size_t messages = 0;       // simulated (with a symmetry: block 0's sends)
+  // Per host of the simulated ranks: when its link to other hosts was last busy, either
+  // way (a later phase's message between hosts could wait for it).
+  std::vector<double> host_busy_us;
+  // Whether two messages matched at the same time wanted one port (or one pair of ranks,
+  // with shared ports): the one matched first went first, an order another simulation
+  // of the same transfers (a split into phases) need not repeat.
+  bool ties_ordered = false;
 };
 
 // A simulation fed one schedule at a time: add() each simulated rank's in rank order
-// (every rank's for Kind::none, else block 0's), then run(). A caller need not hold
+// (every rank's for Kind::none, else block 0's), then run(). A rank whose schedule is a
+// later phase of the call starts at `start_us`, where the earlier phase left it. A caller need not hold
 // every schedule at once (at 65,536 ranks freeing them cost as much as simulating).
 // `ranks` is the whole job's; hosts must not straddle blocks (std::invalid_argument).
 // run() throws std::runtime_error when the schedules cannot complete (a message with no
@@ -110,7 +118,7 @@ class CostSimulation {
  public:
   CostSimulation(int ranks, const Symmetry& symmetry, const CostParams& p, const CostLayout& layout);
   ~CostSimulation();
-  void add(const Schedule& s);
+  void add(const Schedule& s, double start_us = 0);
   void set_host_footprint_bytes(double bytes);  // known once every schedule is seen
   CostResult run();
 

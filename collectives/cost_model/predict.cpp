@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <ctime>
 #include <map>
 #include <optional>
@@ -14,13 +15,27 @@
 namespace collbench {
 namespace {
 
+// The steps numbered in [from, to): one phase of a call.
+Schedule phase_of(Schedule s, std::size_t from, std::size_t to) {
+  Schedule out;
+  out.scratch_count = s.scratch_count;
+  for (std::size_t k = 0; k < s.steps.size(); ++k)
+    if (const std::size_t x = s.number(k); x >= from && x < to) {
+      out.steps.push_back(std::move(s.steps[k]));
+      out.numbers.push_back(x);
+    }
+  return out;
+}
+
 struct Built {
   AlgorithmParams params;
   std::map<int, Schedule> by_rank;
+  std::size_t from = 0, before = SIZE_MAX;  // only the steps numbered in [from, before): one phase
 };
 
 Schedule build(const PredictRequest& q, const Built& b, int r) {
-  return q.algorithm->build({q.collective, q.ranks, r, q.count, q.root, q.element_size, &b.params});
+  Schedule s = q.algorithm->build({q.collective, q.ranks, r, q.count, q.root, q.element_size, &b.params});
+  return b.from == 0 && b.before == SIZE_MAX ? s : phase_of(std::move(s), b.from, b.before);
 }
 
 const Schedule& schedule_of(const PredictRequest& q, Built& b, int r) {
@@ -127,6 +142,19 @@ bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
   return true;
 }
 
+// The first symmetry that holds, smallest block first, shift before XOR; none if none.
+Symmetry find_symmetry(const PredictRequest& q, Built& b) {
+  for (int block : candidate_blocks(q, b))
+    for (auto kind : {Symmetry::Kind::shift, Symmetry::Kind::xor_blocks})
+      if (const Symmetry s{kind, block}; holds(q, b, s)) return s;
+  return {};
+}
+
+std::string describe(const Symmetry& s) {
+  return std::string(s.kind == Symmetry::Kind::shift ? "shift" : "xor") + " by " + std::to_string(s.block) +
+         (s.block == 1 ? " rank" : " ranks");
+}
+
 double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -209,10 +237,26 @@ double host_footprint_bytes(const PredictRequest& q, std::size_t per_rank_elemen
   return static_cast<double>(per_rank_elements * q.element_size) * std::min(q.ranks_per_node, q.ranks);
 }
 
-std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p);
+// Whether every host's link was idle by the time the first of its ranks ended the first
+// phase (block 0's hosts; the others mirror them).
+bool hosts_free_between(const CostResult& first_phase, const CostLayout& layout, int block) {
+  if (layout.node_of_rank.empty()) return true;
+  std::map<int, double> earliest;
+  for (int r = 0; r < block; ++r) {
+    const int h = layout.node_of_rank[static_cast<std::size_t>(r)];
+    const double end = first_phase.finish_us[static_cast<std::size_t>(r)];
+    earliest[h] = earliest.count(h) ? std::min(earliest[h], end) : end;
+  }
+  for (const auto& [h, end] : earliest)
+    if (first_phase.host_busy_us[static_cast<std::size_t>(h)] > end) return false;
+  return true;
+}
 
-// The symmetric path where it holds, else (automatic) the periodic one where it holds,
-// else the full simulation. `footprint_bytes`, where positive, is the host's instead of
+std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p);
+std::optional<Prediction> split(const PredictRequest& q, const CostParams& p);
+
+// The symmetric path where it holds, else (automatic) the split one, else the periodic
+// one, each where it holds, else the full simulation. `footprint_bytes`, where positive, is the host's instead of
 // what the schedules touch.
 Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictMethod method, double footprint_bytes) {
   Built b = prepared(q);
@@ -220,22 +264,15 @@ Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictM
   layout.element_size = q.element_size;
   layout.node_of_rank = b.params.node_of_rank;
   layout.order = q.order;
-  Symmetry sym;
-  if (method != PredictMethod::full)
-    for (int block : candidate_blocks(q, b)) {
-      for (auto kind : {Symmetry::Kind::shift, Symmetry::Kind::xor_blocks})
-        if (const Symmetry s{kind, block}; holds(q, b, s)) {
-          sym = s;
-          break;
-        }
-      if (sym.kind != Symmetry::Kind::none) break;
-    }
+  const Symmetry sym = method == PredictMethod::full ? Symmetry{} : find_symmetry(q, b);
   if (sym.kind == Symmetry::Kind::none && method == PredictMethod::symmetric)
     throw std::invalid_argument("--method symmetric does not hold for " + q.algorithm->name +
                                 " here: its ranks are not images of each other under a shift or XOR by blocks of " +
                                 std::to_string(block_of(q)) + " rank(s) or a doubling of that");
-  if (sym.kind == Symmetry::Kind::none && method == PredictMethod::automatic)
+  if (sym.kind == Symmetry::Kind::none && method == PredictMethod::automatic) {
+    if (std::optional<Prediction> phases = split(q, p)) return *phases;
     if (std::optional<Prediction> line = periodic(q, p)) return *line;
+  }
   // Each schedule is built, counted and handed over, then dropped: held all at once,
   // 65,536 of them cost as much to free as to simulate.
   CostSimulation sim(q.ranks, sym, p, layout);
@@ -257,9 +294,7 @@ Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictM
                  .messages = r.messages,
                  .symmetry = {},
                  .seconds = 0};
-  if (sym.kind != Symmetry::Kind::none)
-    out.symmetry = std::string(sym.kind == Symmetry::Kind::shift ? "shift" : "xor") + " by " +
-                   std::to_string(sym.block) + (sym.block == 1 ? " rank" : " ranks");
+  if (sym.kind != Symmetry::Kind::none) out.symmetry = describe(sym);
   return out;
 }
 
@@ -296,12 +331,110 @@ std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p)
   return std::nullopt;
 }
 
+// The split path, step by step only: where a call's steps before some step K are
+// symmetric and the rest are not (a reduce-scatter by recursive halving, then a gather
+// to the root), the first phase is simulated as one block and the second for every
+// rank, each rank starting it where the first phase left its mirror in block 0. Step by
+// step, a rank starts its second phase only once its first is complete, so its own
+// ports are free by then; a host's link may not be, if another rank of the host is
+// still in its first phase, and two messages of the second phase matched at one instant
+// may take a port in another order than one simulation of the whole call would: either
+// declines. K is the latest of rank 0's step numbers before which blocks of one host's
+// ranks are images (found by halving), or failing the host test an earlier one.
+std::optional<Prediction> split(const PredictRequest& q, const CostParams& p) {
+  if (q.order != ExecutionOrder::steps || q.ranks < 2) return std::nullopt;
+  Built whole = prepared(q);
+  std::vector<std::size_t> numbers;  // where a first phase may end
+  {
+    const Schedule& s0 = schedule_of(q, whole, 0);
+    for (std::size_t k = 1; k < s0.steps.size(); ++k) numbers.push_back(s0.number(k));
+  }
+  whole.by_rank.clear();
+  if (numbers.empty()) return std::nullopt;
+  // Blocks of one host's ranks (or one rank), shifted or XORed, whichever holds longer.
+  Symmetry sym;
+  std::size_t last = 0;  // the latest first phase that holds
+  auto holds_before = [&](std::size_t j, Built& b, const Symmetry& s) {
+    b = prepared(q);
+    b.before = numbers[j];
+    return holds(q, b, s);
+  };
+  for (auto kind : {Symmetry::Kind::shift, Symmetry::Kind::xor_blocks}) {
+    const Symmetry s{kind, block_of(q)};
+    Built b;
+    if (!holds_before(0, b, s)) continue;
+    std::size_t lo = 0;
+    for (std::size_t hi = numbers.size() - 1; lo < hi;) {
+      const std::size_t mid = (lo + hi + 1) / 2;
+      if (holds_before(mid, b, s))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    if (sym.kind == Symmetry::Kind::none || lo > last) sym = s, last = lo;
+  }
+  if (sym.kind == Symmetry::Kind::none) return std::nullopt;
+  CostLayout layout;
+  layout.element_size = q.element_size;
+  layout.node_of_rank = whole.params.node_of_rank;
+  layout.order = q.order;
+  Built first;
+  for (std::size_t j = last + 1; j-- > 0;) {
+    if (!holds_before(j, first, sym)) continue;
+    const std::size_t k = numbers[j];
+    Built second = prepared(q);
+    second.from = k;
+    FullSimulationBudget budget(q, "after step " + std::to_string(k));
+    // Every rank's whole schedule counts towards the footprint, as in the full
+    // simulation; its second phase is kept.
+    std::vector<Schedule> rest(static_cast<std::size_t>(q.ranks));
+    std::size_t footprint = 0;
+    try {
+      budget.estimate(second);  // an earlier K leaves more to simulate in full
+      for (int r = 0; r < q.ranks; ++r) {
+        Schedule s = build(q, whole, r);
+        footprint = std::max(footprint, footprint_elements(q, s, r));
+        budget.count(r, rest[static_cast<std::size_t>(r)] = phase_of(std::move(s), k, SIZE_MAX));
+      }
+    } catch (const std::invalid_argument&) {
+      return std::nullopt;  // the paths after this one say so
+    }
+    CostSimulation head(q.ranks, sym, p, layout);
+    for (int r = 0; r < sym.block; ++r) head.add(schedule_of(q, first, r));
+    head.set_host_footprint_bytes(host_footprint_bytes(q, footprint));
+    const CostResult a = head.run();
+    if (!hosts_free_between(a, layout, sym.block)) continue;
+    CostSimulation tail(q.ranks, {}, p, layout);
+    for (int r = 0; r < q.ranks; ++r) {
+      tail.add(rest[static_cast<std::size_t>(r)], a.finish_us[static_cast<std::size_t>(r % sym.block)]);
+      rest[static_cast<std::size_t>(r)] = {};
+    }
+    tail.set_host_footprint_bytes(host_footprint_bytes(q, footprint));
+    const CostResult b = tail.run();
+    if (b.ties_ordered) return std::nullopt;  // the full simulation may order them otherwise
+    return Prediction{.time_us = b.time_us,
+                      .method = PredictMethod::split,
+                      .messages = a.messages + b.messages,
+                      .symmetry = describe(sym) + " before step " + std::to_string(k) + ", then every rank",
+                      .seconds = 0};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod method) {
   const auto t0 = std::chrono::steady_clock::now();
   Prediction out;
-  if (method == PredictMethod::periodic) {
+  if (method == PredictMethod::split) {
+    std::optional<Prediction> phases = split(q, p);
+    if (!phases)
+      throw std::invalid_argument("--method split does not hold for " + q.algorithm->name +
+                                  " here: it needs the steps order, a first phase whose ranks are images of each "
+                                  "other, a second phase small enough to simulate in full, and host links free "
+                                  "between the two");
+    out = *phases;
+  } else if (method == PredictMethod::periodic) {
     std::optional<Prediction> line = periodic(q, p);
     if (!line)
       throw std::invalid_argument("--method periodic does not hold for " + q.algorithm->name +

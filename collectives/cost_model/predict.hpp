@@ -9,6 +9,11 @@
 // first, and a full simulation whose typical rank has too much, or whose schedules would
 // take longer than kMostBuildSeconds to build, is refused at once.
 //
+// The split path, step by step only, where no symmetry holds for the whole call: a first
+// phase (the steps before some step K) whose blocks are images of block 0 is simulated
+// as one block, the rest for every rank from where the first phase left it; declined
+// where the two could interact (collectives/cost_model/README.md).
+//
 // The periodic path, for an algorithm whose every segment adds the same time once its
 // pipeline is full (AlgorithmEntry::linear_in_segments: the chain) when no symmetry holds
 // and it has at least kLeastPeriodicSegments segments: the same request is predicted with
@@ -25,10 +30,11 @@
 
 namespace collbench {
 
-enum class PredictMethod { automatic, full, symmetric, periodic };
-inline constexpr NameTable<PredictMethod, 4> kPredictMethodNames{{{{PredictMethod::automatic, "auto"},
+enum class PredictMethod { automatic, full, symmetric, split, periodic };
+inline constexpr NameTable<PredictMethod, 5> kPredictMethodNames{{{{PredictMethod::automatic, "auto"},
                                                                    {PredictMethod::full, "full"},
                                                                    {PredictMethod::symmetric, "symmetric"},
+                                                                   {PredictMethod::split, "split"},
                                                                    {PredictMethod::periodic, "periodic"}}}};
 
 inline constexpr double kMostSimulatedTransfers = 5e7;

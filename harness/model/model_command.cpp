@@ -45,8 +45,9 @@ CLI::App* add_command(CLI::App& app, CostModelFlags& f) {
                   "--order steps; the published closed forms' assumption)")
         ->capture_default_str();
     s->add_option("--method", f.method,
-                  "auto (the symmetric path where it holds, else a pipeline's periodic one where "
-                  "it holds, else every rank simulated), full, symmetric, or periodic")
+                  "auto (the symmetric path where it holds, else the split one (steps order), else a "
+                  "pipeline's periodic one, each where it holds, else every rank simulated), full, "
+                  "symmetric, split, or periodic")
         ->capture_default_str();
     add_output_flags(*s, o.out, "model");
   }
@@ -172,7 +173,9 @@ int run_command(const CostModelOptions& o_in, const Invocation& inv) {
         {"order", "dataflow (run's default) or steps"},
         {"method",
          "symmetric: one block of ranks simulated (symmetry: how the others mirror it); full: every rank; "
-         "periodic: a pipeline's time extended along the line through a few shorter counts' (symmetry: "
+         "split: a symmetric first phase as one block, the rest for every rank (symmetry: the block and "
+         "where the phases meet); periodic: a pipeline's time extended along the line through a few shorter counts' "
+         "(symmetry: "
          "which)"},
         {"place", "1 for the fastest predicted algorithm at this size"},
         {"vs_best", "predicted_us / the fastest's"}}}};

@@ -88,6 +88,54 @@ TEST(PredictFastPath, EveryAlgorithmAgreesWithTheFullSimulationUpTo64Ranks) {
   }
 }
 
+TEST(PredictSplitPath, SymmetricFirstPhasesAgreeWithTheFullSimulationUpTo64Ranks) {
+  // Step by step, a first phase whose blocks are images of block 0 (a reduce-scatter by
+  // recursive halving) simulated as one block, then the rest of every rank from where it
+  // left its mirror, gives the full simulation's time, with host links queued or shared.
+  Registry registry;
+  register_reference_algorithms(registry);
+  CostParams p = two_tier();
+  std::map<std::string, int> taken;
+  int compared = 0;
+  for (bool shared : {false, true})
+    for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
+      for (const AlgorithmEntry* a : registry.for_collective(c)) {
+        if (a->is_baseline()) continue;
+        for (int n = 2; n <= 64; ++n)
+          for (int per_host : {1, 2, 4, 8}) {
+            if (per_host > n || n % per_host) continue;
+            for (std::size_t count : {static_cast<std::size_t>((n + 3) / 4), static_cast<std::size_t>(4 * n)})
+              for (int other_root : {0, 1}) {
+                const int root = other_root * (n / 3);  // rank 0, or a third of the way
+                if (other_root && (root == 0 || !uses_root(c))) continue;
+                p.shared_ports = shared;
+                PredictRequest q = request(a, c, n, per_host, count, 0, ExecutionOrder::steps);
+                q.root = root;
+                const std::string where = describe(q) + (shared ? ", shared ports" : "");
+                Prediction phases;
+                try {
+                  phases = predict(q, p, PredictMethod::split);
+                } catch (const std::invalid_argument&) {
+                  continue;  // no symmetric first phase, or host links busy between the phases
+                }
+                const Prediction full = predict(q, p, PredictMethod::full);
+                EXPECT_EQ(phases.method, PredictMethod::split);
+                EXPECT_NEAR(phases.time_us, full.time_us, full.time_us * 1e-12)
+                    << where << " (" << phases.symmetry << ")";
+                ++taken[a->name];
+                ++compared;
+              }
+          }
+      }
+  EXPECT_GT(compared, 500);
+  EXPECT_GT(taken["reduce_scatter_gather"], 100);
+  // Dataflow order overlaps the phases (a leaf's gather send need not wait for its last
+  // reduce-scatter send): not taken.
+  const PredictRequest dataflow = request(registry.find(Collective::reduce, "reduce_scatter_gather"),
+                                          Collective::reduce, 16, 1, 64, 0, ExecutionOrder::dataflow);
+  EXPECT_THROW(predict(dataflow, p, PredictMethod::split), std::invalid_argument);
+}
+
 TEST(PredictPeriodicPath, PipelinesAgreeWithTheFullSimulationUpTo64Ranks) {
   // A chain's time grows by the same amount with each segment once the pipeline is full:
   // the line through four short counts, extended to a long one (uneven: a partial last
