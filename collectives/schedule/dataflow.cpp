@@ -23,7 +23,7 @@ struct Access {
 
 class Ledger {
  public:
-  Ledger() { ranges_.emplace(0, Access{}); }
+  Ledger() { finger_ = ranges_.emplace(0, Access{}).first; }
   Ledger(const Ledger&) = delete;
   Ledger& operator=(const Ledger&) = delete;
 
@@ -31,12 +31,28 @@ class Ledger {
   template <class F>
   void each(std::size_t offset, std::size_t count, F&& f) {
     if (count == 0) return;
-    const auto first = split(offset, ranges_.upper_bound(offset));
+    const auto first = split(offset, beyond(offset));
     const auto end = split(offset + count, std::next(first));
     for (auto it = first; it != end; ++it) f(it->second);
+    finger_ = first;
   }
 
  private:
+  using Iterator = std::pmr::map<std::size_t, Access>::iterator;
+  // The first range starting beyond `at`. Consecutive items mostly touch the range last
+  // used or one beside it (a ring's next block): a few steps from there, else a search.
+  Iterator beyond(std::size_t at) {
+    auto it = finger_;
+    if (it->first <= at) {
+      for (int i = 0; i < 4; ++i)
+        if (++it == ranges_.end() || it->first > at) return it;
+    } else {
+      for (int i = 0; i < 4 && it != ranges_.begin(); ++i)
+        if ((--it)->first <= at) return std::next(it);
+    }
+    return ranges_.upper_bound(at);
+  }
+
   // The range starting at `at`, made if need be; `after` is the first range starting
   // beyond `at`, or a hint at or before it (a region's end is close to its start).
   std::pmr::map<std::size_t, Access>::iterator split(std::size_t at,
@@ -49,6 +65,7 @@ class Ledger {
   // (a ring over thousands of ranks has as many ranges).
   std::pmr::monotonic_buffer_resource arena_;
   std::pmr::map<std::size_t, Access> ranges_{&arena_};  // range from each key to the next
+  Iterator finger_ = ranges_.begin();                   // the range last used (never erased)
 };
 
 class Planner {
@@ -94,8 +111,23 @@ class Planner {
 
 }  // namespace
 
+namespace {
+// Each queue sized once: a schedule of 131,070 steps (a ring over 65,536 ranks) would
+// otherwise copy its items as they grow.
+void reserve_items(DataflowPlan& plan, const Schedule& s) {
+  std::array<std::size_t, kFlowQueues> n{};
+  for (const Step& st : s.steps) {
+    n[static_cast<std::size_t>(FlowQueue::recvs)] += st.recvs.size();
+    n[static_cast<std::size_t>(FlowQueue::sends)] += st.sends.size();
+    n[static_cast<std::size_t>(FlowQueue::ops)] += st.ops.size();
+  }
+  for (std::size_t q = 0; q < kFlowQueues; ++q) plan.items[q].reserve(n[q]);
+}
+}  // namespace
+
 DataflowPlan plan_dataflow(const Schedule& s, const BufferLayout& layout) {
   DataflowPlan plan;
+  reserve_items(plan, s);
   Planner p(layout);
   auto& recvs = plan.items[static_cast<std::size_t>(FlowQueue::recvs)];
   auto& sends = plan.items[static_cast<std::size_t>(FlowQueue::sends)];
@@ -127,6 +159,7 @@ DataflowPlan plan_dataflow(const Schedule& s, const BufferLayout& layout) {
 
 DataflowPlan plan_steps(const Schedule& s) {
   DataflowPlan plan;
+  reserve_items(plan, s);
   auto& recvs = plan.items[static_cast<std::size_t>(FlowQueue::recvs)];
   auto& sends = plan.items[static_cast<std::size_t>(FlowQueue::sends)];
   auto& ops = plan.items[static_cast<std::size_t>(FlowQueue::ops)];
