@@ -192,11 +192,11 @@ class CostSimulation::Simulation {
     ranks_.reserve(static_cast<std::size_t>(simulated_));
   }
 
-  void add(const Schedule& s, double start_us) {
+  void add(const Schedule& s, DataflowPlan* plan, double start_us) {
     if (ranks_.size() == static_cast<std::size_t>(simulated_))
       throw std::invalid_argument("cost simulation: more schedules than the " + std::to_string(simulated_) +
                                   " simulated ranks");
-    prepare(ranks_.emplace_back(&arena_), s);
+    prepare(ranks_.emplace_back(&arena_), s, plan);
     ranks_.back().start = start_us;
   }
 
@@ -252,8 +252,8 @@ class CostSimulation::Simulation {
   CostLayout& layout() { return l_; }
 
  private:
-  void prepare(RankState& st, const Schedule& s) {
-    st.plan = plan_execution(s, BufferLayout{}, l_.order);
+  void prepare(RankState& st, const Schedule& s, DataflowPlan* plan) {
+    st.plan = plan ? std::move(*plan) : plan_execution(s, BufferLayout{}, l_.order);
     st.progress = FlowProgress(st.plan);
     // Sized once: the arena never reuses what a growing vector leaves behind.
     st.recvs.reserve(st.plan.of(FlowQueue::recvs).size());
@@ -603,7 +603,8 @@ CostSimulation::CostSimulation(int ranks, const Symmetry& symmetry, const CostPa
   impl_ = std::make_unique<Simulation>(ranks, symmetry, p, layout);
 }
 CostSimulation::~CostSimulation() = default;
-void CostSimulation::add(const Schedule& s, double start_us) { impl_->add(s, start_us); }
+void CostSimulation::add(const Schedule& s, double start_us) { impl_->add(s, nullptr, start_us); }
+void CostSimulation::add(const Schedule& s, DataflowPlan plan) { impl_->add(s, &plan, 0); }
 void CostSimulation::set_host_footprint_bytes(double bytes) { impl_->layout().host_footprint_bytes = bytes; }
 CostResult CostSimulation::run() { return impl_->run(); }
 

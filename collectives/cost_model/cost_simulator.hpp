@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "collectives/schedule/dataflow.hpp"
 #include "collectives/schedule/schedule.hpp"
 
 namespace collbench {
@@ -119,6 +120,8 @@ class CostSimulation {
   CostSimulation(int ranks, const Symmetry& symmetry, const CostParams& p, const CostLayout& layout);
   ~CostSimulation();
   void add(const Schedule& s, double start_us = 0);
+  // The same with its plan in the simulation's order already made (plan_execution).
+  void add(const Schedule& s, DataflowPlan plan);
   void set_host_footprint_bytes(double bytes);  // known once every schedule is seen
   CostResult run();
 

@@ -30,6 +30,7 @@ Schedule phase_of(Schedule s, std::size_t from, std::size_t to) {
 struct Built {
   AlgorithmParams params;
   std::map<int, Schedule> by_rank;
+  std::map<int, DataflowPlan> plans;        // of by_rank's schedules, made while testing a symmetry
   std::size_t from = 0, before = SIZE_MAX;  // only the steps numbered in [from, before): one phase
 };
 
@@ -127,7 +128,6 @@ bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
       images.insert(r);
     else
       for (int h : {1, blocks - 1}) images.insert(mirror_rank(s, n, r, h));
-  std::map<int, DataflowPlan> base_plans;
   for (int r : images) {
     if (r < s.block) continue;                   // one block: nothing to compare
     const int i = r % s.block, h = r / s.block;  // r = mirror_rank(s, n, i, h) for both kinds
@@ -135,8 +135,8 @@ bool holds(const PredictRequest& q, Built& b, const Symmetry& s) {
     const Schedule image = build(q, b, r);
     if (!is_image(base, image, s, n, h)) return false;
     if (q.order == ExecutionOrder::steps || h != 1) continue;
-    auto it = base_plans.find(i);
-    if (it == base_plans.end()) it = base_plans.emplace(i, plan_execution(base, BufferLayout{}, q.order)).first;
+    auto it = b.plans.find(i);
+    if (it == b.plans.end()) it = b.plans.emplace(i, plan_execution(base, BufferLayout{}, q.order)).first;
     if (!same_plan(it->second, plan_execution(image, BufferLayout{}, q.order))) return false;
   }
   return true;
@@ -285,7 +285,10 @@ Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictM
     const Schedule s = it != b.by_rank.end() ? std::move(it->second) : build(q, b, r);
     if (sym.kind == Symmetry::Kind::none) budget.count(r, s);
     footprint = std::max(footprint, footprint_elements(q, s, r));
-    sim.add(s);
+    if (auto plan = b.plans.find(r); plan != b.plans.end())
+      sim.add(s, std::move(plan->second));
+    else
+      sim.add(s);
   }
   sim.set_host_footprint_bytes(footprint_bytes > 0 ? footprint_bytes : host_footprint_bytes(q, footprint));
   const CostResult r = sim.run();
