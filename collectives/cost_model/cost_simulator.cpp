@@ -192,11 +192,11 @@ class CostSimulation::Simulation {
     ranks_.reserve(static_cast<std::size_t>(simulated_));
   }
 
-  void add(const Schedule& s, DataflowPlan* plan, double start_us) {
+  void add(const Schedule& s, DataflowPlan* plan, double start_us, const Schedule* earlier) {
     if (ranks_.size() == static_cast<std::size_t>(simulated_))
       throw std::invalid_argument("cost simulation: more schedules than the " + std::to_string(simulated_) +
                                   " simulated ranks");
-    prepare(ranks_.emplace_back(&arena_), s, plan);
+    prepare(ranks_.emplace_back(&arena_), s, plan, earlier);
     ranks_.back().start = start_us;
   }
 
@@ -252,7 +252,7 @@ class CostSimulation::Simulation {
   CostLayout& layout() { return l_; }
 
  private:
-  void prepare(RankState& st, const Schedule& s, DataflowPlan* plan) {
+  void prepare(RankState& st, const Schedule& s, DataflowPlan* plan, const Schedule* earlier) {
     st.plan = plan ? std::move(*plan) : plan_execution(s, BufferLayout{}, l_.order);
     st.progress = FlowProgress(st.plan);
     // Sized once: the arena never reuses what a growing vector leaves behind.
@@ -264,6 +264,11 @@ class CostSimulation::Simulation {
     // its sends (the plan orders them so in either order).
     const bool track = !p_.intra.written.pieces.empty() || !p_.inter.written.pieces.empty();
     WrittenSpans written;
+    if (track && earlier)
+      for (const Step& x : earlier->steps) {
+        for (const Transfer& t : x.recvs) written.add(t.region);
+        for (const LocalOp& op : x.ops) written.add(op.dst);
+      }
     for (const Step& x : s.steps) {
       const bool both = !x.sends.empty() && !x.recvs.empty();
       for (const Transfer& t : x.recvs) st.recvs.push_back({t.region.count * l_.element_size, t.peer, 0, both});
@@ -603,8 +608,10 @@ CostSimulation::CostSimulation(int ranks, const Symmetry& symmetry, const CostPa
   impl_ = std::make_unique<Simulation>(ranks, symmetry, p, layout);
 }
 CostSimulation::~CostSimulation() = default;
-void CostSimulation::add(const Schedule& s, double start_us) { impl_->add(s, nullptr, start_us); }
-void CostSimulation::add(const Schedule& s, DataflowPlan plan) { impl_->add(s, &plan, 0); }
+void CostSimulation::add(const Schedule& s, double start_us, const Schedule* earlier) {
+  impl_->add(s, nullptr, start_us, earlier);
+}
+void CostSimulation::add(const Schedule& s, DataflowPlan plan) { impl_->add(s, &plan, 0, nullptr); }
 void CostSimulation::set_host_footprint_bytes(double bytes) { impl_->layout().host_footprint_bytes = bytes; }
 CostResult CostSimulation::run() { return impl_->run(); }
 

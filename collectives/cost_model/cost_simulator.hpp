@@ -110,7 +110,8 @@ struct CostResult {
 
 // A simulation fed one schedule at a time: add() each simulated rank's in rank order
 // (every rank's for Kind::none, else block 0's), then run(). A rank whose schedule is a
-// later phase of the call starts at `start_us`, where the earlier phase left it. A caller need not hold
+// later phase of the call starts at `start_us`, where the earlier phase (`earlier`: its
+// steps, for what they wrote) left it. A caller need not hold
 // every schedule at once (at 65,536 ranks freeing them cost as much as simulating).
 // `ranks` is the whole job's; hosts must not straddle blocks (std::invalid_argument).
 // run() throws std::runtime_error when the schedules cannot complete (a message with no
@@ -119,7 +120,7 @@ class CostSimulation {
  public:
   CostSimulation(int ranks, const Symmetry& symmetry, const CostParams& p, const CostLayout& layout);
   ~CostSimulation();
-  void add(const Schedule& s, double start_us = 0);
+  void add(const Schedule& s, double start_us = 0, const Schedule* earlier = nullptr);
   // The same with its plan in the simulation's order already made (plan_execution).
   void add(const Schedule& s, DataflowPlan plan);
   void set_host_footprint_bytes(double bytes);  // known once every schedule is seen

@@ -390,13 +390,17 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p) {
     FullSimulationBudget budget(q, "after step " + std::to_string(k));
     // Every rank's whole schedule counts towards the footprint, as in the full
     // simulation; its second phase is kept.
-    std::vector<Schedule> rest(static_cast<std::size_t>(q.ranks));
+    std::vector<Schedule> rest(static_cast<std::size_t>(q.ranks)), done;
+    // What the first phase wrote prices the second's sends where the model does.
+    const bool written = !p.intra.written.pieces.empty() || !p.inter.written.pieces.empty();
+    if (written) done.resize(rest.size());
     std::size_t footprint = 0;
     try {
       budget.estimate(second);  // an earlier K leaves more to simulate in full
       for (int r = 0; r < q.ranks; ++r) {
         Schedule s = build(q, whole, r);
         footprint = std::max(footprint, footprint_elements(q, s, r));
+        if (written) done[static_cast<std::size_t>(r)] = phase_of(s, 0, k);
         budget.count(r, rest[static_cast<std::size_t>(r)] = phase_of(std::move(s), k, SIZE_MAX));
       }
     } catch (const std::invalid_argument&) {
@@ -409,8 +413,10 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p) {
     if (!hosts_free_between(a, layout, sym.block)) continue;
     CostSimulation tail(q.ranks, {}, p, layout);
     for (int r = 0; r < q.ranks; ++r) {
-      tail.add(rest[static_cast<std::size_t>(r)], a.finish_us[static_cast<std::size_t>(r % sym.block)]);
-      rest[static_cast<std::size_t>(r)] = {};
+      const auto i = static_cast<std::size_t>(r);
+      tail.add(rest[i], a.finish_us[static_cast<std::size_t>(r % sym.block)], written ? &done[i] : nullptr);
+      rest[i] = {};
+      if (written) done[i] = {};
     }
     tail.set_host_footprint_bytes(host_footprint_bytes(q, footprint));
     const CostResult b = tail.run();

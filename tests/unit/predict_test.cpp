@@ -91,16 +91,24 @@ TEST(PredictFastPath, EveryAlgorithmAgreesWithTheFullSimulationUpTo64Ranks) {
 TEST(PredictSplitPath, SymmetricFirstPhasesAgreeWithTheFullSimulationUpTo64Ranks) {
   // Step by step, a first phase whose blocks are images of block 0 (a reduce-scatter by
   // recursive halving) simulated as one block, then the rest of every rank from where it
-  // left its mirror, gives the full simulation's time, with host links queued or shared.
+  // left its mirror, gives the full simulation's time, with host links queued or shared,
+  // and with sends of bytes written earlier priced apart.
   Registry registry;
   register_reference_algorithms(registry);
-  CostParams p = two_tier();
+  CostParams p;
   std::map<std::string, int> taken;
   int compared = 0;
-  for (bool shared : {false, true})
+  const char* settings[] = {"", ", shared ports", ", written cost"};
+  const CostParams plain = two_tier();
+  CostParams written = plain;  // sends of bytes received or reduced earlier, in either phase, cost more
+  written.intra.written = {2.5, 3e-4};
+  written.inter.written = {11, 6e-3};
+  for (int setting = 0; setting < 3; ++setting)
     for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
       for (const AlgorithmEntry* a : registry.for_collective(c)) {
         if (a->is_baseline()) continue;
+        const bool shared = setting == 1;
+        p = setting == 2 ? written : plain;
         for (int n = 2; n <= 64; ++n)
           for (int per_host : {1, 2, 4, 8}) {
             if (per_host > n || n % per_host) continue;
@@ -111,7 +119,7 @@ TEST(PredictSplitPath, SymmetricFirstPhasesAgreeWithTheFullSimulationUpTo64Ranks
                 p.shared_ports = shared;
                 PredictRequest q = request(a, c, n, per_host, count, 0, ExecutionOrder::steps);
                 q.root = root;
-                const std::string where = describe(q) + (shared ? ", shared ports" : "");
+                const std::string where = describe(q) + settings[setting];
                 Prediction phases;
                 try {
                   phases = predict(q, p, PredictMethod::split);
