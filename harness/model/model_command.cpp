@@ -209,6 +209,7 @@ int run_command(const CostModelOptions& o_in, const Invocation& inv) {
       if (count == 0) continue;  // nothing to predict; run would time an empty call
       const std::size_t per = size_in_elements(o.collective, 1, o.ranks) * elem;
       std::vector<Predicted> at;
+      std::string missing;  // the algorithms not predicted at this size: the best is among the others
       for (const AlgorithmEntry* a : o.algorithms) {
         PredictRequest q{a,      o.collective,           o.ranks,         count,  elem,
                          o.root, o.model.ranks_per_node, o.segment_bytes, o.order};
@@ -219,6 +220,7 @@ int run_command(const CostModelOptions& o_in, const Invocation& inv) {
           std::fprintf(stderr, "collbench: cannot predict %s at %zu bytes: %s\n", a->name.c_str(), count * per,
                        e.what());
           unpredicted = true;
+          missing += (missing.empty() ? "" : ", ") + a->name;
         }
       }
       if (at.empty()) continue;
@@ -234,9 +236,10 @@ int run_command(const CostModelOptions& o_in, const Invocation& inv) {
       }
       if (o.best) {
         const double margin = ranked.size() > 1 ? ranked[1].p.time_us / ranked[0].p.time_us : 1;
-        std::printf("  %11zu %-20s %14.3f us  x%.3f over %s%s\n", count * per, ranked[0].algorithm->name.c_str(),
+        std::printf("  %11zu %-20s %14.3f us  x%.3f over %s%s%s\n", count * per, ranked[0].algorithm->name.c_str(),
                     ranked[0].p.time_us, margin, ranked.size() > 1 ? ranked[1].algorithm->name.c_str() : "-",
-                    !previous.empty() && previous != ranked[0].algorithm->name ? "  <- crossover" : "");
+                    !previous.empty() && previous != ranked[0].algorithm->name ? "  <- crossover" : "",
+                    missing.empty() ? "" : ("  (not predicted: " + missing + ")").c_str());
         previous = ranked[0].algorithm->name;
       }
     }

@@ -79,6 +79,12 @@ out=$("$mpiexec" -n 1 "$collbench" model predict -m "$dir/hosts.json" -c broadca
 [ $? -eq 2 ] || fail "a prediction too large to simulate did not exit 2: $out"
 grep -q "cannot predict scatter_allgather at 67108864 bytes: .*more than the 50000000 collbench simulates" <<<"$out" &&
   grep -q "collbench: error: some predictions are missing" <<<"$out" || fail "the refused algorithm is not named: $out"
+# model best names it on the size's line too: its best is among the others only.
+out=$("$mpiexec" -n 1 "$collbench" model best -m "$dir/hosts.json" -c broadcast -n 65536 -a scatter_allgather,binomial \
+  -b 64M -e 64M --csv "$dir/part-best.csv" 2>&1)
+[ $? -eq 2 ] || fail "model best with a refused algorithm did not exit 2: $out"
+grep -q "67108864 binomial .*(not predicted: scatter_allgather)" <<<"$out" ||
+  fail "model best's line does not name the algorithm it could not predict: $out"
 python3 - "$dir" <<'PY' || exit 1
 import csv, sys
 d = sys.argv[1]
