@@ -1,12 +1,15 @@
 #include "collectives/transport/shm_memory.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -26,6 +29,10 @@ void remember(const std::string& name) {
   const std::lock_guard<std::mutex> hold(names_lock);
   live_names().push_back(name);
 }
+
+// The job's name prefix (without the leading '/'), set once before any segment exists.
+char job_prefix[128];
+std::atomic<bool> job_known{false};
 
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error("shm transport: " + what + ": " + std::strerror(errno));
@@ -121,12 +128,34 @@ SharedMapping map_shared(const std::string& name, std::size_t bytes, bool create
   return {static_cast<std::byte*>(p), bytes};
 }
 
+void note_shm_job(const std::string& prefix) {
+  const std::size_t at = prefix.find_first_not_of('/');
+  if (job_known.load() || at == std::string::npos || prefix.size() - at >= sizeof job_prefix) return;
+  std::memcpy(job_prefix, prefix.c_str() + at, prefix.size() - at + 1);
+  job_known.store(true);
+}
+
 void remove_shm_names() noexcept {
-  // Exit paths may run while the main thread holds the lock: then leave the names.
-  if (!names_lock.try_lock()) return;
-  for (const std::string& name : live_names()) shm_unlink(name.c_str());
-  live_names().clear();
-  names_lock.unlock();
+  // Exit paths may run while the main thread holds the lock: then its names are found
+  // below, by the job's prefix.
+  if (names_lock.try_lock()) {
+    for (const std::string& name : live_names()) shm_unlink(name.c_str());
+    live_names().clear();
+    names_lock.unlock();
+  }
+  // Every rank's segments of this job (all on this host): when rank 0 ends the job with
+  // MPI_Abort, the launcher kills the others, maybe before they removed theirs.
+  if (!job_known.load()) return;
+  DIR* dir = opendir("/dev/shm");
+  if (!dir) return;
+  const std::size_t length = std::strlen(job_prefix);
+  char name[sizeof(dirent::d_name) + 1];
+  while (const dirent* e = readdir(dir))
+    if (std::strncmp(e->d_name, job_prefix, length) == 0) {
+      std::snprintf(name, sizeof name, "/%s", e->d_name);
+      shm_unlink(name);
+    }
+  closedir(dir);
 }
 
 std::unique_ptr<ExportedMemory> make_shm_memory(MemorySpace& space) { return std::make_unique<ShmMemory>(space); }

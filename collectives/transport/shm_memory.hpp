@@ -21,9 +21,14 @@ SharedMapping map_shared(const std::string& name, std::size_t bytes, bool create
 // Removes a name this process created (what is mapped stays valid).
 void unlink_shared(const std::string& name);
 
-// Removes the names of every shared-memory segment this process still owns: for exits
-// that skip destructors (_Exit, MPI_Abort), so that an interrupted, stalled or failed run
-// leaves nothing in /dev/shm. Safe to call again.
+// The prefix of every segment name of this job ("/collbench-<job>-"), whose ranks all
+// share this host's /dev/shm.
+void note_shm_job(const std::string& prefix);
+// Removes the names of every shared-memory segment this process still owns, and of
+// every other segment of its job on this host: for exits that skip destructors (_Exit,
+// MPI_Abort), so that an interrupted, stalled or failed run leaves nothing in /dev/shm,
+// even where the launcher kills the other ranks before they remove theirs. Safe to call
+// again; not from a signal handler.
 void remove_shm_names() noexcept;
 
 // Buffers in POSIX shared memory, one segment each, for the shm transport; local work on

@@ -58,6 +58,7 @@ MappedTransport::MappedTransport(MPI_Comm comm, std::unique_ptr<ExportedMemory> 
                       static_cast<long long>(std::chrono::steady_clock::now().time_since_epoch().count())};
   MPI_Bcast(job, 2, MPI_LONG_LONG, 0, comm);
   prefix_ = "/collbench-" + std::to_string(job[0]) + "-" + std::to_string(job[1] & 0xffffffffff) + "-";
+  note_shm_job(prefix_);
   memory_->start(prefix_, rank_);
   auto control_name = [&](int r) { return prefix_ + std::to_string(r) + "-0"; };
 
