@@ -207,6 +207,7 @@ class CostSimulation::Simulation {
     hosts_ = hosts();
     egress_.assign(ranks_.size(), {}), ingress_.assign(ranks_.size(), {});
     host_egress_.assign(hosts_, {}), host_ingress_.assign(hosts_, {});
+    host_busy_.assign(hosts_, 0);
     port_flows_.assign(2 * (ranks_.size() + hosts_), {});
     for (RankState& st : ranks_)
       for (OpItem& op : st.ops) {
@@ -217,7 +218,6 @@ class CostSimulation::Simulation {
     // nothing up (the hot path of a simulation of millions of messages).
     for (int r = 0; r < simulated_; ++r) open_inbound(r);
     for (int r = 0; r < simulated_; ++r) attach_sends(r);
-    host_busy_.assign(hosts_, 0);
     for (int r = 0; r < simulated_; ++r) advance(r, ranks_[static_cast<std::size_t>(r)].start);
     while (!events_.empty()) {
       const auto [time, kind, m] = events_.pop();
@@ -262,7 +262,7 @@ class CostSimulation::Simulation {
     // Which sends carry bytes written earlier in the call: only worth the bookkeeping
     // where the model prices them apart. A step's own receives and operations come after
     // its sends (the plan orders them so in either order).
-    const bool track = !p_.intra.written.pieces.empty() || !p_.inter.written.pieces.empty();
+    const bool track = p_.prices_written();
     WrittenSpans written;
     if (track && earlier)
       for (const Step& x : earlier->steps) {

@@ -67,6 +67,8 @@ struct CostParams {
   // max-min: a share one port leaves unused is not handed to the others). Without,
   // they cross it one after another in the order they were matched.
   bool shared_ports = false;
+  // Whether a link prices sends of bytes written earlier in the call apart.
+  bool prices_written() const { return !intra.written.pieces.empty() || !inter.written.pieces.empty(); }
 };
 
 struct CostLayout {

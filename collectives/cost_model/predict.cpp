@@ -217,6 +217,14 @@ class FullSimulationBudget {
   double transfers_ = 0;
 };
 
+CostLayout layout_of(const PredictRequest& q, const Built& b) {
+  CostLayout layout;
+  layout.element_size = q.element_size;
+  layout.node_of_rank = b.params.node_of_rank;
+  layout.order = q.order;
+  return layout;
+}
+
 Built prepared(const PredictRequest& q) {
   Built b;
   b.params.segment_bytes = q.segment_bytes;
@@ -256,14 +264,11 @@ std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p)
 std::optional<Prediction> split(const PredictRequest& q, const CostParams& p);
 
 // The symmetric path where it holds, else (automatic) the split one, else the periodic
-// one, each where it holds, else the full simulation. `footprint_bytes`, where positive, is the host's instead of
-// what the schedules touch.
+// one, each where it holds, else the full simulation. `footprint_bytes`, where
+// positive, is the host's instead of what the schedules touch.
 Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictMethod method, double footprint_bytes) {
   Built b = prepared(q);
-  CostLayout layout;
-  layout.element_size = q.element_size;
-  layout.node_of_rank = b.params.node_of_rank;
-  layout.order = q.order;
+  const CostLayout layout = layout_of(q, b);
   const Symmetry sym = method == PredictMethod::full ? Symmetry{} : find_symmetry(q, b);
   if (sym.kind == Symmetry::Kind::none && method == PredictMethod::symmetric)
     throw std::invalid_argument("--method symmetric does not hold for " + q.algorithm->name +
@@ -377,10 +382,9 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p) {
     if (sym.kind == Symmetry::Kind::none || lo > last) sym = s, last = lo;
   }
   if (sym.kind == Symmetry::Kind::none) return std::nullopt;
-  CostLayout layout;
-  layout.element_size = q.element_size;
-  layout.node_of_rank = whole.params.node_of_rank;
-  layout.order = q.order;
+  const CostLayout layout = layout_of(q, whole);
+  // What the first phase wrote prices the second's sends where the model does.
+  const bool written = p.prices_written();
   Built first;
   for (std::size_t j = last + 1; j-- > 0;) {
     if (!holds_before(j, first, sym)) continue;
@@ -391,8 +395,6 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p) {
     // Every rank's whole schedule counts towards the footprint, as in the full
     // simulation; its second phase is kept.
     std::vector<Schedule> rest(static_cast<std::size_t>(q.ranks)), done;
-    // What the first phase wrote prices the second's sends where the model does.
-    const bool written = !p.intra.written.pieces.empty() || !p.inter.written.pieces.empty();
     if (written) done.resize(rest.size());
     std::size_t footprint = 0;
     try {

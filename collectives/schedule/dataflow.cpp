@@ -55,8 +55,7 @@ class Ledger {
 
   // The range starting at `at`, made if need be; `after` is the first range starting
   // beyond `at`, or a hint at or before it (a region's end is close to its start).
-  std::pmr::map<std::size_t, Access>::iterator split(std::size_t at,
-                                                     std::pmr::map<std::size_t, Access>::iterator after) {
+  Iterator split(std::size_t at, Iterator after) {
     while (after != ranges_.end() && after->first <= at) ++after;
     auto it = std::prev(after);
     return it->first == at ? it : ranges_.emplace_hint(after, at, it->second);
@@ -109,9 +108,6 @@ class Planner {
   std::array<Ledger, 3> ledgers_;  // send, recv, scratch
 };
 
-}  // namespace
-
-namespace {
 // Each queue sized once: a schedule of 131,070 steps (a ring over 65,536 ranks) would
 // otherwise copy its items as they grow.
 void reserve_items(DataflowPlan& plan, const Schedule& s) {
