@@ -36,7 +36,8 @@ struct Built {
 
 Schedule build(const PredictRequest& q, const Built& b, int r) {
   Schedule s = q.algorithm->build({q.collective, q.ranks, r, q.count, q.root, q.element_size, &b.params});
-  return b.from == 0 && b.before == SIZE_MAX ? s : phase_of(std::move(s), b.from, b.before);
+  if (b.from == 0 && b.before == SIZE_MAX) return s;  // not `?:`, which would copy s
+  return phase_of(std::move(s), b.from, b.before);
 }
 
 const Schedule& schedule_of(const PredictRequest& q, Built& b, int r) {
