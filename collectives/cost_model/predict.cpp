@@ -167,6 +167,15 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// 64 ranks (or all, where fewer) spread evenly from first to last: what estimates sample.
+std::vector<int> ranks_spread_evenly(const PredictRequest& q) {
+  const int samples = std::min(q.ranks, 64);
+  std::vector<int> out;
+  for (int i = 0; i < samples; ++i)
+    out.push_back(static_cast<int>(static_cast<long long>(i) * (q.ranks - 1) / std::max(samples - 1, 1)));
+  return out;
+}
+
 // Counts what a full simulation of every rank would hold, refusing once it is too much.
 class FullSimulationBudget {
  public:
@@ -182,16 +191,15 @@ class FullSimulationBudget {
   // Finding out by building them all could take minutes. Build time is this thread's CPU
   // time, and the median: one sample descheduled on a busy machine must not refuse.
   void estimate(Built& b) {
-    const int samples = std::min(q_.ranks, 64);
+    const std::vector<int> samples = ranks_spread_evenly(q_);
     std::vector<double> counts, build_s;
-    for (int i = 0; i < samples; ++i) {
-      const int r = static_cast<int>(static_cast<long long>(i) * (q_.ranks - 1) / std::max(samples - 1, 1));
+    for (int r : samples) {
       const double t0 = thread_cpu_seconds();
       const Schedule& s = schedule_of(q_, b, r);
       build_s.push_back(thread_cpu_seconds() - t0);
       counts.push_back(transfers_and_steps(s));
     }
-    const std::string evidence = "estimated from " + std::to_string(samples) + " ranks spread evenly";
+    const std::string evidence = "estimated from " + std::to_string(samples.size()) + " ranks spread evenly";
     const double total = median(counts) * q_.ranks;
     if (total > kMostSimulatedTransfers)
       refuse_count("about " + std::to_string(static_cast<long long>(total)), evidence);
@@ -262,7 +270,7 @@ bool hosts_free_between(const CostResult& first_phase, const CostLayout& layout,
 }
 
 std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p);
-std::optional<Prediction> split(const PredictRequest& q, const CostParams& p);
+std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bool only_where_it_saves);
 
 // The symmetric path where it holds, else (automatic) the split one, else the periodic
 // one, each where it holds, else the full simulation. `footprint_bytes`, where
@@ -276,7 +284,7 @@ Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictM
                                 " here: its ranks are not images of each other under a shift or XOR by blocks of " +
                                 std::to_string(block_of(q)) + " rank(s) or a doubling of that");
   if (sym.kind == Symmetry::Kind::none && method == PredictMethod::automatic) {
-    if (std::optional<Prediction> phases = split(q, p)) return *phases;
+    if (std::optional<Prediction> phases = split(q, p, true)) return *phases;
     if (std::optional<Prediction> line = periodic(q, p)) return *line;
   }
   // Each schedule is built, counted and handed over, then dropped: held all at once,
@@ -350,7 +358,18 @@ std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p)
 // may take a port in another order than one simulation of the whole call would: either
 // declines. K is the latest of rank 0's step numbers before which blocks of one host's
 // ranks are images (found by halving), or failing the host test an earlier one.
-std::optional<Prediction> split(const PredictRequest& q, const CostParams& p) {
+// The share of the call's transfers and steps after step k, over ranks spread evenly.
+double share_after(const PredictRequest& q, const Built& whole, std::size_t k) {
+  double after = 0, all = 0;
+  for (int r : ranks_spread_evenly(q)) {
+    Schedule s = build(q, whole, r);
+    all += transfers_and_steps(s);
+    after += transfers_and_steps(phase_of(std::move(s), k, SIZE_MAX));
+  }
+  return all > 0 ? after / all : 1;
+}
+
+std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bool only_where_it_saves) {
   if (q.order != ExecutionOrder::steps || q.ranks < 2) return std::nullopt;
   Built whole = prepared(q);
   std::vector<std::size_t> numbers;  // where a first phase may end
@@ -390,6 +409,10 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p) {
   for (std::size_t j = last + 1; j-- > 0;) {
     if (!holds_before(j, first, sym)) continue;
     const std::size_t k = numbers[j];
+    // Where most of the call comes after k (a double binary tree's first steps), the
+    // split saves little and a tie would throw its whole simulation away; an earlier K
+    // leaves still more.
+    if (only_where_it_saves && share_after(q, whole, k) > kMostSplitTail) return std::nullopt;
     Built second = prepared(q);
     second.from = k;
     FullSimulationBudget budget(q, "after step " + std::to_string(k));
@@ -439,7 +462,7 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
   const auto t0 = std::chrono::steady_clock::now();
   Prediction out;
   if (method == PredictMethod::split) {
-    std::optional<Prediction> phases = split(q, p);
+    std::optional<Prediction> phases = split(q, p, false);
     if (!phases)
       throw std::invalid_argument("--method split does not hold for " + q.algorithm->name +
                                   " here: it needs the steps order, a first phase whose ranks are images of each "

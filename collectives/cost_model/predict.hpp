@@ -12,7 +12,9 @@
 // The split path, step by step only, where no symmetry holds for the whole call: a first
 // phase (the steps before some step K) whose blocks are images of block 0 is simulated
 // as one block, the rest for every rank from where the first phase left it; declined
-// where the two could interact (collectives/cost_model/README.md).
+// where the two could interact (collectives/cost_model/README.md). Unless asked for, it
+// is not tried where more than kMostSplitTail of the call (ranks spread evenly, transfers
+// and steps) comes after K: the full simulation costs little more.
 //
 // The periodic path, for an algorithm whose every segment adds the same time once its
 // pipeline is full (AlgorithmEntry::linear_in_segments: the chain) when no symmetry holds
@@ -40,6 +42,7 @@ inline constexpr NameTable<PredictMethod, 5> kPredictMethodNames{{{{PredictMetho
 inline constexpr double kMostSimulatedTransfers = 5e7;
 inline constexpr double kMostBuildSeconds = 60;
 inline constexpr std::size_t kLeastPeriodicSegments = 64;
+inline constexpr double kMostSplitTail = 0.5;
 
 struct PredictRequest {
   const AlgorithmEntry* algorithm = nullptr;  // a schedule builder

@@ -194,3 +194,38 @@ TEST(PredictPeriodicPath, PipelinesAgreeWithTheFullSimulationUpTo64Ranks) {
                             .segment_bytes = 4};
   EXPECT_EQ(predict(tree, p).method, PredictMethod::full);
 }
+
+TEST(PredictSplitPath, AutomaticTakesItOnlyWhereMostOfTheCallIsInTheSymmetricPhase) {
+  // A split whose second phase holds most of the call (its symmetric first phase a step
+  // or two) costs nearly a full simulation, which a tie then throws away: auto goes
+  // straight to the full simulation there, and still splits where the first phase is
+  // most of the call (reduce-scatter then gather rooted at 0). The times agree either way.
+  Registry registry;
+  register_reference_algorithms(registry);
+  const CostParams p = two_tier();
+  std::map<std::string, int> kept;
+  int declined = 0;
+  for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
+    for (const AlgorithmEntry* a : registry.for_collective(c)) {
+      if (a->is_baseline()) continue;
+      for (int n : {16, 48, 64})
+        for (int per_host : {1, 8})
+          for (int root : {0, n / 3}) {
+            PredictRequest q = request(a, c, n, per_host, 4 * static_cast<std::size_t>(n), 0, ExecutionOrder::steps);
+            q.root = root;
+            Prediction asked;
+            try {
+              asked = predict(q, p, PredictMethod::split);
+            } catch (const std::invalid_argument&) {
+              continue;
+            }
+            const Prediction chosen = predict(q, p);
+            EXPECT_NEAR(chosen.time_us, asked.time_us, asked.time_us * 1e-12) << describe(q);
+            if (chosen.method == PredictMethod::split) ++kept[a->name];
+            if (chosen.method == PredictMethod::full) ++declined;
+          }
+    }
+  EXPECT_GT(declined, 0);
+  EXPECT_GT(kept["reduce_scatter_gather"], 0);
+  EXPECT_GT(kept["binomial"], 0);
+}
