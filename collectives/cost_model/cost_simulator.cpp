@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <memory_resource>
@@ -98,7 +99,7 @@ struct Message {
 // messages wait in a pool, which keeps the heap small enough for the cache.
 class Events {
  public:
-  enum class Kind : std::uint8_t { start, done, flow_end };
+  enum class Kind : std::uint8_t { start, done, flow_end, begin };
   struct Key {
     double time;
     std::uint64_t seq;   // the order made (ties go first-made first), then the kind in bits 0-1
@@ -173,17 +174,25 @@ struct OpItem {
 // One rank as the executor runs it: every transfer and operation of the schedule in its
 // plan's order (dataflow, or step by step), operations one at a time on its core.
 struct RankState {
-  explicit RankState(std::pmr::memory_resource* arena) : recvs(arena), sends(arena), ops(arena), inbound(arena) {}
+  explicit RankState(std::pmr::memory_resource* arena)
+      : recvs(arena), sends(arena), ops(arena), inbound(arena), core_waiting(arena) {}
   DataflowPlan plan;
   FlowProgress progress;
   std::pmr::vector<TransferItem> recvs, sends;
   std::pmr::vector<OpItem> ops;
   std::pmr::vector<std::pair<std::uint64_t, std::uint32_t>> inbound;  // channels it receives on, by key
   double start = 0;                                                   // when it may start its first item
-  double time = 0;  // when the rank's core is next free; its finish once done
+  double time = 0;  // when the rank's executor has done all it could so far; its finish once done
+  // When the core is free of operations and of copying messages in (receiver_copies):
+  // infinite while a shared-port message is being copied, its end not yet known.
+  double core_free = 0, core_taken_at = -1;
+  std::pmr::deque<Message> core_waiting;  // shared ports: messages waiting for that copy to end
 };
 
 }  // namespace
+
+// RankState::core_free while a shared-port copy holds the core.
+constexpr double kCopying = std::numeric_limits<double>::infinity();
 
 class CostSimulation::Simulation {
  public:
@@ -228,6 +237,8 @@ class CostSimulation::Simulation {
           deliver(time, m);
       } else if (kind == Events::Kind::flow_end) {
         end_flow(time, m);
+      } else if (kind == Events::Kind::begin) {
+        begin_flow(time, m);
       } else {
         // Sender first, then receiver: both learn of the completion at once.
         complete(m.from, FlowQueue::sends, m.send_item, time);
@@ -361,8 +372,14 @@ class CostSimulation::Simulation {
           st.progress.start(q);
           post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways, x.written}, q == FlowQueue::sends);
         }
-      if (st.progress.next_ready(st.plan, FlowQueue::ops)) {
+      // An operation waits for the core; while a shared-port copy holds it for a time not
+      // yet known, the copy's end comes back here.
+      if (st.core_free != kCopying && st.progress.next_ready(st.plan, FlowQueue::ops)) {
+        if (st.core_free > t && st.core_taken_at == t) ties_ordered_ = true;
+        t = std::max(t, st.core_free);
+        st.core_taken_at = t;
         t += st.ops[st.progress.started(FlowQueue::ops)].us;
+        st.core_free = t;
         st.progress.start(FlowQueue::ops);
         again = true;
       }
@@ -404,6 +421,13 @@ class CostSimulation::Simulation {
     Port& out = egress_[from];
     Port& in = ingress_[to];
     double start = std::max({time, out.free, in.free});
+    RankState* copier = copier_of(m);
+    if (copier) {
+      if (copier->core_free > time && copier->core_taken_at == time) ties_ordered_ = true;
+      start = std::max(start, copier->core_free);
+      copier->core_free = start + port;
+      copier->core_taken_at = time;
+    }
     Port *hout = nullptr, *hin = nullptr;
     if (!m.local) {
       // Every block's hosts mirror block 0's: the receiver's host link behaves as its
@@ -420,6 +444,11 @@ class CostSimulation::Simulation {
       }
     ++delivered_;
     events_.push(start + c.alpha_us + port, Events::Kind::done, m);
+  }
+
+  // The rank whose core copies the message, where its link says so.
+  RankState* copier_of(const Message& m) {
+    return (m.local ? p_.intra : p_.inter).receiver_copies ? &ranks_[static_cast<std::size_t>(m.to)] : nullptr;
   }
 
   void note_host_busy(const Message& m, double until) {
@@ -461,6 +490,17 @@ class CostSimulation::Simulation {
   }
 
   void begin_flow(double time, const Message& m) {
+    if (RankState* copier = copier_of(m)) {
+      // Its copy waits for the receiver's core: until an operation's known end, or until
+      // the copy holding it ends.
+      if (copier->core_free == kCopying) return copier->core_waiting.push_back(m);
+      if (copier->core_free > time) {
+        if (copier->core_taken_at == time) ties_ordered_ = true;
+        return events_.push(copier->core_free, Events::Kind::begin, m);
+      }
+      copier->core_free = kCopying;
+      copier->core_taken_at = time;
+    }
     const Charge c = message_charge(m);
     std::uint32_t id;
     if (free_flows_.empty())
@@ -515,6 +555,16 @@ class CostSimulation::Simulation {
     events_.push(time + f.alpha_us, Events::Kind::done, f.m);
     reshare(time, m.flow);
     free_flows_.push_back(m.flow);
+    if (RankState* copier = copier_of(f.m)) {
+      copier->core_free = time;
+      if (!copier->core_waiting.empty()) {
+        const Message next = copier->core_waiting.front();
+        copier->core_waiting.pop_front();
+        begin_flow(time, next);
+      } else {
+        advance(f.m.to, std::max(time, copier->time));
+      }
+    }
     Pair& pair = pair_of(m);
     if (pair.waiting.empty()) {
       pair.busy = false;

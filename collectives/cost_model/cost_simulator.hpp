@@ -51,6 +51,11 @@ struct LinkCost : Piecewise {
   // sender's cache, slower on shared memory than the untouched buffer a ping-pong sends.
   // Measured as an exchange (p2p's written test), it stands for one way too.
   Piecewise written;
+  // Whether the receiver's core copies each message (shared memory's single copy by the
+  // receiver, a socket's copy out of the kernel): the message then waits for that core
+  // and holds it, so the receiver's reductions and other copies do not overlap it. A
+  // NIC's DMA leaves the cores free (false).
+  bool receiver_copies = false;
   const Piecewise& cost(bool both_ways, bool written_first = false) const {
     if (written_first && !written.pieces.empty()) return written;
     return both_ways && !exchange.pieces.empty() ? exchange : *this;

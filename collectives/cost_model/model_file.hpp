@@ -14,7 +14,8 @@
 // (beta_gbps null: times that do not grow within the range), and a link may have an
 // "exchange" cost in the same form: what a message costs while its ranks also send the
 // other way (default: as one way), and a "written" cost: what a message costs whose bytes
-// its sender wrote earlier in the call (default: as an untouched buffer's).
+// its sender wrote earlier in the call (default: as an untouched buffer's), and
+// "receiver_copies": true where the receiving core copies each message (LinkCost).
 #include <map>
 #include <string>
 

@@ -38,6 +38,20 @@ double predicted(ScheduleBuilder build, Collective c, int n, std::size_t count, 
 
 int ceil_log2(int n) { return static_cast<int>(std::ceil(std::log2(n))); }
 
+// Rank 0 sends two blocks of 250 elements (1000 bytes) in two steps; rank 1 reduces the
+// first in step 0.
+std::vector<Schedule> two_blocks_first_reduced() {
+  const std::size_t c = 250;
+  std::vector<Schedule> s(2);
+  s[0].steps = {Step{{{1, {BufferId::send, 0, c}}}, {}, {}}, Step{{{1, {BufferId::send, c, c}}}, {}, {}}};
+  s[1].steps = {
+      Step{{},
+           {{0, {BufferId::recv, 0, c}}},
+           {LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 0, c}, {BufferId::recv, 0, c}, {BufferId::send, 0, c}}}},
+      Step{{}, {{0, {BufferId::recv, c, c}}}, {}}};
+  return s;
+}
+
 }  // namespace
 
 TEST(CostClosedForms, RingAllreduce) {
@@ -356,18 +370,37 @@ TEST(CostSimulation, DataflowStartsWhatTheDataAllowsAsTheExecutorDoes) {
   CostParams p;
   p.intra = {5, 1e-3};
   p.reduce = {0, 4e-3};
-  const std::size_t c = 250;  // elements: 1000 bytes
-  std::vector<Schedule> s(2);
-  s[0].steps = {Step{{{1, {BufferId::send, 0, c}}}, {}, {}}, Step{{{1, {BufferId::send, c, c}}}, {}, {}}};
-  s[1].steps = {
-      Step{{},
-           {{0, {BufferId::recv, 0, c}}},
-           {LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 0, c}, {BufferId::recv, 0, c}, {BufferId::send, 0, c}}}},
-      Step{{}, {{0, {BufferId::recv, c, c}}}, {}}};
+  std::vector<Schedule> s = two_blocks_first_reduced();
   CostLayout l;
   EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 2 * (5 + 1000 * 1e-3) + 1000 * 4e-3);
   l.order = ExecutionOrder::dataflow;
   EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, std::max(5 + 2000 * 1e-3, 5 + 1000 * 1e-3 + 1000 * 4e-3));
+}
+
+TEST(CostSimulation, AReceiverThatCopiesCannotReduceMeanwhile) {
+  // As above without latency, in dataflow order: the first block arrives at 1 us and its
+  // reduction takes 4 us, while the second block streams in from 1 to 2 us. Where the
+  // receiver's core copies each message (shared memory), that copy holds the core and
+  // the reduction runs after it, queued ports or shared alike.
+  CostParams p;
+  p.intra = {0, 1e-3};
+  p.reduce = {0, 4e-3};
+  const std::size_t c = 250;
+  std::vector<Schedule> s = two_blocks_first_reduced();
+  CostLayout l;
+  l.order = ExecutionOrder::dataflow;
+  for (bool shared : {false, true}) {
+    p.shared_ports = shared;
+    p.intra.receiver_copies = false;
+    EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 1 + 4) << shared;
+    p.intra.receiver_copies = true;
+    EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 1 + 1 + 4) << shared;
+  }
+  // Only the receiver's core: a rank that only sends goes on reducing while its message
+  // leaves (rank 0 reduces 4 us worth after posting its sends).
+  s[0].steps[1].ops = {
+      LocalOp{LocalOp::Kind::reduce, {BufferId::recv, 0, c}, {BufferId::send, 0, c}, {BufferId::send, 0, c}}};
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 1 + 1 + 4);
 }
 
 TEST(CostSimulation, RefusesSchedulesThatCannotComplete) {

@@ -48,38 +48,42 @@ std::string describe(const PredictRequest& q) {
 TEST(PredictFastPath, EveryAlgorithmAgreesWithTheFullSimulationUpTo64Ranks) {
   Registry registry;
   register_reference_algorithms(registry);
-  const CostParams p = two_tier();
+  CostParams p = two_tier();
   std::map<std::string, int> symmetric, wider;  // per algorithm: cases taken by symmetry, by a block wider than a host
   int compared = 0;
-  for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
-    for (const AlgorithmEntry* a : registry.for_collective(c)) {
-      if (a->is_baseline()) continue;
-      for (int n = 1; n <= 64; ++n)
-        for (int per_host : {1, 2, 4, 8}) {
-          if (per_host > n || n % per_host) continue;
-          // Fewer elements than ranks (blocks of 0 and 1), uneven, and even blocks.
-          for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>((n + 3) / 4),
-                                    static_cast<std::size_t>(n + n / 2), static_cast<std::size_t>(4 * n)})
-            for (std::size_t segment : {std::size_t{0}, std::size_t{8}})
-              for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
-                const PredictRequest q = request(a, c, n, per_host, count, segment, order);
-                const std::string where = describe(q);
-                Prediction fast, full;
-                ASSERT_NO_THROW(fast = predict(q, p)) << where;
-                ASSERT_NO_THROW(full = predict(q, p, PredictMethod::full)) << where;
-                ASSERT_EQ(full.method, PredictMethod::full);
-                EXPECT_NEAR(fast.time_us, full.time_us, full.time_us * 1e-12) << where << " (" << fast.symmetry << ")";
-                if (fast.method == PredictMethod::symmetric && n > per_host) {
-                  ++symmetric[a->name];
-                  const int block =
-                      std::stoi(fast.symmetry.substr(fast.symmetry.find(" by ") + 4));  // "shift by 8 ranks"
-                  if (block > per_host) ++wider[a->name];
+  // Also where receivers copy (their cores a resource the messages and reductions share).
+  for (bool copies : {false, true})
+    for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
+      for (const AlgorithmEntry* a : registry.for_collective(c)) {
+        p.intra.receiver_copies = p.inter.receiver_copies = copies;
+        if (a->is_baseline()) continue;
+        for (int n = 1; n <= 64; ++n)
+          for (int per_host : {1, 2, 4, 8}) {
+            if (per_host > n || n % per_host) continue;
+            // Fewer elements than ranks (blocks of 0 and 1), uneven, and even blocks.
+            for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>((n + 3) / 4),
+                                      static_cast<std::size_t>(n + n / 2), static_cast<std::size_t>(4 * n)})
+              for (std::size_t segment : {std::size_t{0}, std::size_t{8}})
+                for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
+                  const PredictRequest q = request(a, c, n, per_host, count, segment, order);
+                  const std::string where = describe(q) + (copies ? ", receivers copy" : "");
+                  Prediction fast, full;
+                  ASSERT_NO_THROW(fast = predict(q, p)) << where;
+                  ASSERT_NO_THROW(full = predict(q, p, PredictMethod::full)) << where;
+                  ASSERT_EQ(full.method, PredictMethod::full);
+                  EXPECT_NEAR(fast.time_us, full.time_us, full.time_us * 1e-12)
+                      << where << " (" << fast.symmetry << ")";
+                  if (fast.method == PredictMethod::symmetric && n > per_host) {
+                    ++symmetric[a->name];
+                    const int block =
+                        std::stoi(fast.symmetry.substr(fast.symmetry.find(" by ") + 4));  // "shift by 8 ranks"
+                    if (block > per_host) ++wider[a->name];
+                  }
+                  ++compared;
                 }
-                ++compared;
-              }
-        }
-    }
-  EXPECT_GT(compared, 10000);
+          }
+      }
+  EXPECT_GT(compared, 20000);
   // The wider blocks are taken where a ring's blocks are uneven, and nowhere by accident of
   // a schedule that is not symmetric.
   for (const char* ring : {"ring", "ring_pipelined", "hierarchical", "hierarchical_2d"}) {
@@ -98,17 +102,18 @@ TEST(PredictSplitPath, SymmetricFirstPhasesAgreeWithTheFullSimulationUpTo64Ranks
   CostParams p;
   std::map<std::string, int> taken;
   int compared = 0;
-  const char* settings[] = {"", ", shared ports", ", written cost"};
+  const char* settings[] = {"", ", shared ports", ", written cost", ", shared ports, receivers copy"};
   const CostParams plain = two_tier();
   CostParams written = plain;  // sends of bytes received or reduced earlier, in either phase, cost more
   written.intra.written = {2.5, 3e-4};
   written.inter.written = {11, 6e-3};
-  for (int setting = 0; setting < 3; ++setting)
+  for (int setting = 0; setting < 4; ++setting)
     for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
       for (const AlgorithmEntry* a : registry.for_collective(c)) {
         if (a->is_baseline()) continue;
-        const bool shared = setting == 1;
+        const bool shared = setting == 1 || setting == 3;
         p = setting == 2 ? written : plain;
+        p.intra.receiver_copies = p.inter.receiver_copies = setting == 3;
         for (int n = 2; n <= 64; ++n)
           for (int per_host : {1, 2, 4, 8}) {
             if (per_host > n || n % per_host) continue;
@@ -155,16 +160,19 @@ TEST(PredictPeriodicPath, PipelinesAgreeWithTheFullSimulationUpTo64Ranks) {
   const AlgorithmEntry* a = registry.find(Collective::broadcast, "pipelined_chain");
   ASSERT_NE(a, nullptr);
   int compared = 0;
-  for (bool shared : {false, true})
+  for (int setting = 0; setting < 4; ++setting)
     for (int n = 1; n <= 64; ++n)
       for (int per_host : {1, 2, 4, 8}) {
         if (per_host > n || n % per_host) continue;
         for (std::size_t count : {std::size_t{2 * 40}, std::size_t{2 * 41 + 1}, std::size_t{2 * 70 + 3}})
           for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
+            const bool shared = setting & 1, copies = setting & 2;
             p.shared_ports = shared;
+            p.intra.receiver_copies = p.inter.receiver_copies = copies;
             const PredictRequest q =
                 request(a, Collective::broadcast, n, per_host, count, 4, order);  // 1-element segments
-            const std::string where = describe(q) + (shared ? ", shared ports" : "");
+            const std::string where =
+                describe(q) + (shared ? ", shared ports" : "") + (copies ? ", receivers copy" : "");
             const Prediction full = predict(q, p, PredictMethod::full);
             Prediction line;
             try {
@@ -178,7 +186,7 @@ TEST(PredictPeriodicPath, PipelinesAgreeWithTheFullSimulationUpTo64Ranks) {
             ++compared;
           }
       }
-  EXPECT_GT(compared, 1000);
+  EXPECT_GT(compared, 2000);
   // Automatic takes it where no symmetry holds and the segments are many; with few, the
   // full simulation, and asking for the periodic path is refused.
   const PredictRequest long_chain{
