@@ -197,7 +197,9 @@ def cost_section(points, layouts):
            "has in flight at once share its port's bandwidth (without: they cross it one after another). "
            "*exchange_means*: exchange and written costs fitted to the probe's means (without: its medians); "
            "on a FIFO link an exchange either overlaps both ways or takes turns, and a collective pays "
-           "exchanges step after step (results/exchange-modes/).", "",
+           "exchanges step after step (results/exchange-modes/). *receiver_copies*: the receiving core copies "
+           "each message (fitted from p2p's busy test), so the message waits for it and its reductions wait for "
+           "the message (without: transfers and reductions overlap).", "",
            "| layout | sizes | with all | " + " | ".join(f"without {c}" for c in costs) + " |",
            "|---|---|---:|" + "---:|" * len(costs)]
     for lay in layouts:

@@ -10,7 +10,8 @@
 #   1gbe-2x2      2 emulated hosts x 2 ranks, 1 KiB to 16 MiB: 4 ranks on 2 cores,
 #                 CPU-bound, reported, not judged
 # Each layout runs ROUNDS rounds; a round is a link probe (collbench p2p: ping-pong,
-# exchange and exchange of just-written buffers, 1 B to the largest size by 2), `model
+# exchange, exchange of just-written buffers and exchange while reducing, 1 B to the
+# largest size by 2), `model
 # fit` on it (launched as the collectives are), `model predict` of every allreduce,
 # broadcast and reduce algorithm (also without each added cost), then one round of each
 # collective's sweep on the same ranks. compare_model.py predicts each round's
@@ -34,8 +35,9 @@ collectives=${COLLECTIVES:-allreduce broadcast reduce}
 # Costs the model adds to each message's link cost, each also left out once to show its
 # effect (model file keys, of the links or the whole model): a message of bytes its sender
 # wrote earlier in the call; messages in flight at once sharing a port's bandwidth; both
-# ways at once (exchange and written) at the probe's mean instead of its median.
-costs="written shared_ports exchange_means"
+# ways at once (exchange and written) at the probe's mean instead of its median; the
+# receiver's core copying each message (p2p's busy test), so its reductions wait.
+costs="written shared_ports exchange_means receiver_copies"
 bin=$PWD/$build/harness/collbench
 cluster=cbvm
 source scripts/emulated_runs.sh
@@ -72,7 +74,7 @@ validate() {
   shift 5
   for r in $(seq 1 "$rounds"); do
     local f=$raw/$label-r$r
-    checked "$f-p2p.json" "$@" "$bin" p2p -t latency,exchange,written -b 1 -e "$probe_to" -f 2 --rounds 1 \
+    checked "$f-p2p.json" "$@" "$bin" p2p -t latency,exchange,written,busy -b 1 -e "$probe_to" -f 2 --rounds 1 \
       --time-budget "$budget" --csv "$f-p2p.csv" --json "$f-p2p.json"
     # Every rank times the kernels at once, as ranks of a host contend for memory.
     "$@" "$bin" model fit --p2p "$f-p2p.json" --out "$f-model.json"

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <tuple>
 
@@ -36,6 +37,43 @@ std::pair<nlohmann::json, nlohmann::json> read_p2p(const ModelFitOptions& o) {
   }
 }
 
+// A time from a model file's ranges ({"ranges": [...]}, GB/s) at `bytes`.
+double ranges_us(const nlohmann::json& fitted, double bytes) {
+  const nlohmann::json* at = &fitted["ranges"][0];
+  for (const nlohmann::json& r : fitted["ranges"])
+    if (r["from_bytes"].get<double>() <= bytes) at = &r;
+  const nlohmann::json& beta = (*at)["beta_gbps"];
+  return (*at)["alpha_us"].get<double>() + (beta.is_number() ? bytes / (beta.get<double>() * 1e3) : 0);
+}
+
+// Whether the receiving core copies a link's messages, from p2p's busy test: an exchange
+// while each rank sums as many bytes elsewhere takes the longer of the two where the
+// transfer goes on meanwhile, their sum where it waits for the core. Over the sizes from
+// 64 KiB (below, the sum is lost in the exchange's own spread), the share of the shorter
+// one that the busy exchange adds beyond the longer; over half: the receiver copies.
+// Empty where the p2p run has no busy test for that link.
+nlohmann::json receiver_copies(const nlohmann::json& doc, const std::string& link, const nlohmann::json& sum) {
+  std::map<double, double> exchange, busy;
+  for (const nlohmann::json& r : doc["rows"])
+    if (r.value("kind", "") == "measured" && r.value("link", "") == link && r.contains("p50_us") &&
+        r["p50_us"].is_number() && r["bytes"].get<double>() >= 65536) {
+      const std::string test = r.value("test", "");
+      if (test == "exchange") exchange[r["bytes"].get<double>()] = r["p50_us"].get<double>();
+      if (test == "busy") busy[r["bytes"].get<double>()] = r["p50_us"].get<double>();
+    }
+  double added = 0, shorter = 0;
+  nlohmann::json sizes = nlohmann::json::array();
+  for (const auto& [bytes, both] : busy) {
+    if (!exchange.count(bytes)) continue;
+    const double x = exchange[bytes], r = ranges_us(sum, bytes);
+    added += both - std::max(x, r);
+    shorter += std::min(x, r);
+    sizes.push_back({{"bytes", bytes}, {"exchange_us", x}, {"sum_us", r}, {"busy_us", both}});
+  }
+  if (sizes.empty() || shorter <= 0) return nullptr;
+  return {{"copies", added / shorter > 0.5}, {"share", added / shorter}, {"sizes", sizes}};
+}
+
 }  // namespace
 
 int run_command(const ModelFitOptions& o, const Invocation& inv) {
@@ -63,6 +101,14 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
   if (rpn == 0 && doc.contains("metadata") && doc["metadata"].contains("hosts"))
     for (const auto& [host, ranks] : doc["metadata"]["hosts"].items())
       rpn = std::max(rpn, static_cast<int>(ranks.size()));
+  // Whose core copies: per link measured, else as the link it was copied from.
+  nlohmann::json copies = nlohmann::json::object();
+  for (auto [key, link] : {std::pair{"intra_host", "intra-host"}, std::pair{"inter_host", "inter-host"}})
+    if (nlohmann::json c = receiver_copies(doc, link, reductions["f32:sum"]); !c.is_null()) copies[key] = c;
+  for (auto [key, other] : {std::pair{"intra_host", "inter_host"}, std::pair{"inter_host", "intra_host"}})
+    if (!copies.contains(key) && copies.contains(other)) copies[key] = copies[other];
+  for (const char* key : {"intra_host", "inter_host"})
+    if (copies.contains(key)) links[key]["receiver_copies"] = copies[key]["copies"];
   nlohmann::json model = {{"name", "fitted from " + o.p2p_path},
                           {"ranks_per_node", std::max(rpn, 1)},
                           {"intra_host", links["intra_host"]},
@@ -71,19 +117,23 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
                           {"copy_gbps", copy},
                           {"overhead_us", 0},
                           {"shared_ports", true}};
-  model["metadata"] = {{"tool", "collbench"},
-                       {"git_revision", build_info::git_revision},
-                       {"p2p", o.p2p_path},
-                       {"p2p_metadata", doc.value("metadata", nlohmann::json::object())},
-                       {"notes", links["notes"]},
-                       {"reduce_and_copy",
-                        "timed by every rank of model fit at once (rank 0's times): the best of 20 "
-                        "calls (3 from 1 MiB) at 64 B..64 MiB in steps of 4, fitted piecewise as "
-                        "alpha + bytes / rate"},
-                       {"shared_ports",
-                        "not measured (a ping-pong cannot show it): messages a rank or host has in flight to "
-                        "different peers share its port's bandwidth, as TCP streams and shaped links do"},
-                       {"fit_ranks", inv.size}};
+  model["metadata"] = {
+      {"tool", "collbench"},
+      {"git_revision", build_info::git_revision},
+      {"p2p", o.p2p_path},
+      {"p2p_metadata", doc.value("metadata", nlohmann::json::object())},
+      {"notes", links["notes"]},
+      {"reduce_and_copy",
+       "timed by every rank of model fit at once (rank 0's times): the best of 20 "
+       "calls (3 from 1 MiB) at 64 B..64 MiB in steps of 4, fitted piecewise as "
+       "alpha + bytes / rate"},
+      {"shared_ports",
+       "not measured (a ping-pong cannot show it): messages a rank or host has in flight to "
+       "different peers share its port's bandwidth, as TCP streams and shaped links do"},
+      {"receiver_copies", copies.empty() ? nlohmann::json("not measured (no busy test in the p2p run): receivers' "
+                                                          "copies taken as not holding their cores")
+                                         : copies},
+      {"fit_ranks", inv.size}};
   const std::string tmp = o.out_path + ".tmp";
   {
     std::ofstream out(tmp);

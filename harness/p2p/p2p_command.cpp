@@ -50,6 +50,11 @@ nlohmann::json p2p_definitions() {
           {"written",
            "exchange whose send buffers both ranks have just stored to, untimed (a step sending what the call "
            "reduced or received earlier: modified in the sender's cache); one iteration per message pair"},
+          {"busy",
+           "an exchange during which each rank, after posting it, sums two f32 arrays of the size into a "
+           "third (buffers of their own) and then waits: as long as the exchange and the sum one after "
+           "the other where the receiving core does the copy, as the longer of the two where the transfer "
+           "proceeds without it (model fit compares it with the exchange test and its own timed sum)"},
           {"bandwidth",
            "rank 0 starts a window of messages to its peer, which answers the window with a 4-byte ack "
            "(osu_bw); an iteration's time / window per message"},

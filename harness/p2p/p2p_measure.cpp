@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "collectives/kernels/reduce_kernels.hpp"
 #include "collectives/process/progress.hpp"
 
 namespace collbench {
@@ -38,8 +39,9 @@ class PairLink {
         recv(bytes), send(bytes);
       return (MPI_Wtime() - t0) / 2;
     }
-    if (test == P2pTest::exchange || test == P2pTest::written) {
+    if (test == P2pTest::exchange || test == P2pTest::written || test == P2pTest::busy) {
       tickets_.assign({t_.start_recv({peer_, b_.recv.data(), bytes}), t_.start_send({peer_, b_.send.data(), bytes})});
+      if (test == P2pTest::busy) sum_elsewhere(bytes);
       t_.wait_all(tickets_);
       return MPI_Wtime() - t0;
     }
@@ -53,6 +55,14 @@ class PairLink {
     else
       send(kAckBytes);
     return (MPI_Wtime() - t0) / window;
+  }
+
+  // A reduction of `bytes` in buffers of its own (f32 sum, c = a + b), as a collective's
+  // step reduces one block while the next arrives.
+  void sum_elsewhere(std::size_t bytes) {
+    const std::size_t count = bytes / sizeof(float);
+    if (work_.size() < 3 * count) work_.assign(3 * count, 1.0f);
+    reduce(DType::f32, ReduceOp::sum, work_.data() + 2 * count, work_.data(), work_.data() + count, count);
   }
 
   // The leading rank's iteration count reaches the other through the transport.
@@ -91,6 +101,7 @@ class PairLink {
   bool leads_;
   std::vector<Ticket> tickets_;
   unsigned writes_ = 0;
+  std::vector<float> work_;
 };
 
 }  // namespace

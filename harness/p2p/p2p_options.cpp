@@ -21,11 +21,14 @@ CLI::App* add_command(CLI::App& app, P2pFlags& f) {
   CLI::App* p = app.add_subcommand("p2p",
                                    "Point-to-point latency and bandwidth per link class (same host, other "
                                    "host), with alpha and beta fitted per size range");
-  p->add_option("--tests,-t", f.tests,
-                "Comma-separated: latency (ping-pong, half the round trip, as osu_latency), "
-                "bandwidth (a window of messages in flight, then an ack, as osu_bw), exchange (both ranks send "
-                "and receive one message at once, as a collective's step does), written (exchange of send buffers each rank "
-                "has just written, untimed: a step sending what it reduced or received earlier in the call)")
+  p->add_option(
+       "--tests,-t", f.tests,
+       "Comma-separated: latency (ping-pong, half the round trip, as osu_latency), "
+       "bandwidth (a window of messages in flight, then an ack, as osu_bw), exchange (both ranks send "
+       "and receive one message at once, as a collective's step does), written (exchange of send buffers each rank "
+       "has just written, untimed: a step sending what it reduced or received earlier in the call), busy (an "
+       "exchange during which each rank reduces as many bytes of f32 elsewhere: whether receiving "
+       "holds the core)")
       ->capture_default_str();
   p->add_option("-b,--minbytes", f.min_bytes, "Smallest message in bytes (K/M/G suffixes)")->capture_default_str();
   p->add_option("-e,--maxbytes", f.max_bytes, "Largest message in bytes (K/M/G suffixes)")->capture_default_str();

@@ -41,6 +41,21 @@ PY
 "$mpiexec" -n 1 "$collbench" model fit --p2p "$dir/p2p.json" --out "$dir/fitted.json" >"$dir/fit" 2>&1 ||
   { cat "$dir/fit"; fail "model fit exited $?"; }
 grep -q '"shared_ports": true' "$dir/fitted.json" || fail "a fitted model does not share ports"
+grep -q 'not measured (no busy test in the p2p run)' "$dir/fitted.json" ||
+  fail "a model fitted without p2p's busy test does not say its receivers' copies are not measured"
+# With the busy test, each link says whether its receiver copies, and why (the sizes).
+"$mpiexec" -n 2 "$collbench" p2p -t latency,exchange,busy -b 1 -e 256K -f 4 -n 10 -w 2 --json "$dir/p2p-busy.json" \
+  >/dev/null 2>&1 || fail "p2p with the busy test exited $?"
+"$mpiexec" -n 1 "$collbench" model fit --p2p "$dir/p2p-busy.json" --out "$dir/fitted-busy.json" >"$dir/fit" 2>&1 ||
+  { cat "$dir/fit"; fail "model fit (busy) exited $?"; }
+python3 - "$dir/fitted-busy.json" <<'PY' || exit 1
+import json, sys
+m = json.load(open(sys.argv[1]))
+seen = m["metadata"]["receiver_copies"]["intra_host"]
+assert isinstance(m["intra_host"]["receiver_copies"], bool), m["intra_host"]
+assert m["intra_host"]["receiver_copies"] == (seen["share"] > 0.5), seen
+assert [s["bytes"] for s in seen["sizes"]] == [65536, 262144], seen["sizes"]
+PY
 "$mpiexec" -n 1 "$collbench" model predict -m "$dir/fitted.json" -n 4 -a ring -b 64K -e 64K --csv "$dir/f.csv" >/dev/null 2>&1 ||
   fail "a fitted model does not predict"
 cp "$dir/fitted.json" "$dir/before.json"
@@ -64,6 +79,7 @@ refuse '"reduce_gbps" key .f32:avg. is not' '{"ranks_per_node": 1, "intra_host":
 refuse 'is not JSON' '{"ranks_per_node": '
 refuse '"intra_host.ranges" must start at growing from_bytes' '{"ranks_per_node": 1, "intra_host": {"ranges": [{"from_bytes": 64, "alpha_us": 1, "beta_gbps": 1}, {"from_bytes": 8, "alpha_us": 1, "beta_gbps": 2}]}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}}'
 refuse '"inter_host.exchange.beta_gbps" must be positive, not 0' '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 1, "exchange": {"alpha_us": 1, "beta_gbps": 0}}}'
+refuse '"intra_host.receiver_copies" must be true or false' '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": 1, "receiver_copies": "yes"}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}}'
 refuse "no schedule to predict for allreduce algorithm 'mpi'" '{"ranks_per_node": 1, "intra_host": {"alpha_us": 1, "beta_gbps": 1}, "inter_host": {"alpha_us": 1, "beta_gbps": 1}}' -a mpi
 "$here/expect_error.sh" "cannot read model file" "$mpiexec" -n 1 "$collbench" model predict -m "$dir/none.json" -n 8 >/dev/null ||
   fail "a missing model file was not refused"
