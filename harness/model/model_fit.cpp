@@ -49,9 +49,11 @@ double ranges_us(const nlohmann::json& fitted, double bytes) {
 // Whether the receiving core copies a link's messages, from p2p's busy test: an exchange
 // while each rank sums as many bytes elsewhere takes the longer of the two where the
 // transfer goes on meanwhile, their sum where it waits for the core. Over the sizes from
-// 64 KiB (below, the sum is lost in the exchange's own spread), the share of the shorter
-// one that the busy exchange adds beyond the longer; over half: the receiver copies.
-// Empty where the p2p run has no busy test for that link.
+// 64 KiB where the sum takes at least a tenth of the exchange (else it is lost in the
+// exchange's own spread: a slow link's), the share of the shorter one that the busy
+// exchange adds beyond the longer; over half: the receiver copies. Empty where the p2p
+// run has no busy test for that link; false where no size qualifies (on a link much
+// slower than memory a copy holds the core for a small part of the message's time).
 nlohmann::json receiver_copies(const nlohmann::json& doc, const std::string& link, const nlohmann::json& sum) {
   std::map<double, double> exchange, busy;
   for (const nlohmann::json& r : doc["rows"])
@@ -66,11 +68,12 @@ nlohmann::json receiver_copies(const nlohmann::json& doc, const std::string& lin
   for (const auto& [bytes, both] : busy) {
     if (!exchange.count(bytes)) continue;
     const double x = exchange[bytes], r = ranges_us(sum, bytes);
-    added += both - std::max(x, r);
-    shorter += std::min(x, r);
-    sizes.push_back({{"bytes", bytes}, {"exchange_us", x}, {"sum_us", r}, {"busy_us", both}});
+    const bool judged = r >= 0.1 * x;
+    if (judged) added += both - std::max(x, r), shorter += std::min(x, r);
+    sizes.push_back({{"bytes", bytes}, {"exchange_us", x}, {"sum_us", r}, {"busy_us", both}, {"judged", judged}});
   }
-  if (sizes.empty() || shorter <= 0) return nullptr;
+  if (sizes.empty()) return nullptr;
+  if (shorter <= 0) return {{"copies", false}, {"share", nullptr}, {"sizes", sizes}};
   return {{"copies", added / shorter > 0.5}, {"share", added / shorter}, {"sizes", sizes}};
 }
 
