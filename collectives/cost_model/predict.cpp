@@ -315,6 +315,17 @@ Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictM
   return out;
 }
 
+// The share of the call's transfers and steps after step k, over ranks spread evenly.
+double share_after(const PredictRequest& q, const Built& whole, std::size_t k) {
+  double after = 0, all = 0;
+  for (int r : ranks_spread_evenly(q)) {
+    Schedule s = build(q, whole, r);
+    all += transfers_and_steps(s);
+    after += transfers_and_steps(phase_of(std::move(s), k, SIZE_MAX));
+  }
+  return all > 0 ? after / all : 1;
+}
+
 std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p) {
   if (!q.algorithm->linear_in_segments) return std::nullopt;
   Built b = prepared(q);
@@ -358,17 +369,6 @@ std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p)
 // may take a port in another order than one simulation of the whole call would: either
 // declines. K is the latest of rank 0's step numbers before which blocks of one host's
 // ranks are images (found by halving), or failing the host test an earlier one.
-// The share of the call's transfers and steps after step k, over ranks spread evenly.
-double share_after(const PredictRequest& q, const Built& whole, std::size_t k) {
-  double after = 0, all = 0;
-  for (int r : ranks_spread_evenly(q)) {
-    Schedule s = build(q, whole, r);
-    all += transfers_and_steps(s);
-    after += transfers_and_steps(phase_of(std::move(s), k, SIZE_MAX));
-  }
-  return all > 0 ? after / all : 1;
-}
-
 std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bool only_where_it_saves) {
   if (q.order != ExecutionOrder::steps || q.ranks < 2) return std::nullopt;
   Built whole = prepared(q);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "collectives/cost_model/model_file.hpp"
 #include "generated/build_info.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/writers.hpp"
@@ -37,15 +38,6 @@ std::pair<nlohmann::json, nlohmann::json> read_p2p(const ModelFitOptions& o) {
   }
 }
 
-// A time from a model file's ranges ({"ranges": [...]}, GB/s) at `bytes`.
-double ranges_us(const nlohmann::json& fitted, double bytes) {
-  const nlohmann::json* at = &fitted["ranges"][0];
-  for (const nlohmann::json& r : fitted["ranges"])
-    if (r["from_bytes"].get<double>() <= bytes) at = &r;
-  const nlohmann::json& beta = (*at)["beta_gbps"];
-  return (*at)["alpha_us"].get<double>() + (beta.is_number() ? bytes / (beta.get<double>() * 1e3) : 0);
-}
-
 // Whether the receiving core copies a link's messages, from p2p's busy test: an exchange
 // while each rank sums as many bytes elsewhere takes the longer of the two where the
 // transfer goes on meanwhile, their sum where it waits for the core. Over the sizes from
@@ -54,7 +46,7 @@ double ranges_us(const nlohmann::json& fitted, double bytes) {
 // exchange adds beyond the longer; over half: the receiver copies. Empty where the p2p
 // run has no busy test for that link; false where no size qualifies (on a link much
 // slower than memory a copy holds the core for a small part of the message's time).
-nlohmann::json receiver_copies(const nlohmann::json& doc, const std::string& link, const nlohmann::json& sum) {
+nlohmann::json receiver_copies(const nlohmann::json& doc, const std::string& link, const Piecewise& sum) {
   std::map<double, double> exchange, busy;
   for (const nlohmann::json& r : doc["rows"])
     if (r.value("kind", "") == "measured" && r.value("link", "") == link && r.contains("p50_us") &&
@@ -67,7 +59,7 @@ nlohmann::json receiver_copies(const nlohmann::json& doc, const std::string& lin
   nlohmann::json sizes = nlohmann::json::array();
   for (const auto& [bytes, both] : busy) {
     if (!exchange.count(bytes)) continue;
-    const double x = exchange[bytes], r = ranges_us(sum, bytes);
+    const double x = exchange[bytes], r = sum.us(bytes);
     const bool judged = r >= 0.1 * x;
     if (judged) added += both - std::max(x, r), shorter += std::min(x, r);
     sizes.push_back({{"bytes", bytes}, {"exchange_us", x}, {"sum_us", r}, {"busy_us", both}, {"judged", judged}});
@@ -104,14 +96,6 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
   if (rpn == 0 && doc.contains("metadata") && doc["metadata"].contains("hosts"))
     for (const auto& [host, ranks] : doc["metadata"]["hosts"].items())
       rpn = std::max(rpn, static_cast<int>(ranks.size()));
-  // Whose core copies: per link measured, else as the link it was copied from.
-  nlohmann::json copies = nlohmann::json::object();
-  for (auto [key, link] : {std::pair{"intra_host", "intra-host"}, std::pair{"inter_host", "inter-host"}})
-    if (nlohmann::json c = receiver_copies(doc, link, reductions["f32:sum"]); !c.is_null()) copies[key] = c;
-  for (auto [key, other] : {std::pair{"intra_host", "inter_host"}, std::pair{"inter_host", "intra_host"}})
-    if (!copies.contains(key) && copies.contains(other)) copies[key] = copies[other];
-  for (const char* key : {"intra_host", "inter_host"})
-    if (copies.contains(key)) links[key]["receiver_copies"] = copies[key]["copies"];
   nlohmann::json model = {{"name", "fitted from " + o.p2p_path},
                           {"ranks_per_node", std::max(rpn, 1)},
                           {"intra_host", links["intra_host"]},
@@ -120,6 +104,16 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
                           {"copy_gbps", copy},
                           {"overhead_us", 0},
                           {"shared_ports", true}};
+  // Whose core copies: per link measured, else as the link it was copied from. The sum's
+  // time is read as the model file will be.
+  const Piecewise sum = parse_model(model, o.out_path).reduce.at("f32:sum");
+  nlohmann::json copies = nlohmann::json::object();
+  for (auto [key, link] : {std::pair{"intra_host", "intra-host"}, std::pair{"inter_host", "inter-host"}})
+    if (nlohmann::json c = receiver_copies(doc, link, sum); !c.is_null()) copies[key] = c;
+  for (auto [key, other] : {std::pair{"intra_host", "inter_host"}, std::pair{"inter_host", "intra_host"}})
+    if (!copies.contains(key) && copies.contains(other)) copies[key] = copies[other];
+  for (const char* key : {"intra_host", "inter_host"})
+    if (copies.contains(key)) model[key]["receiver_copies"] = copies[key]["copies"];
   model["metadata"] = {
       {"tool", "collbench"},
       {"git_revision", build_info::git_revision},
