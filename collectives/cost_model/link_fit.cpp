@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -15,6 +18,8 @@ namespace collbench {
 namespace {
 
 constexpr FitSettings kModelFit{.max_ranges = 8, .min_points = 2, .tolerance = 0.02};
+// How far from the exchange the written test's medians must lie to be a cost of its own.
+constexpr double kWrittenDiffers = 0.1;
 
 // A model file's range: a p2p fit row's, or a fit's own (beta null where the range's
 // times do not grow with the size).
@@ -78,12 +83,48 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
   // side's handshake waits behind its own outgoing data and they take turns (twice as
   // long). A collective pays such exchanges step after step, so their mean, not the
   // median of one; both are kept (validate_model.sh shows each one's errors).
-  auto means = [&](const std::string& link) {
+  // Where the written test measures the same exchange, both tests' calls are one sample
+  // (weighted by their counts): twice the calls halve the luck of which mode they hit.
+  auto means = [&](const std::string& link, bool pooled) {
     nlohmann::json out = nlohmann::json::object();
+    if (pooled) {
+      std::map<double, std::pair<double, double>> sums;  // bytes: (calls, total us)
+      for (const std::string test : {"exchange", "written"})
+        for (const nlohmann::json& r : doc["rows"])
+          if (r.value("kind", "") == "measured" && r.value("link", "") == link && r.value("test", "") == test &&
+              r.contains("avg_us") && r["avg_us"].is_number() && r["avg_us"].get<double>() > 0) {
+            const double calls = r.contains("iters") && r["iters"].is_number() ? r["iters"].get<double>() : 1;
+            auto& [n, total] = sums[r["bytes"].get<double>()];
+            n += calls, total += calls * r["avg_us"].get<double>();
+          }
+      std::vector<SizeTime> points;
+      for (const auto& [bytes, nt] : sums) points.push_back({bytes, nt.second / nt.first});
+      if (points.size() >= 2) out["exchange"] = fitted_ranges(points);
+      return out;
+    }
     for (const std::string test : {"exchange", "written"})
       if (const std::vector<SizeTime> points = measured(link, test, "avg_us"); points.size() >= 2)
         out[test] = fitted_ranges(points);
     return out;
+  };
+  // Whether a send of bytes just written costs other than an exchange: the median over
+  // the sizes from 64 KiB of written / exchange medians, kWrittenDiffers or more from 1.
+  // On shared memory the receiver reads lines the sender holds modified (1.3-1.9x from
+  // 64 KiB to 8 MiB in results/model); across a network the two tests measure the same
+  // transfer, and their difference is the exchange's spread (on a FIFO link its means
+  // over 10 calls differ by up to 30% either way), which a collective's written sends,
+  // all but its first step's, would inherit. Empty where fewer than 3 sizes qualify.
+  auto written_ratio = [&](const std::string& link) -> std::optional<double> {
+    std::map<double, double> ex, wr;
+    for (const SizeTime& p : measured(link, "exchange", "p50_us"))
+      if (p.bytes >= 65536) ex[p.bytes] = p.us;
+    std::vector<double> ratios;
+    for (const SizeTime& p : measured(link, "written", "p50_us"))
+      if (ex.count(p.bytes)) ratios.push_back(p.us / ex[p.bytes]);
+    if (ratios.size() < 3) return std::nullopt;
+    std::sort(ratios.begin(), ratios.end());
+    const std::size_t h = ratios.size() / 2;
+    return ratios.size() % 2 ? ratios[h] : (ratios[h - 1] + ratios[h]) / 2;
   };
   for (const std::string link : {"intra-host", "inter-host"}) {
     // Ping-pong: one message at a time, as a step's transfer goes.
@@ -95,14 +136,23 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
     nlohmann::json l = {{"ranges", lat},
                         {"from",
                          "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
-                         "(latency), exchange from the exchange test, written from the written test; exchange_means: "
-                         "both from their means"}};
+                         "(latency), exchange from the exchange test, written from the written test where it differs "
+                         "(notes); exchange_means: both from their means, pooled where the two are the same"}};
     if (ex.empty())
       out["notes"].push_back(key + ": no exchange test in the p2p run, so exchanges cost as one way");
     else
       l["exchange"] = {{"ranges", ex}};
-    if (!wr.empty()) l["written"] = {{"ranges", wr}};
-    if (const nlohmann::json m = means(link); !m.empty()) l["exchange_means"] = m;
+    const std::optional<double> ratio = written_ratio(link);
+    const bool same = ratio && std::abs(*ratio - 1) < kWrittenDiffers;
+    if (ratio) {
+      char note[240];
+      std::snprintf(
+          note, sizeof note, "%s: written / exchange median from 64 KiB %.3f: %s", key.c_str(), *ratio,
+          same ? "the same transfer; no written cost, the two tests' means pooled" : "kept as the written cost");
+      out["notes"].push_back(note);
+    }
+    if (!wr.empty() && !same) l["written"] = {{"ranges", wr}};
+    if (const nlohmann::json m = means(link, same); !m.empty()) l["exchange_means"] = m;
     out[key] = l;
   }
   if (!out.contains("intra_host") && !out.contains("inter_host"))

@@ -89,6 +89,41 @@ TEST(ModelFit, BothWaysCostsAtTheirMeansStandInForTheMedians) {
   EXPECT_NEAR(model(unwritten).inter.cost(true, true).us(1e5), 151.5, 1e-6);
 }
 
+TEST(ModelFit, AWrittenTestThatMeasuresTheExchangeIsPooledWithIt) {
+  // A FIFO link: both tests' medians within 3% of each other, their means apart by the
+  // luck of which mode 10 calls hit (exchange 1.5x, written 1.1x the median).
+  auto measured = [](const char* test, double bytes, double p50, double avg, double iters) {
+    return nlohmann::json{{"kind", "measured"}, {"link", "inter-host"}, {"test", test},  {"bytes", bytes},
+                          {"p50_us", p50},      {"avg_us", avg},        {"iters", iters}};
+  };
+  auto rows_with = [&](double written_factor) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (double b : {65536.0, 262144.0, 1048576.0, 4194304.0}) {
+      const double t = 10 + b * 1e-2;
+      rows.push_back(measured("latency", b, t, t, 10));
+      rows.push_back(measured("exchange", b, t, 1.5 * t, 10));
+      rows.push_back(measured("written", b, written_factor * t, 1.1 * written_factor * t, 30));
+    }
+    return rows;
+  };
+  const nlohmann::json same = links_from_p2p({{"rows", rows_with(1.03)}}, "x.json");
+  EXPECT_FALSE(same["inter_host"].contains("written"));
+  EXPECT_FALSE(same["inter_host"]["exchange_means"].contains("written"));
+  const CostModelFile m = parse_model(
+      {{"ranks_per_node", 1}, {"intra_host", same["inter_host"]}, {"inter_host", same["inter_host"]}}, "fitted");
+  const double t = 10 + 1048576.0 * 1e-2;
+  EXPECT_NEAR(m.inter.cost(true).us(1048576), (10 * 1.5 + 30 * 1.1 * 1.03) / 40 * t, 1e-3 * t);  // pooled
+  EXPECT_NEAR(m.inter.cost(true, true).us(1048576), m.inter.cost(true).us(1048576), 1e-9);
+  EXPECT_NE(same["notes"].dump().find("the same transfer"), std::string::npos);
+  // 1.4x (shared memory's modified lines): a cost of its own, each test's means its own.
+  const nlohmann::json differs = links_from_p2p({{"rows", rows_with(1.4)}}, "x.json");
+  ASSERT_TRUE(differs["inter_host"].contains("written"));
+  const CostModelFile d = parse_model(
+      {{"ranks_per_node", 1}, {"intra_host", differs["inter_host"]}, {"inter_host", differs["inter_host"]}}, "fitted");
+  EXPECT_NEAR(d.inter.cost(true).us(1048576), 1.5 * t, 1e-3 * t);
+  EXPECT_NEAR(d.inter.cost(false, true).us(1048576), 1.1 * 1.4 * t, 1e-3 * t);
+}
+
 TEST(ModelFit, RecoversKnownCostsFromSyntheticTimes) {
   // Two protocols (eager to 8 KiB, rendezvous above) and a reduction that leaves the
   // cache at 4 MiB: each recovered within 1% at every size.
