@@ -193,7 +193,9 @@ def cost_section(points, layouts):
     out = ["## Effect of each added cost", "",
            "Same-run median |error| (90th percentile) with every modelled cost, and with the model file's "
            "cost left out (validate_model.sh predicts both from the same fit). *written*: a message of bytes its "
-           "sender wrote earlier in the call, priced from p2p's written test. *shared_ports*: messages a rank or host "
+           "sender wrote earlier in the call, priced from p2p's written test where model fit finds it 10% or more "
+           "from the exchange (elsewhere the link has no written cost, this column equals the first, and the "
+           "two tests' calls are pooled into the exchange's means). *shared_ports*: messages a rank or host "
            "has in flight at once share its port's bandwidth (without: they cross it one after another). "
            "*exchange_means*: exchange and written costs fitted to the probe's means (without: its medians); "
            "on a FIFO link an exchange either overlaps both ways or takes turns, and a collective pays "

@@ -11,7 +11,7 @@
 #                 CPU-bound, reported, not judged
 # Each layout runs ROUNDS rounds; a round is a link probe (collbench p2p: ping-pong,
 # exchange, exchange of just-written buffers and exchange while reducing, 1 B to the
-# largest size by 2), `model
+# largest size by 2, each test 3 times in turn), `model
 # fit` on it (launched as the collectives are), `model predict` of every allreduce,
 # broadcast and reduce algorithm (also without each added cost), then one round of each
 # collective's sweep on the same ranks. compare_model.py predicts each round's
@@ -74,7 +74,10 @@ validate() {
   shift 5
   for r in $(seq 1 "$rounds"); do
     local f=$raw/$label-r$r
-    checked "$f-p2p.json" "$@" "$bin" p2p -t latency,exchange,written,busy -b 1 -e "$probe_to" -f 2 --rounds 1 \
+    # 3 rounds in the probe: at least 30 calls a size, where the budget allows fewer (a
+    # slow link's large sizes), so that an exchange's mean over its two modes is not
+    # the luck of 10 calls.
+    checked "$f-p2p.json" "$@" "$bin" p2p -t latency,exchange,written,busy -b 1 -e "$probe_to" -f 2 --rounds 3 \
       --time-budget "$budget" --csv "$f-p2p.csv" --json "$f-p2p.json"
     # Every rank times the kernels at once, as ranks of a host contend for memory.
     "$@" "$bin" model fit --p2p "$f-p2p.json" --out "$f-model.json"
