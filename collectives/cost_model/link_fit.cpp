@@ -86,25 +86,23 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
   // Where the written test measures the same exchange, both tests' calls are one sample
   // (weighted by their counts): twice the calls halve the luck of which mode they hit.
   auto means = [&](const std::string& link, bool pooled) {
-    nlohmann::json out = nlohmann::json::object();
-    if (pooled) {
-      std::map<double, std::pair<double, double>> sums;  // bytes: (calls, total us)
-      for (const std::string test : {"exchange", "written"})
-        for (const nlohmann::json& r : doc["rows"])
-          if (r.value("kind", "") == "measured" && r.value("link", "") == link && r.value("test", "") == test &&
-              r.contains("avg_us") && r["avg_us"].is_number() && r["avg_us"].get<double>() > 0) {
-            const double calls = r.contains("iters") && r["iters"].is_number() ? r["iters"].get<double>() : 1;
-            auto& [n, total] = sums[r["bytes"].get<double>()];
-            n += calls, total += calls * r["avg_us"].get<double>();
-          }
-      std::vector<SizeTime> points;
-      for (const auto& [bytes, nt] : sums) points.push_back({bytes, nt.second / nt.first});
-      if (points.size() >= 2) out["exchange"] = fitted_ranges(points);
-      return out;
+    std::map<std::string, std::map<double, std::pair<double, double>>> sums;  // test: bytes: (calls, total us)
+    for (const std::string test : {"exchange", "written"}) {
+      std::map<double, double> calls;
+      if (pooled)
+        for (const SizeTime& c : measured(link, test, "iters")) calls[c.bytes] = c.us;
+      for (const SizeTime& p : measured(link, test, "avg_us")) {
+        const double n = calls.count(p.bytes) ? calls[p.bytes] : 1;
+        auto& [k, total] = sums[pooled ? "exchange" : test][p.bytes];
+        k += n, total += n * p.us;
+      }
     }
-    for (const std::string test : {"exchange", "written"})
-      if (const std::vector<SizeTime> points = measured(link, test, "avg_us"); points.size() >= 2)
-        out[test] = fitted_ranges(points);
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [test, by_size] : sums) {
+      std::vector<SizeTime> points;
+      for (const auto& [bytes, nt] : by_size) points.push_back({bytes, nt.second / nt.first});
+      if (points.size() >= 2) out[test] = fitted_ranges(points);
+    }
     return out;
   };
   // Whether a send of bytes just written costs other than an exchange: the median over
