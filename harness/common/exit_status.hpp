@@ -38,6 +38,7 @@ inline std::string exit_status_text() {
          "  3    internal error (a bug, or the MPI library failed)\n"
          "  4    a rank made no progress for --watchdog seconds\n"
          "  5    a result could not be written (disk full, I/O error); the rows before it are kept\n"
+         "  129  SIGHUP: a hangup, or under Hydra its proxy ended; the rows before it are kept\n"
          "  130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM; the rows before it are kept\n"
          "A run that did not complete leaves \"completed\": false in its JSON, with \"stopped\" saying why.\n";
 }

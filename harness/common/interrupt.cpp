@@ -1,6 +1,7 @@
 #include "harness/common/interrupt.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +14,7 @@
 
 #include "collectives/transport/shm_memory.hpp"
 #include "harness/common/exit_status.hpp"
+#include "harness/common/launcher.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/watchdog.hpp"
 
@@ -36,7 +38,7 @@ void on_signal(int sig) {
   // First: a rank waiting below is usually ended by rank 0's abort while it waits.
   remove_shm_names();
   if (rank == 0) {
-    const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    const std::string name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP (its launcher ended)";
     const std::string where = stop_results("interrupted by " + name);  // flushes the table too
     std::fprintf(stderr, "collbench: interrupted by %s; exit status %d%s%s%s\n", name.c_str(), status,
                  where.empty() ? "" : ". The rows written so far are in ", where.c_str(),
@@ -48,6 +50,18 @@ void on_signal(int sig) {
     std::this_thread::sleep_for(std::chrono::seconds(3));
   }
   end_job(status, OtherRanks::end_too);
+}
+
+// Hydra's mpiexec, ending a job on MPI_Abort, kills only its proxies (every rank is a
+// session of its own), so a rank not ending by itself runs on for nobody: after a watchdog
+// for up to two polls and its grace, with --watchdog 0 or while making progress until
+// its sweep ends. Under Hydra a rank therefore ends with its proxy: rank 0 as on SIGINT
+// (marking the results), the others at once. The proxy is one thread, the thread
+// PR_SET_PDEATHSIG follows (srun's slurmstepd has several, so not there).
+void end_with_launcher(int rank) {
+  if (detect_launcher().kind != "hydra") return;
+  const int sig = rank == 0 ? SIGHUP : SIGKILL;
+  if (prctl(PR_SET_PDEATHSIG, sig) == 0 && getppid() == 1) raise(sig);  // it ended already
 }
 
 }  // namespace
@@ -65,6 +79,8 @@ InterruptHandler::InterruptHandler(int rank) {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+  end_with_launcher(rank);
   // A file-size limit (ulimit -f) then fails the write with EFBIG, which the writers
   // report, instead of killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -74,6 +90,7 @@ InterruptHandler::~InterruptHandler() {
   if (!g_thread.joinable()) return;
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
   const unsigned char stop = 0;
   [[maybe_unused]] const ssize_t n = write(g_pipe[1], &stop, 1);
   g_thread.join();

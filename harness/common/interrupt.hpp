@@ -2,6 +2,8 @@
 // SIGINT (Ctrl-C, which mpiexec forwards to every rank) and SIGTERM (a batch system's
 // time limit) end the run with 128 + the signal: rank 0 first marks the JSON stopped,
 // so a cut-short document never looks finished, and says where the rows so far are.
+// SIGHUP does the same; under Hydra a rank also ends when its proxy does (rank 0 by
+// SIGHUP, the others by SIGKILL), as Hydra's abort kills the proxies and not the ranks.
 namespace collbench {
 
 class InterruptHandler {

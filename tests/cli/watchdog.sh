@@ -18,17 +18,9 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; cat "$dir/out" "$dir/err"; exit 1; }
 
-# The ranks: the launcher's descendants running collbench (Hydra starts them through a
-# proxy, Open MPI's mpirun directly).
-descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
-rank_pids() { for p in $(descendants "$launcher"); do [ "$(ps -o comm= -p "$p")" = collbench ] && echo "$p"; done | sort -n; }
+source "$(dirname "$0")/launcher_ranks.sh"
 # Wait until both ranks run and the first rows are written, then stop rank 1's process.
-for _ in $(seq 100); do
-  ranks=$(rank_pids)
-  [ "$(wc -w <<<"$ranks")" = 2 ] && [ -f "$dir/r.csv" ] && [ "$(wc -l <"$dir/r.csv")" -ge 3 ] && break
-  sleep 0.1
-done
-[ "$(wc -w <<<"$ranks")" = 2 ] || fail "could not find the two ranks' processes"
+wait_for_ranks 2 || fail "could not find the two ranks' processes"
 stopped=$(sed -n 2p <<<"$ranks")
 kill -STOP "$stopped"
 start=$(date +%s%N)
