@@ -68,6 +68,19 @@ watchdog=8
 # Host K's collbench processes (in its namespace).
 ranks_on() { local p; for p in $(ip netns pids "$cluster-h$1" 2>/dev/null); do [ "$(cat /proc/"$p"/comm 2>/dev/null)" = collbench ] && echo "$p"; done; }
 ranks_left() { local k; for k in 1 2 3; do ranks_on "$k"; done | wc -l; }
+# After the launcher returns: the ranks it left running. A rank it ended (SIGKILL from a
+# proxy that need not wait for it) can still be in the namespace for a moment, unmapping
+# its memory, so the count is taken once they have had GRACE_S to go; how many were
+# there as the launcher returned, and how long they took, are facts of their own.
+grace_s=5
+settle_ranks() {
+  local t0 i
+  t0=$(now)
+  ranks_at_exit=$(ranks_left)
+  for i in $(seq $((grace_s * 10))); do [ "$(ranks_left)" = 0 ] && break; sleep 0.1; done
+  ranks_after=$(ranks_left)
+  ranks_gone_s=$(awk -v a="$(now)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
+}
 rows_in() { [ -f "$1" ] && echo $(($(wc -l <"$1") - 1)) || echo 0; }
 now() { date +%s.%N; }
 
@@ -111,6 +124,7 @@ finish() {
   wait "$run_pid"
   run_exit=$?
   run_end=$(now)
+  settle_ranks
 }
 # record DRILL KEY=VALUE...: the facts of one drill, judged by drill_verdict.py.
 record() {
@@ -120,7 +134,7 @@ record() {
 }
 facts() {  # the common facts of the last run
   echo "exit=$run_exit" "hung=$hung" "start=$run_start" "end=$run_end" "csv=$run_csv" "json=$run_json" "log=$run_log" \
-    "ranks_left=$(ranks_left)"
+    "ranks_left=$ranks_after" "ranks_at_exit=$ranks_at_exit" "ranks_gone_s=$ranks_gone_s" "grace_s=$grace_s"
 }
 
 emu_mpiexec=("$emu" mpiexec --name "$cluster" --ranks-per-host 1 --)
