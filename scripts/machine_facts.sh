@@ -4,7 +4,11 @@
 # usage: scripts/machine_facts.sh > machine.txt
 set -u
 echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "source: $(git -C "$(dirname "$0")/.." describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"
+# Dirty only for changes outside results/: the scripts write their own results there
+# (and clear what a run before left) before they record this.
+repo=$(dirname "$0")/..
+dirty=$(git -C "$repo" status --porcelain -- . ':(exclude)results' 2>/dev/null | head -1)
+echo "source: $(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)${dirty:+-dirty}"
 echo "kernel: $(uname -srm)"
 echo "cores: $(nproc)"
 echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
