@@ -5,7 +5,7 @@ verdict against what a user must be able to rely on.
 
 usage: drill_verdict.py DRILL KEY=VALUE...
 Facts: exit, hung, start, end, csv, json, log, ranks_left (still running grace_s after
-the launcher returned), ranks_at_exit (as it returned), ranks_gone_s, and per drill fault_start,
+the launcher returned), ranks_at_exit (as it returned), ranks_gone_s, grace_s, and per drill fault_start,
 fault_end, rows_before, healthy (a healthy run's JSON), watchdog, cut_host, offset,
 moved_host, killed, library, kill_on_bad_exit, launcher, skipped."""
 import csv
@@ -62,9 +62,8 @@ def main():
     fault_start = float(facts.get("fault_start", facts["start"]))
     rec.update(exit=rc, hung=hung, seconds=round(float(facts["end"]) - float(facts["start"]), 1),
                rows_in_csv=len(rows), rows_in_json=len(json_rows), wrong=wrong,
-               ranks_left=int(facts["ranks_left"]))
-    if "ranks_at_exit" in facts:
-        rec.update(ranks_at_launcher_exit=int(facts["ranks_at_exit"]), ranks_gone_s=float(facts["ranks_gone_s"]))
+               ranks_left=int(facts["ranks_left"]), ranks_at_launcher_exit=int(facts["ranks_at_exit"]),
+               ranks_gone_s=float(facts["ranks_gone_s"]))
     if "rows_before" in facts:
         rec["rows_before_fault"] = int(facts["rows_before"])
     if drill in ENDING_FAULTS:  # the fault must end the run: how long that took
@@ -72,8 +71,7 @@ def main():
     if hung:
         problems.append("still running at the script's limit (a hang)")
     if rec["ranks_left"]:
-        problems.append(f"{rec['ranks_left']} rank(s) left running"
-                        + (f" {facts['grace_s']} s after the launcher returned" if "grace_s" in facts else ""))
+        problems.append(f"{rec['ranks_left']} rank(s) left running {facts['grace_s']} s after the launcher returned")
     if wrong:
         problems.append(f"{wrong} wrong elements")
     healthy = {}

@@ -70,7 +70,7 @@ ranks_on() { local p; for p in $(ip netns pids "$cluster-h$1" 2>/dev/null); do [
 ranks_left() { local k; for k in 1 2 3; do ranks_on "$k"; done | wc -l; }
 # After the launcher returns: the ranks it left running. A rank it ended (SIGKILL from a
 # proxy that need not wait for it) can still be in the namespace for a moment, unmapping
-# its memory, so the count is taken once they have had GRACE_S to go; how many were
+# its memory, so the count is taken once they have had grace_s to go; how many were
 # there as the launcher returned, and how long they took, are facts of their own.
 grace_s=5
 settle_ranks() {

@@ -38,7 +38,9 @@ void on_signal(int sig) {
   // First: a rank waiting below is usually ended by rank 0's abort while it waits.
   remove_shm_names();
   if (rank == 0) {
-    const std::string name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP (its launcher ended)";
+    const std::string name = sig == SIGINT    ? "SIGINT"
+                             : sig == SIGTERM ? "SIGTERM"
+                                              : "SIGHUP (its launcher ended, or a hangup)";
     const std::string where = stop_results("interrupted by " + name);  // flushes the table too
     std::fprintf(stderr, "collbench: interrupted by %s; exit status %d%s%s%s\n", name.c_str(), status,
                  where.empty() ? "" : ". The rows written so far are in ", where.c_str(),

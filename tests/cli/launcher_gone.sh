@@ -19,7 +19,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; cat "$dir/out" "$dir/err"; exit 1; }
 
 source "$(dirname "$0")/launcher_ranks.sh"
-running() { local p n=0; for p in $ranks; do kill -0 "$p" 2>/dev/null && [ "$(ps -o stat= -p "$p")" != Z ] && n=$((n + 1)); done; echo $n; }
+running() { local p n=0; for p in $ranks; do kill -0 "$p" 2>/dev/null && [[ "$(ps -o stat= -p "$p")" != Z* ]] && n=$((n + 1)); done; echo $n; }
 wait_for_ranks 2 || fail "could not find the two ranks' processes"
 proxy=$(ps -o ppid= -p "$(head -1 <<<"$ranks")" | tr -d ' ')
 [ "$(ps -o comm= -p "$proxy")" = hydra_pmi_proxy ] || fail "rank's parent $proxy is not Hydra's proxy"
