@@ -13,7 +13,8 @@ void register_reference_algorithms(Registry& registry) {
                   {},
                   a.default_segment_bytes,
                   a.topology_aware,
-                  a.linear_in_segments});
+                  a.linear_in_segments,
+                  a.ring_allgather_head});
 }
 
 }  // namespace collbench

@@ -18,6 +18,7 @@ Schedule build_binomial_gather(const ScheduleRequest& q);
 Schedule build_linear_broadcast(const ScheduleRequest& q);
 Schedule build_binomial_broadcast(const ScheduleRequest& q);
 Schedule build_scatter_allgather_broadcast(const ScheduleRequest& q);
+std::size_t scatter_allgather_head(const ScheduleRequest& q, Schedule& head);  // its binomial scatter
 Schedule build_pipelined_chain_broadcast(const ScheduleRequest& q);
 
 Schedule build_linear_reduce(const ScheduleRequest& q);
@@ -58,6 +59,7 @@ struct ReferenceAlgorithm {
   std::size_t default_segment_bytes = 0;  // pipelined algorithms only
   bool topology_aware = false;            // reads AlgorithmParams::node_of_rank
   bool linear_in_segments = false;        // see AlgorithmEntry
+  RingAllgatherHead ring_allgather_head = nullptr;
 };
 
 // The all-to-all rows that serve alltoallv too (all but Bruck, which needs equal blocks).
@@ -89,7 +91,8 @@ inline constexpr std::array kReferenceAlgorithms{
     ReferenceAlgorithm{Collective::broadcast, "binomial", "binomial tree, log2(n) rounds of the whole buffer",
                        build_binomial_broadcast},
     ReferenceAlgorithm{Collective::broadcast, "scatter_allgather",
-                       "binomial scatter then ring allgather (van de Geijn)", build_scatter_allgather_broadcast},
+                       "binomial scatter then ring allgather (van de Geijn)", build_scatter_allgather_broadcast, 0,
+                       false, false, scatter_allgather_head},
     ReferenceAlgorithm{Collective::broadcast, "pipelined_chain", "segments flow down a chain of ranks (--segment-size)",
                        build_pipelined_chain_broadcast, kChainSegmentBytes, false, true},
     ReferenceAlgorithm{Collective::reduce, "linear", "every rank sends to the root, which folds them in",

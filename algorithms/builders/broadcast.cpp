@@ -28,17 +28,16 @@ Schedule build_binomial_broadcast(const ScheduleRequest& q) {
   return s;
 }
 
+// Block j belongs to the rank j places after the root: a binomial scatter hands each
+// rank its block, then a ring allgather completes everyone's copy.
+std::size_t scatter_allgather_head(const ScheduleRequest& q, Schedule& head) {
+  ScheduleWriter w(head);
+  return binomial_scatter(w, 0, rooted_group(q.nranks, q.rank, q.root), Spans::even(q.count, q.nranks),
+                          InBuffer{BufferId::recv});
+}
+
 Schedule build_scatter_allgather_broadcast(const ScheduleRequest& q) {
-  Schedule s;
-  ScheduleWriter w(s);
-  // Block j belongs to the rank j places after the root: a binomial scatter hands
-  // each rank its block, then a ring allgather completes everyone's copy.
-  const Group g = rooted_group(q.nranks, q.rank, q.root);
-  const Spans blocks = Spans::even(q.count, q.nranks);
-  const InBuffer recv{BufferId::recv};
-  const std::size_t steps = binomial_scatter(w, 0, g, blocks, recv);
-  ring_allgather(w, steps, Ring{g.all_members(), g.me, blocks, 0}, recv);
-  return s;
+  return with_ring_allgather_tail(q, scatter_allgather_head);
 }
 
 Schedule build_pipelined_chain_broadcast(const ScheduleRequest& q) {

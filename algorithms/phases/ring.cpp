@@ -1,5 +1,7 @@
 #include "algorithms/phases/ring.hpp"
 
+#include "algorithms/phases/binomial.hpp"
+
 #include <algorithm>
 
 namespace collbench {
@@ -108,6 +110,15 @@ Ring full_ring(const ScheduleRequest& q, std::size_t length, std::size_t segment
   for (int i = 0; i < q.nranks; ++i) r.members.push_back(i);
   r.blocks = Spans::even(length, q.nranks);
   return r;
+}
+
+Schedule with_ring_allgather_tail(const ScheduleRequest& q, RingAllgatherHead head) {
+  Schedule s;
+  const std::size_t first = head(q, s);
+  ScheduleWriter w(s);
+  const Group g = rooted_group(q.nranks, q.rank, q.root);
+  ring_allgather(w, first, Ring{g.all_members(), g.me, Spans::even(q.count, q.nranks), 0}, InBuffer{BufferId::recv});
+  return s;
 }
 
 }  // namespace collbench

@@ -54,4 +54,8 @@ std::size_t ring_allreduce_phases(ScheduleWriter& w, std::size_t first_step, con
 // A ring over all ranks in rank order, blocks split as evenly as possible.
 Ring full_ring(const ScheduleRequest& q, std::size_t length, std::size_t segment = 0);
 
+// `head`'s steps, then the ring allgather a RingAllgatherHead declares: member i is rank
+// root + i, blocks split as evenly as possible, whole, into the receive buffer.
+Schedule with_ring_allgather_tail(const ScheduleRequest& q, RingAllgatherHead head);
+
 }  // namespace collbench

@@ -216,7 +216,7 @@ class CostSimulation::Simulation {
     hosts_ = hosts();
     egress_.assign(ranks_.size(), {}), ingress_.assign(ranks_.size(), {});
     host_egress_.assign(hosts_, {}), host_ingress_.assign(hosts_, {});
-    host_busy_.assign(hosts_, 0);
+    host_out_busy_.assign(hosts_, 0), host_in_busy_.assign(hosts_, 0);
     port_flows_.assign(2 * (ranks_.size() + hosts_), {});
     for (RankState& st : ranks_)
       for (OpItem& op : st.ops) {
@@ -255,7 +255,8 @@ class CostSimulation::Simulation {
       out.finish_us.push_back(st.time);
       out.time_us = std::max(out.time_us, st.time);
     }
-    out.host_busy_us = host_busy_;
+    out.host_out_busy_us = host_out_busy_, out.host_in_busy_us = host_in_busy_;
+    for (std::size_t h = 0; h < hosts_; ++h) out.host_busy_us.push_back(std::max(host_out_busy_[h], host_in_busy_[h]));
     out.ties_ordered = ties_ordered_;
     return out;
   }
@@ -405,18 +406,15 @@ class CostSimulation::Simulation {
                  {ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways, a.written});
   }
 
-  // What a message costs on its link, as the call's footprint prices its bytes.
-  Charge message_charge(const Message& m) const {
-    const LinkCost& link = m.local ? p_.intra : p_.inter;
-    return charge(link.cost(m.both_ways, m.written), static_cast<double>(m.bytes),
-                  l_.host_footprint_bytes / (m.local ? 4 : 2));
+  MessageCost message_charge(const Message& m) const {
+    return message_cost(p_, l_, m.local, m.bytes, m.both_ways, m.written);
   }
 
   // A message holds the sender's way out and the receiver's way in; between hosts,
   // their links too. Both ends learn of its completion then.
   void deliver(double time, const Message& m) {
-    const Charge c = message_charge(m);
-    const double port = p_.overhead_us + c.bytes_us;
+    const MessageCost c = message_charge(m);
+    const double port = c.port_us;
     const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
     Port& out = egress_[from];
     Port& in = ingress_[to];
@@ -452,9 +450,9 @@ class CostSimulation::Simulation {
   }
 
   void note_host_busy(const Message& m, double until) {
-    for (int r : {m.from, m.to}) {
-      double& busy = host_busy_[static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(r)])];
-      busy = std::max(busy, until);
+    for (auto [r, busy] : {std::pair{m.from, &host_out_busy_}, std::pair{m.to, &host_in_busy_}}) {
+      double& b = (*busy)[static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(r)])];
+      b = std::max(b, until);
     }
   }
 
@@ -501,14 +499,14 @@ class CostSimulation::Simulation {
       copier->core_free = kCopying;
       copier->core_taken_at = time;
     }
-    const Charge c = message_charge(m);
+    const MessageCost c = message_charge(m);
     std::uint32_t id;
     if (free_flows_.empty())
       id = static_cast<std::uint32_t>(flows_.size()), flows_.emplace_back();
     else
       id = free_flows_.back(), free_flows_.pop_back();
     Flow& f = flows_[id];
-    f = Flow{m, p_.overhead_us + c.bytes_us, 0, time, c.alpha_us, f.version + 1, 0, {}, 0};
+    f = Flow{m, c.port_us, 0, time, c.alpha_us, f.version + 1, 0, {}, 0};
     f.m.flow = id;
     const std::size_t n = ranks_.size(), h = hosts_;
     f.ports[f.port_count++] = static_cast<std::uint32_t>(m.from);
@@ -588,7 +586,7 @@ class CostSimulation::Simulation {
     double free = 0, taken_at = -1;
   };
   std::vector<Port> egress_, ingress_, host_egress_, host_ingress_;
-  std::vector<double> host_busy_;
+  std::vector<double> host_out_busy_, host_in_busy_;  // hosts' links: when last busy, each way
   bool ties_ordered_ = false;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_flows_;
@@ -633,6 +631,14 @@ std::size_t touched_elements(const Schedule& s) {
     for (const LocalOp& op : x.ops) touch(op.dst), touch(op.a), touch(op.b);
   }
   return end[0] + end[1] + std::max(end[2], s.scratch_count);
+}
+
+MessageCost message_cost(const CostParams& p, const CostLayout& l, bool local, std::size_t bytes, bool both_ways,
+                         bool written) {
+  const LinkCost& link = local ? p.intra : p.inter;
+  const Charge c =
+      charge(link.cost(both_ways, written), static_cast<double>(bytes), l.host_footprint_bytes / (local ? 4 : 2));
+  return {c.alpha_us, p.overhead_us + c.bytes_us};
 }
 
 const CostPiece& Piecewise::at(double bytes) const {

@@ -90,6 +90,20 @@ struct CostLayout {
   ExecutionOrder order = ExecutionOrder::steps;
 };
 
+// What the simulation charges one message: its latency, after its bytes, and how long it
+// holds its ports (the overhead and its bytes, priced as the call's footprint says).
+struct MessageCost {
+  double alpha_us = 0, port_us = 0;
+};
+MessageCost message_cost(const CostParams& p, const CostLayout& l, bool local, std::size_t bytes, bool both_ways,
+                         bool written);
+// When a message matched at `start` completes where nothing else holds its ports, its
+// receiver's core or its hosts' links: the simulation's own arithmetic, so that a path
+// that computes such messages outside it gets the same times to the last bit.
+inline double done_on_idle_ports(const CostParams& p, double start, const MessageCost& c) {
+  return p.shared_ports ? start + c.port_us + c.alpha_us : start + c.alpha_us + c.port_us;
+}
+
 // Elements of each buffer a schedule touches (send, receive and scratch, to the end of
 // the furthest region), summed.
 std::size_t touched_elements(const Schedule& s);
@@ -109,6 +123,7 @@ struct CostResult {
   // Per host of the simulated ranks: when its link to other hosts was last busy, either
   // way (a later phase's message between hosts could wait for it).
   std::vector<double> host_busy_us;
+  std::vector<double> host_out_busy_us, host_in_busy_us;  // the same, one way each
   // Whether two messages matched at the same time wanted one port (or one pair of ranks,
   // with shared ports): the one matched first went first, an order another simulation
   // of the same transfers (a split into phases) need not repeat.

@@ -1,5 +1,6 @@
 #include "collectives/cost_model/predict.hpp"
 
+#include "collectives/cost_model/ring_tail.hpp"
 #include "collectives/schedule/dataflow.hpp"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -271,6 +273,7 @@ bool hosts_free_between(const CostResult& first_phase, const CostLayout& layout,
 
 std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p);
 std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bool only_where_it_saves);
+std::optional<Prediction> ring_tail(const PredictRequest& q, const CostParams& p);
 
 // The symmetric path where it holds, else (automatic) the split one, else the periodic
 // one, each where it holds, else the full simulation. `footprint_bytes`, where
@@ -286,6 +289,7 @@ Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictM
   if (sym.kind == Symmetry::Kind::none && method == PredictMethod::automatic) {
     if (std::optional<Prediction> phases = split(q, p, true)) return *phases;
     if (std::optional<Prediction> line = periodic(q, p)) return *line;
+    if (std::optional<Prediction> ring = ring_tail(q, p)) return *ring;
   }
   // Each schedule is built, counted and handed over, then dropped: held all at once,
   // 65,536 of them cost as much to free as to simulate.
@@ -456,6 +460,98 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bo
   return std::nullopt;
 }
 
+// Whether a schedule writes (receives into, or computes) any of `r`.
+bool writes(const Schedule& s, const Region& r) {
+  auto overlaps = [&](const Region& x) {
+    return x.buffer == r.buffer && x.count > 0 && r.count > 0 && x.offset < r.offset + r.count &&
+           r.offset < x.offset + x.count;
+  };
+  for (const Step& x : s.steps) {
+    for (const Transfer& t : x.recvs)
+      if (overlaps(t.region)) return true;
+    for (const LocalOp& op : x.ops)
+      if (overlaps(op.dst)) return true;
+  }
+  return false;
+}
+
+// The ring-tail path, step by step only: the steps before the ring (a binomial scatter)
+// simulated for every rank, then the ring allgather by recurrence from where each rank
+// ended them. The ring's blocks are read off the root's whole schedule; sampled ranks'
+// whole schedules (the root's neighbours, the first and last ranks, thirds, halves and
+// 8 spread evenly) must be their steps before the ring and then exactly the ring's.
+// Declined where a ring message between hosts would start while the steps before the
+// ring still hold its hosts' links.
+std::optional<Prediction> ring_tail(const PredictRequest& q, const CostParams& p) {
+  const RingAllgatherHead head_of = q.algorithm->ring_allgather_head;
+  const int n = q.ranks;
+  if (!head_of || q.order != ExecutionOrder::steps || n < 2) return std::nullopt;
+  Built b = prepared(q);
+  auto head = [&](int r, Schedule& h) {
+    return head_of({q.collective, n, r, q.count, q.root, q.element_size, &b.params}, h);
+  };
+  std::size_t footprint = 0;
+  std::optional<RingTail> tail;
+  {
+    Schedule whole = build(q, b, q.root), h;
+    const std::size_t first = head(q.root, h);
+    tail = ring_tail_of(whole, n, q.root, first);
+    if (!tail) return std::nullopt;
+    std::set<int> sampled{q.root, (q.root + 1) % n, (q.root + n - 1) % n, 0, 1, n - 1, n / 2, n / 3, 2 * n / 3};
+    for (int i = 0; i < 8; ++i) sampled.insert(static_cast<int>(static_cast<long long>(i) * (n - 1) / 7));
+    for (int r : sampled) {
+      Schedule w = r == q.root ? std::move(whole) : build(q, b, r), hr;
+      if (head(r, hr) != first || !follows_ring_tail(*tail, r, w, hr)) return std::nullopt;
+      footprint = std::max(footprint, footprint_elements(q, w, r));
+    }
+  }
+  CostLayout layout = layout_of(q, b);
+  CostSimulation sim(n, {}, p, layout);
+  FullSimulationBudget budget(q, "its steps before the ring allgather");
+  std::vector<bool> written_first(static_cast<std::size_t>(n), false);
+  for (int r = 0; r < n; ++r) {
+    Schedule h;
+    if (head(r, h) != tail->first_step) return std::nullopt;
+    budget.count(r, h);
+    footprint = std::max(footprint, footprint_elements(q, h, r));
+    const int me = (r - q.root + n) % n;
+    written_first[static_cast<std::size_t>(r)] = writes(h, tail->blocks[static_cast<std::size_t>(me)]);
+    sim.add(h);
+  }
+  layout.host_footprint_bytes = host_footprint_bytes(q, footprint);
+  sim.set_host_footprint_bytes(layout.host_footprint_bytes);
+  const CostResult before = sim.run();
+  // A ring message between hosts must not wait for the steps before the ring on the
+  // sender's host's way out or the receiver's way in.
+  std::vector<double> links_free(static_cast<std::size_t>(n), -std::numeric_limits<double>::infinity());
+  for (int r = 0; r < n && !layout.node_of_rank.empty(); ++r) {
+    const auto ha = static_cast<std::size_t>(layout.node_of_rank[static_cast<std::size_t>(r)]),
+               hz = static_cast<std::size_t>(layout.node_of_rank[static_cast<std::size_t>((r + 1) % n)]);
+    if (ha != hz)
+      links_free[static_cast<std::size_t>(r)] = std::max(before.host_out_busy_us[ha], before.host_in_busy_us[hz]);
+  }
+  const std::optional<RingTailTimes> ring =
+      ring_tail_times(*tail, before.finish_us, written_first, links_free, p, layout, kMostRingTailUpdates);
+  if (ring && ring->hosts_busy) return std::nullopt;
+  if (!ring)
+    throw std::invalid_argument(q.algorithm->name + " on " + std::to_string(n) + " ranks: its ring allgather (" +
+                                std::to_string(n - 1) + " steps) did not repeat within " +
+                                std::to_string(static_cast<long long>(kMostRingTailUpdates)) +
+                                " rank steps, the most collbench computes (it repeats only where every block has "
+                                "the same size)");
+  const std::string ring_steps = std::to_string(n - 1);
+  return Prediction{
+      .time_us = ring->time_us,
+      .method = PredictMethod::ring_tail,
+      .messages = before.messages + ring->messages,
+      .symmetry = "steps before " + std::to_string(tail->first_step) + " for every rank, then the ring by recurrence" +
+                  (ring->settled
+                       ? " (repeating every " + (ring->period == 1 ? "step" : std::to_string(ring->period) + " steps") +
+                             " from step " + std::to_string(ring->repeating_from) + " of " + ring_steps + ")"
+                       : " (all " + ring_steps + " steps)"),
+      .seconds = 0};
+}
+
 }  // namespace
 
 Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod method) {
@@ -477,6 +573,13 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
                                   std::to_string(kLeastPeriodicSegments) +
                                   " segments, or its time does not grow by the same amount with each segment");
     out = *line;
+  } else if (method == PredictMethod::ring_tail) {
+    std::optional<Prediction> ring = ring_tail(q, p);
+    if (!ring)
+      throw std::invalid_argument("--method ring_tail does not hold for " + q.algorithm->name +
+                                  " here: it needs the steps order, schedules that end in a ring allgather over "
+                                  "every rank (scatter_allgather), and host links free when the ring starts");
+    out = *ring;
   } else {
     out = predict_direct(q, p, method, 0);
   }

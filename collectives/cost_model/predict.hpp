@@ -24,6 +24,11 @@
 // extended to the whole count. The samples are charged per byte as the whole count's
 // buffers are (rank 0's and the root's). Sampled lines are not proofs: a double binary
 // tree's times pass the check at some n and still miss, so it is not taken there.
+//
+// The ring-tail path, step by step, for an algorithm whose schedules end in a ring
+// allgather over every rank (AlgorithmEntry::ring_allgather_head: scatter_allgather):
+// the steps before the ring simulated for every rank, the ring by a recurrence
+// (collectives/cost_model/ring_tail.hpp), checked on sampled ranks' whole schedules.
 #include <cstddef>
 #include <string>
 
@@ -32,17 +37,19 @@
 
 namespace collbench {
 
-enum class PredictMethod { automatic, full, symmetric, split, periodic };
-inline constexpr NameTable<PredictMethod, 5> kPredictMethodNames{{{{PredictMethod::automatic, "auto"},
+enum class PredictMethod { automatic, full, symmetric, split, periodic, ring_tail };
+inline constexpr NameTable<PredictMethod, 6> kPredictMethodNames{{{{PredictMethod::automatic, "auto"},
                                                                    {PredictMethod::full, "full"},
                                                                    {PredictMethod::symmetric, "symmetric"},
                                                                    {PredictMethod::split, "split"},
-                                                                   {PredictMethod::periodic, "periodic"}}}};
+                                                                   {PredictMethod::periodic, "periodic"},
+                                                                   {PredictMethod::ring_tail, "ring_tail"}}}};
 
 inline constexpr double kMostSimulatedTransfers = 5e7;
 inline constexpr double kMostBuildSeconds = 60;
 inline constexpr std::size_t kLeastPeriodicSegments = 64;
 inline constexpr double kMostSplitTail = 0.5;
+inline constexpr double kMostRingTailUpdates = 5e8;  // rank steps of a ring tail's recurrence
 
 struct PredictRequest {
   const AlgorithmEntry* algorithm = nullptr;  // a schedule builder

@@ -46,6 +46,8 @@ struct AlgorithmEntry {
   // Pipelined, and provably so that every segment adds the same time once the pipeline
   // is full (a chain: each link carries one segment a step); the cost model's periodic path.
   bool linear_in_segments = false;
+  // Where its schedules end in a ring allgather over every rank: the steps before it.
+  RingAllgatherHead ring_allgather_head = nullptr;
   // A baseline's library: "mpi" (host memory, over the run's MPI) or "nccl" (device
   // memory, over the run's NCCL transport). Reference algorithms run on any transport.
   std::string library = "mpi";

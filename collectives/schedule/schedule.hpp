@@ -89,6 +89,11 @@ struct ScheduleRequest {
 };
 
 using ScheduleBuilder = Schedule (*)(const ScheduleRequest&);
+// Writes the steps a schedule has before it ends in a ring allgather over every rank
+// (member i is rank root + i, mod n; each step one block on to the next member, whole)
+// into `head`, and returns the step number the ring starts at: the cost model's
+// ring-tail path (collectives/cost_model/README.md).
+using RingAllgatherHead = std::size_t (*)(const ScheduleRequest&, Schedule& head);
 
 LocalOp copy_op(Region dst, Region src);
 

@@ -1,0 +1,135 @@
+// predict()'s ring-tail path: a call that ends in a ring allgather over every rank (the
+// scatter-allgather broadcast), its steps before the ring simulated and the ring by
+// recurrence, gives the full simulation's time, and declines what is not such a ring.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "algorithms/catalog.hpp"
+#include "algorithms/phases/ring.hpp"
+#include "collectives/cost_model/predict.hpp"
+
+using namespace collbench;
+
+namespace {
+
+CostParams two_tier() {
+  CostParams p;
+  p.intra = {1.5, 1e-4};
+  p.inter = {9, 4e-3};
+  p.reduce = {0.2, 2e-4};
+  p.copy = {0.1, 1e-4};
+  p.overhead_us = 0.7;
+  return p;
+}
+
+PredictRequest request(const AlgorithmEntry* a, int n, int per_host, std::size_t count, int root,
+                       ExecutionOrder order = ExecutionOrder::steps) {
+  return {.algorithm = a,
+          .collective = Collective::broadcast,
+          .ranks = n,
+          .count = count,
+          .element_size = 4,
+          .root = root,
+          .ranks_per_node = per_host,
+          .order = order};
+}
+
+// A head that claims one step fewer than the scatter takes, or a builder whose schedules
+// are not a ring at all: the samples must catch both.
+std::size_t short_head(const ScheduleRequest& q, Schedule& head) { return scatter_allgather_head(q, head) - 1; }
+
+// The scatter, then one more step in which rank 4 sends the whole buffer to rank 12 (on
+// 4 ranks per host, host 1 to host 3), then the ring: ring messages from host 1 want its
+// link while that message holds it.
+std::size_t busy_head(const ScheduleRequest& q, Schedule& head) {
+  const std::size_t k = scatter_allgather_head(q, head);
+  ScheduleWriter w(head);
+  if (q.rank == 4) w.send(k, 12, {BufferId::recv, 0, q.count});
+  if (q.rank == 12) w.recv(k, 4, {BufferId::scratch, 0, q.count});
+  head.scratch_count = q.count;
+  return k + 1;
+}
+
+Schedule build_busy(const ScheduleRequest& q) { return with_ring_allgather_tail(q, busy_head); }
+
+}  // namespace
+
+TEST(PredictRingTailPath, ScatterAllgatherAgreesWithTheFullSimulationUpTo64Ranks) {
+  Registry registry;
+  register_reference_algorithms(registry);
+  const AlgorithmEntry* a = registry.find(Collective::broadcast, "scatter_allgather");
+  ASSERT_NE(a, nullptr);
+  const char* settings[] = {"", ", shared ports", ", written cost", ", receivers copy",
+                            ", shared ports, receivers copy"};
+  const CostParams plain = two_tier();
+  int compared = 0, settled = 0;
+  for (int setting = 0; setting < 5; ++setting) {
+    CostParams p = plain;
+    if (setting == 2) {  // sends of bytes received earlier (the scatter's, the ring's) cost more
+      p.intra.written = {2.5, 3e-4};
+      p.inter.written = {11, 6e-3};
+    }
+    p.shared_ports = setting == 1 || setting == 4;
+    p.intra.receiver_copies = p.inter.receiver_copies = setting >= 3;
+    for (int n = 2; n <= 64; ++n)
+      for (int per_host : {1, 2, 4, 8}) {
+        if (per_host > n || n % per_host) continue;
+        // Fewer elements than ranks (empty blocks), uneven, and even blocks.
+        for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>((n + 3) / 4),
+                                  static_cast<std::size_t>(n + n / 2), static_cast<std::size_t>(4 * n)})
+          for (int root : {0, n / 3, n - 1}) {
+            const PredictRequest q = request(a, n, per_host, count, root);
+            const std::string where = a->name + " on " + std::to_string(n) + " ranks, " + std::to_string(per_host) +
+                                      " per host, count " + std::to_string(count) + ", root " + std::to_string(root) +
+                                      settings[setting];
+            Prediction ring;
+            try {
+              ring = predict(q, p, PredictMethod::ring_tail);
+            } catch (const std::invalid_argument& e) {
+              ADD_FAILURE() << where << ": " << e.what();
+              continue;
+            }
+            const Prediction full = predict(q, p, PredictMethod::full);
+            EXPECT_EQ(ring.method, PredictMethod::ring_tail);
+            EXPECT_NEAR(ring.time_us, full.time_us, full.time_us * 1e-12) << where << " (" << ring.symmetry << ")";
+            EXPECT_EQ(ring.messages, full.messages) << where;
+            settled += ring.symmetry.find("repeating") != std::string::npos;
+            ++compared;
+          }
+      }
+  }
+  EXPECT_EQ(compared, 7140);
+  EXPECT_GT(settled, 500);  // even blocks: the rest extrapolated once every rank's step repeats
+}
+
+TEST(PredictRingTailPath, DeclinesWhatIsNotARingTail) {
+  Registry registry;
+  register_reference_algorithms(registry);
+  const CostParams p = two_tier();
+  const AlgorithmEntry* a = registry.find(Collective::broadcast, "scatter_allgather");
+  ASSERT_NE(a, nullptr);
+  // Automatic takes it step by step; dataflow overlaps the scatter and the ring.
+  EXPECT_EQ(predict(request(a, 48, 8, 192, 5), p).method, PredictMethod::ring_tail);
+  EXPECT_THROW(predict(request(a, 48, 8, 192, 5, ExecutionOrder::dataflow), p, PredictMethod::ring_tail),
+               std::invalid_argument);
+  // A head one step short, a head on an algorithm that has no ring, and an algorithm
+  // without one at all.
+  AlgorithmEntry shorter = *a;
+  shorter.ring_allgather_head = short_head;
+  EXPECT_THROW(predict(request(&shorter, 48, 8, 192, 5), p, PredictMethod::ring_tail), std::invalid_argument);
+  AlgorithmEntry binomial = *registry.find(Collective::broadcast, "binomial");
+  binomial.ring_allgather_head = scatter_allgather_head;
+  EXPECT_THROW(predict(request(&binomial, 48, 8, 192, 5), p, PredictMethod::ring_tail), std::invalid_argument);
+  // A ring message between hosts that would wait for a message of the steps before.
+  AlgorithmEntry busy = *a;
+  busy.build = build_busy;
+  busy.ring_allgather_head = busy_head;
+  const PredictRequest held = request(&busy, 16, 4, 4096, 0);
+  EXPECT_THROW(predict(held, p, PredictMethod::ring_tail), std::invalid_argument);
+  EXPECT_EQ(predict(held, p).method, PredictMethod::full);
+  EXPECT_EQ(predict(request(&busy, 16, 16, 4096, 0), p).method, PredictMethod::ring_tail);  // one host
+  EXPECT_THROW(
+      predict(request(registry.find(Collective::broadcast, "linear"), 48, 8, 192, 5), p, PredictMethod::ring_tail),
+      std::invalid_argument);
+}
