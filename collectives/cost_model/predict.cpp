@@ -294,7 +294,13 @@ Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictM
   // Each schedule is built, counted and handed over, then dropped: held all at once,
   // 65,536 of them cost as much to free as to simulate.
   CostSimulation sim(q.ranks, sym, p, layout);
-  FullSimulationBudget budget(q, method == PredictMethod::full ? "asked for" : "no symmetry found");
+  // Where the ring-tail path would hold step by step, say so: the refusal then has a way out.
+  const bool ring_tail_elsewhere = q.algorithm->ring_allgather_head && q.order != ExecutionOrder::steps;
+  FullSimulationBudget budget(q, method == PredictMethod::full ? "asked for"
+                                 : ring_tail_elsewhere
+                                     ? "no symmetry found; with --order steps its closing ring allgather is "
+                                       "computed by recurrence instead"
+                                     : "no symmetry found");
   if (sym.kind == Symmetry::Kind::none) budget.estimate(b);
   std::size_t footprint = 0;
   const int simulated = sym.kind == Symmetry::Kind::none ? q.ranks : sym.block;
