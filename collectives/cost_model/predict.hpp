@@ -67,12 +67,13 @@ struct Prediction {
   double time_us = 0;
   PredictMethod method = PredictMethod::full;
   std::size_t messages = 0;  // simulated (the symmetric path: one block's sends)
-  std::string symmetry;      // e.g. "shift by 8 ranks"; the periodic path: its samples; empty for the full simulation
+  std::string symmetry;      // e.g. "shift by 8 ranks"; periodic, ring_tail: how; empty for the full simulation
   double seconds = 0;        // what predicting took
 };
 
-// Throws std::invalid_argument when the symmetric or periodic path is asked for but does
-// not hold, or the full simulation would be too large.
+// Throws std::invalid_argument when a path asked for (symmetric, split, periodic,
+// ring_tail) does not hold, when the full simulation would be too large, or when a ring
+// tail's recurrence does not repeat within kMostRingTailUpdates.
 Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod method = PredictMethod::automatic);
 
 }  // namespace collbench
