@@ -147,6 +147,11 @@ class WrittenSpans {
     if (it != m.begin() && std::prev(it)->second > r.offset) return true;
     return it != m.end() && it->first < r.offset + r.count;
   }
+  // What a step writes: its receives' regions and its operations' results.
+  void add(const Step& x) {
+    for (const Transfer& t : x.recvs) add(t.region);
+    for (const LocalOp& op : x.ops) add(op.dst);
+  }
   void add(const Region& r) {
     if (r.count == 0) return;
     auto& m = spans_[static_cast<int>(r.buffer)];
@@ -256,7 +261,6 @@ class CostSimulation::Simulation {
       out.time_us = std::max(out.time_us, st.time);
     }
     out.host_out_busy_us = host_out_busy_, out.host_in_busy_us = host_in_busy_;
-    for (std::size_t h = 0; h < hosts_; ++h) out.host_busy_us.push_back(std::max(host_out_busy_[h], host_in_busy_[h]));
     out.ties_ordered = ties_ordered_;
     return out;
   }
@@ -277,10 +281,7 @@ class CostSimulation::Simulation {
     const bool track = p_.prices_written();
     WrittenSpans written;
     if (track && earlier)
-      for (const Step& x : earlier->steps) {
-        for (const Transfer& t : x.recvs) written.add(t.region);
-        for (const LocalOp& op : x.ops) written.add(op.dst);
-      }
+      for (const Step& x : earlier->steps) written.add(x);
     for (const Step& x : s.steps) {
       const bool both = !x.sends.empty() && !x.recvs.empty();
       for (const Transfer& t : x.recvs) st.recvs.push_back({t.region.count * l_.element_size, t.peer, 0, both});
@@ -289,8 +290,7 @@ class CostSimulation::Simulation {
       for (const LocalOp& op : x.ops)
         st.ops.push_back({static_cast<double>(op.dst.count * l_.element_size), op.kind == LocalOp::Kind::reduce});
       if (!track) continue;
-      for (const Transfer& t : x.recvs) written.add(t.region);
-      for (const LocalOp& op : x.ops) written.add(op.dst);
+      written.add(x);
     }
   }
 
@@ -631,6 +631,12 @@ std::size_t touched_elements(const Schedule& s) {
     for (const LocalOp& op : x.ops) touch(op.dst), touch(op.a), touch(op.b);
   }
   return end[0] + end[1] + std::max(end[2], s.scratch_count);
+}
+
+bool wrote(const Schedule& s, const Region& r) {
+  WrittenSpans written;
+  for (const Step& x : s.steps) written.add(x);
+  return written.overlaps(r);
 }
 
 MessageCost message_cost(const CostParams& p, const CostLayout& l, bool local, std::size_t bytes, bool both_ways,

@@ -104,6 +104,10 @@ inline double done_on_idle_ports(const CostParams& p, double start, const Messag
   return p.shared_ports ? start + c.port_us + c.alpha_us : start + c.alpha_us + c.port_us;
 }
 
+// Whether a schedule writes (receives into, or computes) any of `r`: what makes a later
+// send of r's bytes a written one.
+bool wrote(const Schedule& s, const Region& r);
+
 // Elements of each buffer a schedule touches (send, receive and scratch, to the end of
 // the furthest region), summed.
 std::size_t touched_elements(const Schedule& s);
@@ -120,10 +124,9 @@ struct CostResult {
   std::vector<double> finish_us;  // per simulated rank
   double time_us = 0;             // the last rank's finish
   std::size_t messages = 0;       // simulated (with a symmetry: block 0's sends)
-  // Per host of the simulated ranks: when its link to other hosts was last busy, either
-  // way (a later phase's message between hosts could wait for it).
-  std::vector<double> host_busy_us;
-  std::vector<double> host_out_busy_us, host_in_busy_us;  // the same, one way each
+  // Per host of the simulated ranks: when its link to other hosts was last busy, out of
+  // the host and into it (a later phase's message between hosts could wait for it).
+  std::vector<double> host_out_busy_us, host_in_busy_us;
   // Whether two messages matched at the same time wanted one port (or one pair of ranks,
   // with shared ports): the one matched first went first, an order another simulation
   // of the same transfers (a split into phases) need not repeat.

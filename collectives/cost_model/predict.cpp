@@ -267,7 +267,9 @@ bool hosts_free_between(const CostResult& first_phase, const CostLayout& layout,
     earliest[h] = earliest.count(h) ? std::min(earliest[h], end) : end;
   }
   for (const auto& [h, end] : earliest)
-    if (first_phase.host_busy_us[static_cast<std::size_t>(h)] > end) return false;
+    if (std::max(first_phase.host_out_busy_us[static_cast<std::size_t>(h)],
+                 first_phase.host_in_busy_us[static_cast<std::size_t>(h)]) > end)
+      return false;
   return true;
 }
 
@@ -466,21 +468,6 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bo
   return std::nullopt;
 }
 
-// Whether a schedule writes (receives into, or computes) any of `r`.
-bool writes(const Schedule& s, const Region& r) {
-  auto overlaps = [&](const Region& x) {
-    return x.buffer == r.buffer && x.count > 0 && r.count > 0 && x.offset < r.offset + r.count &&
-           r.offset < x.offset + x.count;
-  };
-  for (const Step& x : s.steps) {
-    for (const Transfer& t : x.recvs)
-      if (overlaps(t.region)) return true;
-    for (const LocalOp& op : x.ops)
-      if (overlaps(op.dst)) return true;
-  }
-  return false;
-}
-
 // The ring-tail path, step by step only: the steps before the ring (a binomial scatter)
 // simulated for every rank, then the ring allgather by recurrence from where each rank
 // ended them. The ring's blocks are read off the root's whole schedule; sampled ranks'
@@ -521,7 +508,7 @@ std::optional<Prediction> ring_tail(const PredictRequest& q, const CostParams& p
     budget.count(r, h);
     footprint = std::max(footprint, footprint_elements(q, h, r));
     const int me = (r - q.root + n) % n;
-    written_first[static_cast<std::size_t>(r)] = writes(h, tail->blocks[static_cast<std::size_t>(me)]);
+    written_first[static_cast<std::size_t>(r)] = wrote(h, tail->blocks[static_cast<std::size_t>(me)]);
     sim.add(h);
   }
   layout.host_footprint_bytes = host_footprint_bytes(q, footprint);

@@ -168,7 +168,7 @@ std::optional<RingTailTimes> ring_tail_times(const RingTail& t, const std::vecto
         out.hosts_busy = true;
         return out;
       }
-      free_from[m] = -std::numeric_limits<double>::infinity();
+      free_from[m] = kNone;
       done[m] = done_on_idle_ports(p, start, c);
     }
     for (std::size_t m = 0; m < un; ++m) at[m] = std::max({at[m], done[m], done[m == 0 ? un - 1 : m - 1]});
