@@ -17,11 +17,11 @@
 # (also without each added cost). compare_model.py predicts each round's measurements
 # from the links measured next to them (same-run) and from round 1's (fit once), and
 # writes errors.csv, SUMMARY.md and predicted_vs_measured.png.
-# Rounds: 5 on one host (shared memory, TCP loopback), 3 on emulated hosts. This machine's
-# memory and TCP loopback have slow episodes of a few seconds every half minute or so
-# (scripts/measure_link_stability.sh: a 1 MiB ping-pong 3-4x slower), which hit a probe or
-# a sweep but not both; a point's error is the median over rounds, so it stands while
-# fewer than half the rounds are hit. Shaped links are steady, and slow to sweep.
+# Rounds: 5 on one host (shared memory, TCP loopback), 3 on emulated hosts. TCP loopback
+# here has slow episodes of a few seconds about every 20 s (scripts/measure_link_stability.sh:
+# a 1 MiB ping-pong 3.6x slower), which hit a probe or a sweep but not both; a point's
+# error is the median over rounds, so it stands while fewer than half the rounds are hit.
+# Shaped links are steady, and slow to sweep.
 # The cut on 100 Mbit/s: 4 or 8 ranks share 2 cores, so a rank must wait on its link,
 # not for a core. From 64 KiB a message holds the link 5.2 ms or more, longer than the
 # 4 ms a busy core's time slice lasts, and a rank waiting on it yields its core
