@@ -14,6 +14,8 @@ out=${1:-results/link-stability}
 bin=$PWD/${BUILD:-build}/harness/collbench
 duration=${DURATION:-300}
 [ -x "$bin" ] || { echo "measure_link_stability: no $bin; build first (scripts/setup.sh)" >&2; exit 2; }
+[[ $duration =~ ^[1-9][0-9]*$ ]] ||
+  { echo "measure_link_stability: DURATION must be a whole number of seconds, at least 1, not '$duration'" >&2; exit 2; }
 source scripts/emulated_runs.sh
 keep_earlier_results "$out"
 raw=$out/raw
@@ -30,13 +32,18 @@ while awk -v s="$start" -v d="$duration" -v n="$(date +%s.%N)" 'BEGIN { exit !(n
     envs=("COLLBENCH_INTERCONNECT=$label")  # on one host UCX picks shared memory
     [ "$label" = tcp-loopback ] && envs+=("UCX_TLS=tcp,self")
     at=$(awk -v s="$start" -v n="$(date +%s.%N)" 'BEGIN { printf "%.2f", n - s }')
-    line=$(env "${envs[@]}" MPIR_CVAR_POLLS_BEFORE_YIELD=1 \
-      /usr/bin/mpiexec.mpich -n 2 "$bin" p2p -t latency -b 1M -e 1M --rounds 1 --csv /dev/null --json /dev/null \
-      </dev/null 2>&1 | awk '$1 == "latency" { print $8 "," $6 }')
-    [ -n "$line" ] || { echo "measure_link_stability: a $label launch printed no latency row" >&2; exit 1; }
+    rm -f "$raw/launch.csv"
+    env "${envs[@]}" MPIR_CVAR_POLLS_BEFORE_YIELD=1 /usr/bin/mpiexec.mpich -n 2 "$bin" p2p -t latency -b 1M -e 1M \
+      --rounds 1 --csv "$raw/launch.csv" --json /dev/null </dev/null >/dev/null 2>&1 || true
+    # The measured row's p50 and min, by the CSV's own column names (its fields are quoted).
+    line=$(${PYTHON:-python3} -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["kind"] == "measured": print(r["p50_us"] + "," + r["min_us"])' "$raw/launch.csv" 2>/dev/null || true)
+    [ -n "$line" ] || { echo "measure_link_stability: a $label launch wrote no latency row" >&2; exit 1; }
     echo "$at,$line" >>"$raw/$label.csv"
   done
 done
+rm -f "$raw/launch.csv"
 ${PYTHON:-python3} - "$out" <<'PY'
 import csv, statistics, sys
 out, labels = sys.argv[1], ("ucx-shm", "tcp-loopback")

@@ -35,6 +35,8 @@ cd "$(dirname "$0")/.."
 out=${1:-results/model}
 build=${BUILD:-build}
 rounds=${ROUNDS:-}
+[ -z "$rounds" ] || [[ $rounds =~ ^[1-9][0-9]*$ ]] ||
+  { echo "validate_model: ROUNDS must be a whole number of at least 1, not '$rounds'" >&2; exit 2; }
 budget=${BUDGET:-0.3}
 labels=${LABELS:-ucx-shm tcp-loopback 1gbe-2x1 10gbe-2x1 100mbe-4x1 100mbe-8x1 1gbe-2x2}
 collectives=${COLLECTIVES:-allreduce broadcast reduce}
