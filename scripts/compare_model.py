@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Compares a validate_model.sh run's predictions with its measurements.
 
-Every layout ran in rounds: links probed, model fitted, every algorithm predicted, then
-one round of the sweep. A point (layout x collective x algorithm x size) is measured
+Every layout ran in rounds: links probed, then one round of the sweep, model fitted and
+every algorithm predicted. A point (layout x collective x algorithm x size) is measured
 once per round (p50 of that round's timed calls; a call's time is the slowest rank's) and
-predicted twice per round: from the links probed just before it (same-run) and from
-round 1's (fit once). Its error is the median over rounds of predicted / measured - 1.
+predicted per round from the links probed just before it (the probe launch) and from
+round 1's (fit once); where the sweep's launches probed their own links (run
+--probe-links, files ...-run-PART-links-predicted.json), also from those (same launch),
+and the layout is judged by them. A point's error is the median over rounds of
+predicted / measured - 1; "same run" is the judged one.
 
 Writes DIR/errors.csv (one row per point), DIR/SUMMARY.md (errors against the targets,
 same-run and fit-once; the error of every pair's ratio; the predicted against the
@@ -93,9 +96,13 @@ def by_size_class(points, label):
             yield name, large, mine
 
 
+def predicted(path):
+    return {(r["algorithm"], r["bytes"]): r["predicted_us"] for r in rows_of(path)}
+
+
 def load(raw, layouts):
-    """Points with per-round measured p50, same-run / fit-once predictions, and the same-run
-    predictions without each added cost."""
+    """Points with per-round measured p50, same-launch / probe-launch / fit-once predictions,
+    and the probe launch's predictions without each added cost."""
     points = {}
     costs = costs_of(raw)
     for lay in layouts:
@@ -110,18 +117,23 @@ def load(raw, layouts):
                 without = {c: {(r["algorithm"], r["bytes"]): r["predicted_us"]
                                for r in rows_of(f"{raw}/{label}-r{rnd}-{coll}-predicted-no-{c}.json")} for c in costs}
                 for path in sorted(glob.glob(f"{raw}/{label}-r{rnd}-{coll}-run-*.json")):
+                    if "-links" in os.path.basename(path):
+                        continue  # the launch's own link probes, their fit and predictions
+                    launch = predicted(path.removesuffix(".json") + "-links-predicted.json")
                     for m in rows_of(path):
                         key = (label, coll, m["algorithm"], m["bytes"])
                         p = points.setdefault(key, {
                             "layout": label, "collective": coll, "algorithm": m["algorithm"], "bytes": m["bytes"],
-                            "ranks": m["ranks"], "judged": lay["judged"], "measured": [], "same": [], "once": [],
-                            "without": {c: [] for c in costs}, "errors": 0})
+                            "ranks": m["ranks"], "judged": lay["judged"], "measured": [], "probe": [], "once": [],
+                            "launch": [], "without": {c: [] for c in costs}, "errors": 0})
                         p["errors"] += m["errors"] or 0
                         k = (m["algorithm"], m["bytes"])
                         if k in same and k in once:
                             p["measured"].append(m["p50_us"])
-                            p["same"].append(same[k])
+                            p["probe"].append(same[k])
                             p["once"].append(once[k])
+                            if k in launch:
+                                p["launch"].append(launch[k])
                             for c in costs:
                                 if k in without[c]:
                                     p["without"][c].append(without[c][k])
@@ -129,8 +141,13 @@ def load(raw, layouts):
     for p in points.values():
         if not p["measured"]:
             continue  # the MPI library's own algorithms: nothing predicted
+        # Judged by the links of the sweep's own launch where every round has them.
+        p["links_from"] = "same launch" if len(p["launch"]) == len(p["measured"]) else "probe launch"
+        p["same"] = p["launch"] if p["links_from"] == "same launch" else p["probe"]
         p["measured_us"] = statistics.median(p["measured"])
         p["predicted_us"] = statistics.median(p["same"])
+        p["probe_us"] = statistics.median(p["probe"])
+        p["probe_error"] = round_error(p["probe"], p["measured"])
         p["once_us"] = p["once"][0]
         p["error"] = round_error(p["same"], p["measured"])
         p["once_error"] = round_error(p["once"], p["measured"])
@@ -142,8 +159,9 @@ def load(raw, layouts):
 
 
 def write_errors(path, points):
-    fields = ["layout", "collective", "algorithm", "ranks", "bytes", "judged", "rounds", "measured_us",
-              "predicted_us", "error", "once_us", "once_error", "round_min_us", "round_max_us", "errors"]
+    fields = ["layout", "collective", "algorithm", "ranks", "bytes", "judged", "rounds", "measured_us", "links_from",
+              "predicted_us", "error", "probe_us", "probe_error", "once_us", "once_error", "round_min_us",
+              "round_max_us", "errors"]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
@@ -158,30 +176,38 @@ def where(points, **kw):
 def error_section(points, layouts):
     out = ["## Prediction error", "",
            f"|predicted / measured − 1| over every reference algorithm of {', '.join(COLLECTIVES)}: a point's error is "
-           "the median over rounds. *Same run*: each round predicted from the links probed just before it; "
-           "*fit once*: from round 1's. Targets (same run, judged layouts): median ≤ 10% from 64 KiB with the 90th "
-           "percentile ≤ 25%, median ≤ 20% below.", "",
-           "| layout | sizes | points | same run: median | 90th pct | fit once: median | 90th pct | met |",
-           "|---|---|---:|---:|---:|---:|---:|---|"]
+           "the median over rounds. *Same run*, judged: each launch predicted from the links probed in that launch "
+           "(*same launch*, run --probe-links) where the layout did so, else from the probe launch just before it; "
+           "*probe launch*: always the latter; *fit once*: from round 1's probe launch. Targets (same run, judged "
+           "layouts): median ≤ 10% from 64 KiB with the 90th percentile ≤ 25%, median ≤ 20% below.", "",
+           "| layout | sizes | points | links from | same run: median | 90th pct | probe launch: median | 90th pct "
+           "| fit once: median | 90th pct | met |",
+           "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|"]
     for lay in layouts:
         for name, large, mine in by_size_class(points, lay["label"]):
             same = [abs(p["error"]) for p in mine]
+            probe = [abs(p["probe_error"]) for p in mine]
             once = [abs(p["once_error"]) for p in mine]
             med, p90 = statistics.median(same), percentile(same, 0.9)
             ok = med <= TARGET_LARGE and p90 <= TARGET_LARGE_P90 if large else med <= TARGET_SMALL
             verdict = ("yes" if ok else "**no**") if lay["judged"] else "not judged"
-            out.append(f"| {lay['label']} | {name} | {len(mine)} | {pct(med)} | {pct(p90)} | "
+            links = " and ".join(sorted({p["links_from"] for p in mine}))
+            out.append(f"| {lay['label']} | {name} | {len(mine)} | {links} | {pct(med)} | {pct(p90)} | "
+                       f"{pct(statistics.median(probe))} | {pct(percentile(probe, 0.9))} | "
                        f"{pct(statistics.median(once))} | {pct(percentile(once, 0.9))} | {verdict} |")
     out += ["", "Per collective and algorithm, from 64 KiB (median |error| over sizes; signed median):", "",
-            "| layout | collective | algorithm | same run | signed | fit once signed |", "|---|---|---|---:|---:|---:|"]
+            "| layout | collective | algorithm | same run | signed | probe launch signed | fit once signed |",
+            "|---|---|---|---:|---:|---:|---:|"]
     for lay in layouts:
         for coll in COLLECTIVES:
             mine = [p for p in where(points, layout=lay["label"], collective=coll) if p["bytes"] >= LARGE]
             for a in sorted({p["algorithm"] for p in mine}):
                 e = [p["error"] for p in mine if p["algorithm"] == a]
+                s = [p["probe_error"] for p in mine if p["algorithm"] == a]
                 o = [p["once_error"] for p in mine if p["algorithm"] == a]
                 out.append(f"| {lay['label']} | {coll} | {a} | {pct(statistics.median(abs(x) for x in e))} | "
-                           f"{100 * statistics.median(e):+.1f}% | {100 * statistics.median(o):+.1f}% |")
+                           f"{100 * statistics.median(e):+.1f}% | {100 * statistics.median(s):+.1f}% | "
+                           f"{100 * statistics.median(o):+.1f}% |")
     return out
 
 
@@ -191,7 +217,7 @@ def cost_section(points, layouts):
     if not costs:
         return []
     out = ["## Effect of each added cost", "",
-           "Same-run median |error| (90th percentile) with every modelled cost, and with the model file's "
+           "Probe launch's median |error| (90th percentile) with every modelled cost, and with the model file's "
            "cost left out (validate_model.sh predicts both from the same fit). *written*: a message of bytes its "
            "sender wrote earlier in the call, priced from p2p's written test where model fit finds it 10% or more "
            "from the exchange (elsewhere the link has no written cost, this column equals the first, and the "
@@ -207,22 +233,23 @@ def cost_section(points, layouts):
     for lay in layouts:
         for name, _, mine in by_size_class(points, lay["label"]):
             cells = []
-            for errs in [[abs(p["error"]) for p in mine]] + \
+            for errs in [[abs(p["probe_error"]) for p in mine]] + \
                         [[abs(p["without_error"][c]) for p in mine if c in p["without_error"]] for c in costs]:
                 cells.append(f"{pct(statistics.median(errs))} ({pct(percentile(errs, 0.9))})" if errs else "–")
             out.append(f"| {lay['label']} | {name} | " + " | ".join(cells) + " |")
     return out
 
 
-def ratio_errors(points, label, coll=None):
-    """Per pair of algorithms at one size: median over rounds of |predicted ratio / measured ratio - 1|."""
+def ratio_errors(points, label, coll=None, key="same"):
+    """Per pair of algorithms at one size: median over rounds of |predicted ratio / measured ratio - 1|
+    (predictions: `key`'s)."""
     errs = []
     for c in [coll] if coll else COLLECTIVES:
         for b in sorted({p["bytes"] for p in where(points, layout=label, collective=c)}):
             at = where(points, layout=label, collective=c, bytes=b)
             for x, y in itertools.combinations(at, 2):
                 n = min(len(x["measured"]), len(y["measured"]))
-                errs.append(statistics.median(abs((x["same"][i] / y["same"][i]) / (x["measured"][i] / y["measured"][i]) - 1)
+                errs.append(statistics.median(abs((x[key][i] / y[key][i]) / (x["measured"][i] / y["measured"][i]) - 1)
                                               for i in range(n)))
     return errs
 
@@ -230,9 +257,11 @@ def ratio_errors(points, label, coll=None):
 def ratio_section(points, layouts):
     out = ["## Ratios between algorithms", "",
            "For every pair of algorithms of a collective at every size, |predicted ratio / measured ratio − 1| "
-           "(same round; median over rounds): what a recommendation depends on. Target: median ≤ 5% per judged layout.",
-           "", "| layout | pairs | median | 90th pct | " + " | ".join(f"{c} median" for c in COLLECTIVES) + " | met |",
-           "|---|---:|---:|---:|" + "---:|" * len(COLLECTIVES) + "---|"]
+           "(same round; median over rounds): what a recommendation depends on. Target: median ≤ 5% per judged layout. "
+           "Same run (judged) and, beside it, from the probe launch.",
+           "", "| layout | pairs | median | 90th pct | " + " | ".join(f"{c} median" for c in COLLECTIVES) +
+           " | probe launch: median | met |",
+           "|---|---:|---:|---:|" + "---:|" * len(COLLECTIVES) + "---:|---|"]
     for lay in layouts:
         errs = ratio_errors(points, lay["label"])
         if not errs:
@@ -240,8 +269,9 @@ def ratio_section(points, layouts):
         med = statistics.median(errs)
         per = [ratio_errors(points, lay["label"], c) for c in COLLECTIVES]
         verdict = ("yes" if med <= TARGET_RATIO else "**no**") if lay["judged"] else "not judged"
+        probe = statistics.median(ratio_errors(points, lay["label"], key="probe"))
         out.append(f"| {lay['label']} | {len(errs)} | {pct(med)} | {pct(percentile(errs, 0.9))} | "
-                   + " | ".join(pct(statistics.median(e)) if e else "–" for e in per) + f" | {verdict} |")
+                   + " | ".join(pct(statistics.median(e)) if e else "–" for e in per) + f" | {pct(probe)} | {verdict} |")
     return out
 
 
@@ -310,6 +340,33 @@ def drift_section(raw, layouts):
     return out
 
 
+def launch_section(raw, layouts):
+    """Where sweep launches probed their own links: each launch's p2p medians over its round's
+    probe launch at the same sizes from 64 KiB (1.00 = the two launches met the same links)."""
+    out = ["## Links in the sweep's own launch", "",
+           "Where the sweep's launches probed their own links (run --probe-links), each launch's p2p medians over "
+           "those of its round's probe launch, at the same sizes from 64 KiB (1.00: both launches met the same "
+           "links): how far apart two launches tens of seconds apart are.", "",
+           "| layout | round | launch | latency | exchange | written | busy |", "|---|---:|---|---:|---:|---:|---:|"]
+    found = False
+    for lay in layouts:
+        label = lay["label"]
+        for rnd in rounds_of(raw, label):
+            probe = {(r["test"], r["bytes"]): r["p50_us"] for r in rows_of(f"{raw}/{label}-r{rnd}-p2p.json")
+                     if r.get("kind") == "measured"}
+            for path in sorted(glob.glob(f"{raw}/{label}-r{rnd}-*-run-*-links.json")):
+                rows = [r for r in rows_of(path) if r.get("kind") == "measured" and r["bytes"] >= LARGE]
+                cells = []
+                for test in ("latency", "exchange", "written", "busy"):
+                    ratios = [r["p50_us"] / probe[(test, r["bytes"])] for r in rows
+                              if r["test"] == test and (test, r["bytes"]) in probe]
+                    cells.append(f"{statistics.median(ratios):.2f}" if ratios else "–")
+                launch = os.path.basename(path).removeprefix(f"{label}-r{rnd}-").removesuffix("-links.json")
+                out.append(f"| {label} | {rnd} | {launch} | " + " | ".join(cells) + " |")
+                found = True
+    return out if found else []
+
+
 def header(raw, layouts):
     cpu = "?"
     if os.path.exists(f"{raw}/machine.txt"):
@@ -322,7 +379,7 @@ def header(raw, layouts):
         if not os.path.exists(model):
             continue
         m = json.load(open(model))
-        runs = sorted(glob.glob(f"{raw}/{label}-r{rounds[0]}-*-run-*.json"))
+        runs = sorted(f for f in glob.glob(f"{raw}/{label}-r{rounds[0]}-*-run-*.json") if "-links" not in f)
         meta = json.load(open(runs[0]))["metadata"] if runs else {}
         desc = []
         for key in ("intra_host", "inter_host") if lay["ranks_per_host"] > 1 and lay["hosts"] > 1 else \
@@ -416,7 +473,7 @@ def main(argv):
     wrong = sum(1 for p in points if p["errors"] > 0)
     lines = header(raw, layouts) + [f"Measured points: {len(points)}, with wrong results: {wrong}.", ""]
     for section in (error_section(points, layouts), cost_section(points, layouts), ratio_section(points, layouts),
-                    pick_section(points, layouts), drift_section(raw, layouts)):
+                    pick_section(points, layouts), drift_section(raw, layouts), launch_section(raw, layouts)):
         lines += section + [""] if section else []
     with open(os.path.join(out, "SUMMARY.md"), "w") as f:
         f.write("\n".join(lines))

@@ -17,6 +17,7 @@
 #include "harness/common/session.hpp"
 #include "harness/common/stats.hpp"
 #include "harness/common/transports.hpp"
+#include "harness/p2p/p2p_probe.hpp"
 #include "harness/run/bound.hpp"
 #include "harness/run/run_table.hpp"
 #include "harness/run/sweep.hpp"
@@ -44,6 +45,27 @@ std::string bytes_definition() {
   for (const CollectiveTraits& c : kCollectiveTraits) (c.counts_all_blocks ? all_blocks : per_rank).push_back(c.name);
   return "per-rank buffer for " + join(per_rank, std::identity{}) + "; all n blocks for " +
          join(all_blocks, std::identity{});
+}
+
+// --probe-links' file: the run's metadata, with p2p's options (as `collbench p2p` with
+// these tests and the run's repetitions would have them) and definitions.
+LinkProbeFile link_probe_file(const RunOptions& o, const SweepSpec& s, const nlohmann::json& run_metadata,
+                              const Session& session, const Transport& references, const Invocation& inv) {
+  P2pOptions p;
+  p.tests = link_probe_tests();
+  p.sizes = {1, s.sizes.max_bytes, 2};
+  p.reps = s.reps;
+  p.reps.warmup = p.reps.iters = Repetitions::kAuto;
+  p.transport = s.transport;
+  nlohmann::json m = run_metadata;
+  m["p2p"] = p2p_metadata(p, choose_pairs(session.topology.node_of_rank), rank_hosts(inv.comm));
+  m["p2p"]["probed_in"] =
+      "collbench run " + std::string(collective_name(s.collective)) +
+      ": each message size, in the same rounds as the algorithms, at the first of the run's sizes at least as "
+      "large (its rows' command_line and options)";
+  m["definitions"] = p2p_definitions();
+  m["transport"] = references.name();
+  return {{"--probe-links", o.probe_links_path}, m};
 }
 
 }  // namespace
@@ -134,10 +156,16 @@ int run_command(RunOptions o, const Invocation& inv) {
   if (s.bound) columns.extra.push_back({"of_bound", 0.0});
   if (opened.space) columns.extra.push_back({"memory", ""});  // which GPU, per row
   if (s.traffic) columns.extra.insert(columns.extra.end(), {{"counts", ""}, {"busiest_bytes", 0}});
+  std::optional<LinkProbeFile> links;
+  std::vector<OtherOutput> others;
+  if (s.probe_links) {
+    links = link_probe_file(o, s, metadata, session, references, inv);
+    others.push_back(links->out);
+  }
   ResultSink sink = ResultSink::open(o.out, std::string(collective_name(s.collective)),
-                                     field_names(csv_fields(columns)), metadata, inv.comm);
+                                     field_names(csv_fields(columns)), metadata, inv.comm, others);
   if (inv.rank == 0) print_table_header(s, metadata);
-  const SweepErrors errors = run_sweep(s, session, references, sink);
+  const SweepErrors errors = run_sweep(s, session, references, sink, links ? &*links : nullptr);
   return finish_run(inv, sink, errors.total(), errors.blame(mpi_names(s.collective).function));
 }
 

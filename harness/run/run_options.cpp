@@ -93,6 +93,11 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
                "Also measure, interleaved with the algorithms, the point-to-point exchange and reduction-kernel "
                "times a ring needs and report their sum as row 'bound', and every algorithm's share of it "
                "(allreduce, reduce_scatter, allgather)");
+  run.add_option("--probe-links", f.parsed.probe_links_path,
+                 "Also time p2p's link tests (latency, exchange, written, busy) in this launch, each message size "
+                 "between the collective's sizes at the first one at least as large, in the same rounds, and write "
+                 "them to this JSON as `collbench p2p` would (model fit --p2p reads it): links measured as the "
+                 "collectives met them");
   run.add_option("--timing", f.timing, "per-call or loop (see the table header)")->capture_default_str();
   run.add_option("--aggregate", f.aggregate,
                  "How ranks' times combine: " + kRankAggregateNames.valid() +
@@ -232,6 +237,11 @@ void check_bound_and_root(const SweepSpec& s, const RunFlags& f, bool ps, int nr
   if (s.bound && !has_bound(s.collective))
     throw std::invalid_argument("--bound is defined for allreduce, reduce_scatter and allgather, not " + f.collective);
   if (s.bound && nranks < 2) throw std::invalid_argument("--bound needs at least 2 ranks");
+  if (s.probe_links && s.memory == MemoryKind::device)
+    throw std::invalid_argument("--probe-links times host memory, not --memory device");
+  if (s.probe_links && ps)
+    throw std::invalid_argument("--probe-links applies to the collectives, not to --collective ps");
+  if (s.probe_links && nranks < 2) throw std::invalid_argument("--probe-links needs at least 2 ranks");
   if (s.root < 0 || s.root >= nranks)
     throw std::invalid_argument("--root " + std::to_string(s.root) + " is out of range for " + std::to_string(nranks) +
                                 " rank(s) (valid: 0.." + std::to_string(nranks - 1) + ")");
@@ -242,6 +252,7 @@ void check_bound_and_root(const SweepSpec& s, const RunFlags& f, bool ps, int nr
 RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
   RunOptions o = f.parsed;
   SweepSpec& s = o.sweep;
+  s.probe_links = !o.probe_links_path.empty();
   const bool ps = is_parameter_server(f);
   resolve_names(s, f, ps);
   s.algorithms = resolve_algorithms(f, s.collective, context.registry, ps);

@@ -40,6 +40,7 @@ struct SweepSpec {
   std::size_t segment_bytes = 0;                    // pipelined algorithms; 0: each algorithm's default
   ExecutionOrder order = ExecutionOrder::dataflow;  // of the reference algorithms' schedules
   bool bound = false;                               // also measure the point-to-point and kernel limit (bound.hpp)
+  bool probe_links = false;                         // also time p2p's link tests between sizes (sweep.hpp)
   TransportKind transport = TransportKind::mpi;     // of the reference algorithms (the baseline's is MPI's own)
   MemoryKind memory = MemoryKind::host;             // where every buffer lives
   std::optional<TrafficPattern> traffic;            // alltoallv: who sends how much to whom
@@ -50,6 +51,7 @@ struct RunOptions {
   SweepSpec sweep;
   int ranks_per_node = 0;  // emulated nodes; 0: from MPI_COMM_TYPE_SHARED
   OutputOptions out;
+  std::string probe_links_path;  // --probe-links: where the link probes' p2p result goes
   double watchdog_s = kDefaultWatchdogSeconds;
   bool force = false;  // run what the request limits would refuse
 };

@@ -13,6 +13,8 @@
 #include "harness/common/stats.hpp"
 #include "harness/common/timing.hpp"
 #include "harness/common/validation.hpp"
+#include "harness/common/writers.hpp"
+#include "harness/p2p/p2p_probe.hpp"
 #include "harness/run/bound.hpp"
 #include "harness/run/run_table.hpp"
 #include "workloads/traffic.hpp"
@@ -151,6 +153,7 @@ struct SizeMeasured {
   std::optional<TrafficSummary> traffic;  // alltoallv's blocks at this size
   std::vector<Measured> algorithms;
   std::optional<BoundAtSize> bound;
+  std::vector<std::size_t> link_sizes;  // --probe-links: the message sizes probed at this size
 };
 
 // A validated sweep, as its method: allocate once at the largest size, measure each
@@ -174,6 +177,22 @@ class Sweep {
     return a == mpi_ ? mpi_baseline_row_name(o_.collective) : a->name;
   }
   const std::string& command() const { return command_; }
+  bool probes_links() const { return links_.has_value(); }
+  std::int64_t links_wrong() const { return links_wrong_; }
+
+  // Rank 0: the link probes' rows of this size, kept for the end.
+  void keep_link_rows(const SizeMeasured& m) {
+    for (std::size_t b : m.link_sizes)
+      for (Row& r : links_->measured_rows(b, 1)) link_rows_.push_back(std::move(r));
+  }
+  // Rank 0: the link probes as a p2p result (measured rows, then the fit).
+  nlohmann::json link_document(const nlohmann::json& metadata) const {
+    nlohmann::json doc = {{"metadata", metadata}, {"rows", nlohmann::json::array()}};
+    for (const Row& r : link_rows_) doc["rows"].push_back(to_json(r));
+    for (const Row& r : links_->fit_rows(FitSettings{})) doc["rows"].push_back(to_json(r));
+    doc["completed"] = true;
+    return doc;
+  }
 
   SizeMeasured measure(std::size_t bytes_requested) {
     SizeMeasured m;
@@ -187,6 +206,9 @@ class Sweep {
       prepared.push_back(prepare(*a, size_run.call(), a->is_baseline_of("mpi") ? session_.transport : transport_,
                                  workspace_, params_));
     if (probes_) m.bound = start_bound(m.count);
+    if (links_)
+      while (next_link_ <= m.bytes && next_link_ <= max_link_)
+        m.link_sizes.push_back(std::exchange(next_link_, next_link_ * 2));
     // Every algorithm, the MPI library's included, is checked against the exact
     // expected values, so a wrong library never makes a right algorithm look wrong.
     std::optional<ExpectedResult> expected;
@@ -246,6 +268,14 @@ class Sweep {
       buf_.host_send = host_space().allocate(send_bytes);
       buf_.host_recv = host_space().allocate(recv_bytes);
     }
+    if (o_.probe_links && !sizes.empty()) {
+      max_link_ = std::max<std::size_t>(sizes.back(), 1);  // the largest size requested
+      links_.emplace(transport_, choose_pairs(session_.topology.node_of_rank), link_probe_tests(), max_link_, true,
+                     session_.comm);
+      // Each test's calls within --time-budget, however many calls the algorithms make.
+      link_reps_ = o_.reps;
+      link_reps_.warmup = link_reps_.iters = Repetitions::kAuto;
+    }
     if (o_.bound)
       probes_.emplace(transport_, o_.dtype, o_.op, bound_block_bytes(o_.collective, max_count, nranks_, elem_),
                       nranks_);
@@ -282,12 +312,13 @@ class Sweep {
 
   // Rounds of every algorithm in turn (the bound's probes first), so they are measured interleaved.
   void time_rounds(SizeMeasured& m, const std::vector<std::unique_ptr<PreparedCollective>>& prepared,
-                   const SizeRun& size_run, const ExpectedResult* expected) const {
+                   const SizeRun& size_run, const ExpectedResult* expected) {
     const CallCheck check{o_.check_every, [&] { size_run.prepare_check(); },
                           [&] { return static_cast<std::int64_t>(expected->count_wrong(size_run.result())); }};
     size_run.load_inputs();
     const std::string of_rounds = " of " + std::to_string(o_.reps.rounds);
     for (int round = 0; round < o_.reps.rounds; ++round) {
+      for (std::size_t bytes : m.link_sizes) links_wrong_ += links_->measure_round(bytes, round, link_reps_, 1);
       if (m.bound) {
         progress::set_task(command_ + ", bound probes, " + std::to_string(m.bytes) + " bytes, round " +
                            std::to_string(round + 1) + of_rounds);
@@ -356,11 +387,22 @@ class Sweep {
   Buffers buf_;
   std::optional<BoundProbes> probes_;
   Workspace workspace_;
+  // --probe-links: the pairs' tests, the next message size to probe, the largest.
+  std::optional<P2pProbe> links_;
+  Repetitions link_reps_;
+  std::size_t next_link_ = 1, max_link_ = 0;
+  std::int64_t links_wrong_ = 0;
+  std::vector<Row> link_rows_;  // rank 0
 };
 
 }  // namespace
 
-SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport, ResultSink& sink) {
+std::vector<P2pTest> link_probe_tests() {
+  return {P2pTest::latency, P2pTest::exchange, P2pTest::written, P2pTest::busy};
+}
+
+SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport, ResultSink& sink,
+                      const LinkProbeFile* links) {
   const auto sizes = sweep_sizes(o.sizes.min_bytes, o.sizes.max_bytes, o.sizes.step_factor, dtype_size(o.dtype));
   Sweep sweep(o, session, transport, sizes);
   SweepErrors errors;
@@ -372,6 +414,12 @@ SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport
     for (std::size_t i = 0; i < m.algorithms.size(); ++i)
       errors.algorithms[i].wrong += std::max<std::int64_t>(m.algorithms[i].wrong, 0);
     if (transport.rank() == 0) sweep.write_rows(m, sink);
+    if (transport.rank() == 0 && sweep.probes_links()) sweep.keep_link_rows(m);
+  }
+  if (sweep.probes_links()) {
+    errors.algorithms.push_back({"the link probes (--probe-links)", false, sweep.links_wrong()});
+    if (transport.rank() == 0 && links)
+      sink.write_other(links->out, json_text(sweep.link_document(links->metadata), 1) + "\n");
   }
   progress::set_task(sweep.command() + ", sweep finished");
   return errors;

@@ -4,6 +4,7 @@
 
 #include "harness/common/result_sink.hpp"
 #include "harness/common/session.hpp"
+#include "harness/p2p/p2p_probe.hpp"
 #include "harness/run/run_options.hpp"
 #include "harness/run/sweep_errors.hpp"
 
@@ -14,9 +15,21 @@ namespace collbench {
 // spec does not check), on every rank.
 // The reference algorithms move their messages through `references` (the baseline
 // through its own library on session's communicator).
-SweepErrors run_sweep(const SweepSpec& spec, Session& session, Transport& references, ResultSink& sink);
+// With spec.probe_links, p2p's link tests also run on `references`, in the same rounds as
+// the algorithms, each message size (powers of 2 from 1 B) at the first of the sweep's
+// sizes at least as large, so a probe sits next to the collectives whose messages it
+// prices; `links` (vetted by `sink`) receives them as a p2p result at the end.
+struct LinkProbeFile {
+  OtherOutput out;
+  nlohmann::json metadata;  // the run's, with p2p's options and definitions
+};
+SweepErrors run_sweep(const SweepSpec& spec, Session& session, Transport& references, ResultSink& sink,
+                      const LinkProbeFile* links = nullptr);
 inline SweepErrors run_sweep(const SweepSpec& spec, Session& session, ResultSink& sink) {
   return run_sweep(spec, session, session.transport, sink);
 }
+
+// p2p's tests that model fit reads, as --probe-links times them.
+std::vector<P2pTest> link_probe_tests();
 
 }  // namespace collbench

@@ -2,7 +2,8 @@
 """compare_model.py on a synthetic validation: the links and every collective slow down
 2x in round 2. The same-run error must cancel the drift, fit-once must carry it, the
 ratio error must stay zero, leaving a cost out must show its effect, and an
-oversubscribed layout must be reported, not judged."""
+oversubscribed layout must be reported, not judged. Where the sweep's launch probed its
+own links and its probe launch missed the slowdown, the layout is judged by the former."""
 import json
 import os
 import subprocess
@@ -27,7 +28,7 @@ def model(path):
         json.dump({"ranks_per_node": 1, "intra_host": link, "inter_host": link}, f)
 
 
-def fake_run(raw, label, ranks, drift_of_round, predicted_of_round):
+def fake_run(raw, label, ranks, drift_of_round, predicted_of_round, launch_of_round=None):
     for rnd, drift in drift_of_round.items():
         f = f"{raw}/{label}-r{rnd}"
         write(f"{f}-p2p.json", [{"kind": "measured", "test": "latency", "link": "inter-host", "bytes": b,
@@ -42,18 +43,31 @@ def fake_run(raw, label, ranks, drift_of_round, predicted_of_round):
         write(f"{f}-allreduce-run-all.json",
               [{"algorithm": a, "bytes": b, "ranks": ranks, "p50_us": us * drift, "errors": 0}
                for (a, b), us in TRUE_US.items()])
+        if launch_of_round:
+            # The sweep's own launch probed its links (run --probe-links) and saw `launch`.
+            launch = launch_of_round[rnd]
+            write(f"{f}-allreduce-run-all-links.json", [{"kind": "measured", "test": "exchange", "link": "inter-host",
+                                                         "bytes": 65536, "p50_us": launch * 65.536}])
+            write(f"{f}-allreduce-run-all-links-predicted.json",
+                  [{"algorithm": a, "bytes": b, "predicted_us": us * launch} for (a, b), us in TRUE_US.items()])
+            write(f"{f}-p2p.json", [{"kind": "measured", "test": "exchange", "link": "inter-host", "bytes": 65536,
+                                     "p50_us": predicted_of_round[rnd] * 65.536}])
 
 
 class CompareModel(unittest.TestCase):
-    def run_on(self, judged):
+    def run_on(self, judged, launch=False):
         d = tempfile.mkdtemp()
         raw = os.path.join(d, "raw")
         os.makedirs(raw)
         with open(f"{raw}/layouts.txt", "w") as f:
             f.write("label hosts ranks_per_host profile from_bytes to_bytes judged\n")
             f.write(f"lay 2 1 1gbe 1024 65536 {judged}\n")
-        # Round 2 is 2x slower, and its probe saw it: same-run predicts it, fit-once does not.
-        fake_run(raw, "lay", 2, {1: 1.0, 2: 2.0, 3: 2.0}, {1: 1.0, 2: 2.0, 3: 2.0})
+        if launch:
+            # Rounds 2 and 3 are 2x slower; their probe launches missed it, the sweep's own launch did not.
+            fake_run(raw, "lay", 2, {1: 1.0, 2: 2.0, 3: 2.0}, {1: 1.0, 2: 1.0, 3: 1.0}, {1: 1.0, 2: 2.0, 3: 2.0})
+        else:
+            # Round 2 is 2x slower, and its probe saw it: same-run predicts it, fit-once does not.
+            fake_run(raw, "lay", 2, {1: 1.0, 2: 2.0, 3: 2.0}, {1: 1.0, 2: 2.0, 3: 2.0})
         r = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True)
         # Without matplotlib it writes everything but the plot, says so and exits 1.
         self.assertTrue(r.returncode == 0 or "no plot" in r.stderr, r.stderr)
@@ -64,13 +78,26 @@ class CompareModel(unittest.TestCase):
         _, summary = self.run_on("yes")
         row = next(l for l in summary.splitlines() if l.startswith("| lay | ≥ 64 KiB |"))
         cells = [c.strip() for c in row.split("|")[1:-1]]
-        self.assertEqual(cells[3], "0.0%")   # same run median
-        self.assertEqual(cells[5], "50.0%")  # fit once: predicts round 1's speed for 2x slower rounds
-        self.assertEqual(cells[7], "yes")
+        self.assertEqual(cells[3], "probe launch")
+        self.assertEqual(cells[4], "0.0%")   # same run median
+        self.assertEqual(cells[6], "0.0%")   # the probe launch: the same predictions here
+        self.assertEqual(cells[8], "50.0%")  # fit once: predicts round 1's speed for 2x slower rounds
+        self.assertEqual(cells[10], "yes")
         ratio = next(l for l in summary.splitlines() if l.startswith("| lay | 2 |"))
         self.assertIn("| 0.0% |", ratio)
         drift = next(l for l in summary.splitlines() if l.startswith("| lay | latency | inter-host | 2 |"))
         self.assertIn("2.00", drift)
+
+    def test_links_of_the_sweeps_own_launch_judge_it(self):
+        _, summary = self.run_on("yes", launch=True)
+        row = next(l for l in summary.splitlines() if l.startswith("| lay | ≥ 64 KiB |"))
+        cells = [c.strip() for c in row.split("|")[1:-1]]
+        self.assertEqual(cells[3], "same launch")
+        self.assertEqual(cells[4], "0.0%")   # judged: the sweep's own links saw the slowdown
+        self.assertEqual(cells[6], "50.0%")  # the probe launch did not
+        self.assertEqual(cells[10], "yes")
+        # Round 2's sweep launch met links 2x slower than its probe launch.
+        self.assertIn("| lay | 2 | allreduce-run-all | – | 2.00 | – | – |", summary)
 
     def test_each_added_cost_shows_its_effect(self):
         _, summary = self.run_on("yes")
