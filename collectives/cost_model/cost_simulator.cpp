@@ -34,7 +34,7 @@ struct Posted {
   std::size_t bytes = 0;
   std::uint32_t item = 0;  // its position in the poster's receive or send queue
   bool both_ways = false;  // the poster's step sends and receives
-  bool written = false;    // a send of bytes the poster wrote earlier in the call
+  bool written = false;    // a send of bytes the poster writes in the call
 };
 
 // Sends or receives of one (sender, receiver) pair waiting for their match, oldest
@@ -134,7 +134,7 @@ struct TransferItem {
   int peer = 0;
   std::uint32_t channel = 0;
   bool both_ways = false;
-  bool written = false;  // a send of bytes this rank received or computed earlier in the call
+  bool written = false;  // a send of bytes this rank receives or computes in the call
 };
 
 // The parts of each buffer a rank has written so far in a call (received into, or an
@@ -206,11 +206,11 @@ class CostSimulation::Simulation {
     ranks_.reserve(static_cast<std::size_t>(simulated_));
   }
 
-  void add(const Schedule& s, DataflowPlan* plan, double start_us, const Schedule* earlier) {
+  void add(const Schedule& s, DataflowPlan* plan, double start_us, const Schedule* earlier, const Schedule* later) {
     if (ranks_.size() == static_cast<std::size_t>(simulated_))
       throw std::invalid_argument("cost simulation: more schedules than the " + std::to_string(simulated_) +
                                   " simulated ranks");
-    prepare(ranks_.emplace_back(&arena_), s, plan, earlier);
+    prepare(ranks_.emplace_back(&arena_), s, plan, earlier, later);
     ranks_.back().start = start_us;
   }
 
@@ -268,20 +268,23 @@ class CostSimulation::Simulation {
   CostLayout& layout() { return l_; }
 
  private:
-  void prepare(RankState& st, const Schedule& s, DataflowPlan* plan, const Schedule* earlier) {
+  void prepare(RankState& st, const Schedule& s, DataflowPlan* plan, const Schedule* earlier, const Schedule* later) {
     st.plan = plan ? std::move(*plan) : plan_execution(s, BufferLayout{}, l_.order);
     st.progress = FlowProgress(st.plan);
     // Sized once: the arena never reuses what a growing vector leaves behind.
     st.recvs.reserve(st.plan.of(FlowQueue::recvs).size());
     st.sends.reserve(st.plan.of(FlowQueue::sends).size());
     st.ops.reserve(st.plan.of(FlowQueue::ops).size());
-    // Which sends carry bytes written earlier in the call: only worth the bookkeeping
-    // where the model prices them apart. A step's own receives and operations come after
-    // its sends (the plan orders them so in either order).
+    // Which sends carry bytes this rank writes in the call: earlier in it, or later (the
+    // previous of back-to-back calls left them in the sender's cache, where they fit:
+    // the written test prices that per size). Only worth the bookkeeping where the model
+    // prices them apart.
     const bool track = p_.prices_written();
     WrittenSpans written;
-    if (track && earlier)
-      for (const Step& x : earlier->steps) written.add(x);
+    if (track)
+      for (const Schedule* part : {earlier, &s, later})
+        if (part)
+          for (const Step& x : part->steps) written.add(x);
     for (const Step& x : s.steps) {
       const bool both = !x.sends.empty() && !x.recvs.empty();
       for (const Transfer& t : x.recvs) st.recvs.push_back({t.region.count * l_.element_size, t.peer, 0, both});
@@ -289,8 +292,6 @@ class CostSimulation::Simulation {
         st.sends.push_back({t.region.count * l_.element_size, t.peer, 0, both, track && written.overlaps(t.region)});
       for (const LocalOp& op : x.ops)
         st.ops.push_back({static_cast<double>(op.dst.count * l_.element_size), op.kind == LocalOp::Kind::reduce});
-      if (!track) continue;
-      written.add(x);
     }
   }
 
@@ -670,10 +671,10 @@ CostSimulation::CostSimulation(int ranks, const Symmetry& symmetry, const CostPa
   impl_ = std::make_unique<Simulation>(ranks, symmetry, p, layout);
 }
 CostSimulation::~CostSimulation() = default;
-void CostSimulation::add(const Schedule& s, double start_us, const Schedule* earlier) {
-  impl_->add(s, nullptr, start_us, earlier);
+void CostSimulation::add(const Schedule& s, double start_us, const Schedule* earlier, const Schedule* later) {
+  impl_->add(s, nullptr, start_us, earlier, later);
 }
-void CostSimulation::add(const Schedule& s, DataflowPlan plan) { impl_->add(s, &plan, 0, nullptr); }
+void CostSimulation::add(const Schedule& s, DataflowPlan plan) { impl_->add(s, &plan, 0, nullptr, nullptr); }
 void CostSimulation::set_host_footprint_bytes(double bytes) { impl_->layout().host_footprint_bytes = bytes; }
 CostResult CostSimulation::run() { return impl_->run(); }
 

@@ -104,8 +104,9 @@ inline double done_on_idle_ports(const CostParams& p, double start, const Messag
   return p.shared_ports ? start + c.port_us + c.alpha_us : start + c.alpha_us + c.port_us;
 }
 
-// Whether a schedule writes (receives into, or computes) any of `r`: what makes a later
-// send of r's bytes a written one.
+// Whether a schedule writes (receives into, or computes) any of `r`: what makes a send
+// of r's bytes a written one. Anywhere in the call: bytes written late in one call are
+// still in the writer's cache when the next of back-to-back calls sends them.
 bool wrote(const Schedule& s, const Region& r);
 
 // Elements of each buffer a schedule touches (send, receive and scratch, to the end of
@@ -145,7 +146,9 @@ class CostSimulation {
  public:
   CostSimulation(int ranks, const Symmetry& symmetry, const CostParams& p, const CostLayout& layout);
   ~CostSimulation();
-  void add(const Schedule& s, double start_us = 0, const Schedule* earlier = nullptr);
+  // `earlier` and `later`: the rank's steps before and after `s` in the same call, where
+  // a path simulates a call in parts; only what they write counts (written sends).
+  void add(const Schedule& s, double start_us = 0, const Schedule* earlier = nullptr, const Schedule* later = nullptr);
   // The same with its plan in the simulation's order already made (plan_execution).
   void add(const Schedule& s, DataflowPlan plan);
   void set_host_footprint_bytes(double bytes);  // known once every schedule is seen

@@ -445,7 +445,9 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bo
       return std::nullopt;  // the paths after this one say so
     }
     CostSimulation head(q.ranks, sym, p, layout);
-    for (int r = 0; r < sym.block; ++r) head.add(schedule_of(q, first, r));
+    // The first phase's sends of bytes the second writes are written ones too.
+    for (int r = 0; r < sym.block; ++r)
+      head.add(schedule_of(q, first, r), 0, nullptr, written ? &rest[static_cast<std::size_t>(r)] : nullptr);
     head.set_host_footprint_bytes(host_footprint_bytes(q, footprint));
     const CostResult a = head.run();
     if (!hosts_free_between(a, layout, sym.block)) continue;
@@ -502,6 +504,8 @@ std::optional<Prediction> ring_tail(const PredictRequest& q, const CostParams& p
   CostSimulation sim(n, {}, p, layout);
   FullSimulationBudget budget(q, "its steps before the ring allgather");
   std::vector<bool> written_first(static_cast<std::size_t>(n), false);
+  std::optional<Region> span;
+  if (p.prices_written() && !(span = ring_span(*tail))) return std::nullopt;
   for (int r = 0; r < n; ++r) {
     Schedule h;
     if (head(r, h) != tail->first_step) return std::nullopt;
@@ -509,7 +513,13 @@ std::optional<Prediction> ring_tail(const PredictRequest& q, const CostParams& p
     footprint = std::max(footprint, footprint_elements(q, h, r));
     const int me = (r - q.root + n) % n;
     written_first[static_cast<std::size_t>(r)] = wrote(h, tail->blocks[static_cast<std::size_t>(me)]);
-    sim.add(h);
+    // The steps before the ring send written bytes where the ring writes them too.
+    if (span) {
+      const Schedule later = ring_writes(*tail, *span, me);
+      sim.add(h, 0, nullptr, &later);
+    } else {
+      sim.add(h);
+    }
   }
   layout.host_footprint_bytes = host_footprint_bytes(q, footprint);
   sim.set_host_footprint_bytes(layout.host_footprint_bytes);

@@ -84,6 +84,36 @@ std::optional<RingTail> ring_tail_of(const Schedule& root_whole, int ranks, int 
   return t;
 }
 
+std::optional<Region> ring_span(const RingTail& t) {
+  std::vector<Region> blocks;
+  for (const Region& b : t.blocks)
+    if (b.count > 0) blocks.push_back(b);
+  if (blocks.empty()) return Region{};
+  std::sort(blocks.begin(), blocks.end(), [](const Region& a, const Region& b) { return a.offset < b.offset; });
+  for (std::size_t i = 1; i < blocks.size(); ++i)
+    if (blocks[i].buffer != blocks[0].buffer || blocks[i].offset != blocks[i - 1].offset + blocks[i - 1].count)
+      return std::nullopt;
+  return Region{blocks[0].buffer, blocks.front().offset,
+                blocks.back().offset + blocks.back().count - blocks.front().offset};
+}
+
+Schedule ring_writes(const RingTail& t, const Region& span, int member) {
+  const Region& own = t.blocks[static_cast<std::size_t>(member)];
+  Step step;
+  auto add = [&](std::size_t from, std::size_t to) {
+    if (to > from) step.recvs.push_back({0, {span.buffer, from, to - from}});
+  };
+  if (own.count == 0) {
+    add(span.offset, span.offset + span.count);
+  } else {
+    add(span.offset, own.offset);
+    add(own.offset + own.count, span.offset + span.count);
+  }
+  Schedule out;
+  out.steps.push_back(std::move(step));
+  return out;
+}
+
 bool follows_ring_tail(const RingTail& t, int r, const Schedule& whole, const Schedule& head) {
   std::size_t k = 0;
   for (; k < whole.steps.size() && whole.number(k) < t.first_step; ++k)

@@ -40,6 +40,12 @@ struct RingTail {
 // than one send or receive, another peer, an operation, a block seen twice apart).
 std::optional<RingTail> ring_tail_of(const Schedule& root_whole, int ranks, int root, std::size_t first_step);
 
+// The span of one buffer the ring's blocks tile; none where they do not.
+std::optional<Region> ring_span(const RingTail& t);
+// What the ring writes on its member `member`: every block of `span` but its own, as one
+// step's receives (two regions around its own block).
+Schedule ring_writes(const RingTail& t, const Region& span, int member);
+
 // Whether rank r's whole schedule is `head` (every step before the ring) then exactly
 // the ring's steps for r.
 bool follows_ring_tail(const RingTail& t, int r, const Schedule& whole, const Schedule& head);

@@ -302,6 +302,23 @@ TEST(CostLinkSharing, WrittenSpansFollowEveryReceiveAndOperation) {
   EXPECT_DOUBLE_EQ(cost_of_sends({{BufferId::recv, 300, 50}}), 200 * 1e-3);   // just past the result
 }
 
+TEST(CostLinkSharing, BytesWrittenLaterInTheCallAreWrittenForTheNextCall) {
+  // Rank 0 sends half its buffer, then receives that half back (a broadcast by scatter
+  // and allgather on 2 ranks): in back-to-back calls its first send is of bytes its
+  // previous call wrote, priced as written as rank 1's forwarding of what it received.
+  CostParams p;
+  p.intra = {0, 1e-3};
+  p.intra.written = {0, 1e-2};
+  const Region half{BufferId::recv, 500, 500};  // 2000 bytes
+  std::vector<Schedule> s(2);
+  s[0].steps = {Step{{{1, half}}, {}, {}}, Step{{}, {{1, half}}, {}}};
+  s[1].steps = {Step{{}, {{0, half}}, {}}, Step{{{0, half}}, {}, {}}};
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, {}).time_us, 2 * 2000 * 1e-2);
+  // Sent from a part it never writes: untouched.
+  s[0].steps[0].sends[0].region.offset = 0;
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, {}).time_us, 2000 * 1e-3 + 2000 * 1e-2);
+}
+
 TEST(CostLinkSharing, SharedPortsSplitTheBandwidthAmongMessagesInFlight) {
   // Rank 0 sends 1000 and 3000 bytes to ranks 1 and 2 at once. Through one port one
   // after another, rank 1 has its message after 1000 bytes' time; shared, both move at
