@@ -109,13 +109,10 @@ def load(raw, layouts):
         label = lay["label"]
         rounds = rounds_of(raw, label)
         for coll in COLLECTIVES:
-            once = {(r["algorithm"], r["bytes"]): r["predicted_us"]
-                    for r in rows_of(f"{raw}/{label}-r{rounds[0]}-{coll}-predicted.json")} if rounds else {}
+            once = predicted(f"{raw}/{label}-r{rounds[0]}-{coll}-predicted.json") if rounds else {}
             for rnd in rounds:
-                same = {(r["algorithm"], r["bytes"]): r["predicted_us"]
-                        for r in rows_of(f"{raw}/{label}-r{rnd}-{coll}-predicted.json")}
-                without = {c: {(r["algorithm"], r["bytes"]): r["predicted_us"]
-                               for r in rows_of(f"{raw}/{label}-r{rnd}-{coll}-predicted-no-{c}.json")} for c in costs}
+                same = predicted(f"{raw}/{label}-r{rnd}-{coll}-predicted.json")
+                without = {c: predicted(f"{raw}/{label}-r{rnd}-{coll}-predicted-no-{c}.json") for c in costs}
                 for path in sorted(glob.glob(f"{raw}/{label}-r{rnd}-{coll}-run-*.json")):
                     if "-links" in os.path.basename(path):
                         continue  # the launch's own link probes, their fit and predictions

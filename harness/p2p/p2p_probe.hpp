@@ -30,7 +30,6 @@ class P2pProbe {
   std::vector<Row> measured_rows(std::size_t bytes, int window);
   // Rank 0: alpha and beta per size range, per pair and test, over the sizes measured.
   std::vector<Row> fit_rows(const FitSettings& fit) const;
-  const std::vector<LinkPair>& pairs() const { return pairs_; }
 
  private:
   Transport& transport_;

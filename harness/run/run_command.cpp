@@ -54,8 +54,7 @@ LinkProbeFile link_probe_file(const RunOptions& o, const SweepSpec& s, const nlo
   P2pOptions p;
   p.tests = link_probe_tests();
   p.sizes = {1, s.sizes.max_bytes, 2};
-  p.reps = s.reps;
-  p.reps.warmup = p.reps.iters = Repetitions::kAuto;
+  p.reps = link_probe_repetitions(s.reps);
   p.transport = s.transport;
   nlohmann::json m = run_metadata;
   m["p2p"] = p2p_metadata(p, choose_pairs(session.topology.node_of_rank), rank_hosts(inv.comm));

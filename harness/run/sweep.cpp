@@ -272,9 +272,7 @@ class Sweep {
       max_link_ = std::max<std::size_t>(sizes.back(), 1);  // the largest size requested
       links_.emplace(transport_, choose_pairs(session_.topology.node_of_rank), link_probe_tests(), max_link_, true,
                      session_.comm);
-      // Each test's calls within --time-budget, however many calls the algorithms make.
-      link_reps_ = o_.reps;
-      link_reps_.warmup = link_reps_.iters = Repetitions::kAuto;
+      link_reps_ = link_probe_repetitions(o_.reps);
     }
     if (o_.bound)
       probes_.emplace(transport_, o_.dtype, o_.op, bound_block_bytes(o_.collective, max_count, nranks_, elem_),
@@ -399,6 +397,12 @@ class Sweep {
 
 std::vector<P2pTest> link_probe_tests() {
   return {P2pTest::latency, P2pTest::exchange, P2pTest::written, P2pTest::busy};
+}
+
+Repetitions link_probe_repetitions(const Repetitions& run) {
+  Repetitions r = run;
+  r.warmup = r.iters = Repetitions::kAuto;
+  return r;
 }
 
 SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport, ResultSink& sink,

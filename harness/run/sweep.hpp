@@ -31,5 +31,8 @@ inline SweepErrors run_sweep(const SweepSpec& spec, Session& session, ResultSink
 
 // p2p's tests that model fit reads, as --probe-links times them.
 std::vector<P2pTest> link_probe_tests();
+// Their calls: the run's rounds and --time-budget, warm-up and timed calls auto,
+// however many calls the algorithms make.
+Repetitions link_probe_repetitions(const Repetitions& run);
 
 }  // namespace collbench
