@@ -92,6 +92,7 @@ struct Message {
   std::size_t bytes = 0;
   std::uint32_t send_item = 0, recv_item = 0;
   bool local = true, both_ways = false, written = false;
+  bool by_sender = false;               // matched when its sender posted it (traces only)
   std::uint32_t flow = 0, version = 0;  // with shared ports: its flow, and which of its end times
 };
 
@@ -223,6 +224,16 @@ class CostSimulation::Simulation {
     host_egress_.assign(hosts_, {}), host_ingress_.assign(hosts_, {});
     host_out_busy_.assign(hosts_, 0), host_in_busy_.assign(hosts_, 0);
     port_flows_.assign(2 * (ranks_.size() + hosts_), {});
+    if (trace_) {
+      traces_.assign(ranks_.size(), {});
+      for (std::size_t r = 0; r < ranks_.size(); ++r)
+        for (std::size_t q = 0; q < kFlowQueues; ++q) {
+          const std::size_t items = ranks_[r].plan.items[q].size();
+          traces_[r].posted[q].assign(items, 0), traces_[r].done[q].assign(items, 0);
+        }
+      host_traces_[0].assign(hosts_, {}), host_traces_[1].assign(hosts_, {});
+      flow_port_free_.assign(port_flows_.size(), 0);
+    }
     for (RankState& st : ranks_)
       for (OpItem& op : st.ops) {
         const Charge c = charge(op.reduce ? p_.reduce : p_.copy, op.bytes, l_.host_footprint_bytes / 3);
@@ -262,10 +273,12 @@ class CostSimulation::Simulation {
     }
     out.host_out_busy_us = host_out_busy_, out.host_in_busy_us = host_in_busy_;
     out.ties_ordered = ties_ordered_;
+    if (trace_) finish_traces(out);
     return out;
   }
 
   CostLayout& layout() { return l_; }
+  void trace() { trace_ = true; }
 
  private:
   void prepare(RankState& st, const Schedule& s, DataflowPlan* plan, const Schedule* earlier, const Schedule* later) {
@@ -298,6 +311,7 @@ class CostSimulation::Simulation {
   void complete(int r, FlowQueue q, std::size_t item, double t) {
     RankState& st = ranks_[static_cast<std::size_t>(r)];
     st.progress.complete_transfer(q, item);
+    if (trace_) traces_[static_cast<std::size_t>(r)].done[static_cast<std::size_t>(q)][item] = t;
     advance(r, std::max(t, st.time));
   }
 
@@ -372,6 +386,7 @@ class CostSimulation::Simulation {
           const std::size_t i = st.progress.started(q);
           const TransferItem& x = (q == FlowQueue::sends ? st.sends : st.recvs)[i];
           st.progress.start(q);
+          if (trace_) traces_[static_cast<std::size_t>(r)].posted[static_cast<std::size_t>(q)][i] = t;
           post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways, x.written}, q == FlowQueue::sends);
         }
       // An operation waits for the core; while a shared-port copy holds it for a time not
@@ -380,6 +395,13 @@ class CostSimulation::Simulation {
         if (st.core_free > t && st.core_taken_at == t) ties_ordered_ = true;
         t = std::max(t, st.core_free);
         st.core_taken_at = t;
+        if (trace_) {
+          RankTrace& tr = traces_[static_cast<std::size_t>(r)];
+          const std::size_t i = st.progress.started(FlowQueue::ops);
+          tr.posted[static_cast<std::size_t>(FlowQueue::ops)][i] = t;
+          tr.done[static_cast<std::size_t>(FlowQueue::ops)][i] = t + st.ops[i].us;
+          tr.core.take(t, -1);
+        }
         t += st.ops[st.progress.started(FlowQueue::ops)].us;
         st.core_free = t;
         st.progress.start(FlowQueue::ops);
@@ -404,7 +426,7 @@ class CostSimulation::Simulation {
                                std::to_string(a.bytes) + " bytes where rank " + std::to_string(ch.to) + " receives " +
                                std::to_string(b.bytes));
     events_.push(std::max(a.at, b.at), Events::Kind::start,
-                 {ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways, a.written});
+                 {ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways, a.written, send});
   }
 
   MessageCost message_charge(const Message& m) const {
@@ -441,6 +463,7 @@ class CostSimulation::Simulation {
         if (x->free > time && x->taken_at == time) ties_ordered_ = true;
         *x = {start + port, time};
       }
+    if (trace_) trace_taken(time, m, copier != nullptr);
     ++delivered_;
     events_.push(start + c.alpha_us + port, Events::Kind::done, m);
   }
@@ -519,6 +542,7 @@ class CostSimulation::Simulation {
           2 * n + h + static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.to)]));
     }
     for (int i = 0; i < f.port_count; ++i) port_flows_[f.ports[i]].push_back(id);
+    if (trace_) trace_taken(time, m, copier_of(m) != nullptr);
     ++delivered_;
     reshare(time, id);
   }
@@ -548,6 +572,7 @@ class CostSimulation::Simulation {
     ++f.version;
     if (!f.m.local) note_host_busy(f.m, time);
     for (int i = 0; i < f.port_count; ++i) {
+      if (trace_) flow_port_free_[f.ports[i]] = std::max(flow_port_free_[f.ports[i]], time);
       std::vector<std::uint32_t>& on = port_flows_[f.ports[i]];
       on.erase(std::find(on.begin(), on.end(), m.flow));
     }
@@ -574,6 +599,36 @@ class CostSimulation::Simulation {
     }
   }
 
+  // A message took its ports (and the receiver's core where it copies) at `time`.
+  void trace_taken(double time, const Message& m, bool copies) {
+    const int by = m.by_sender ? m.from : -1;
+    traces_[static_cast<std::size_t>(m.from)].out.take(time, by);
+    traces_[static_cast<std::size_t>(m.to)].in.take(time, by);
+    if (copies) traces_[static_cast<std::size_t>(m.to)].core.take(time, by);
+    if (!m.local) {
+      host_traces_[0][static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.from)])].take(time, by);
+      host_traces_[1][static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.to)])].take(time, by);
+    }
+  }
+
+  // When each port is free at the end: as the ports say, or with shared ports when the
+  // last flow through it ended.
+  void finish_traces(CostResult& out) {
+    const std::size_t n = ranks_.size();
+    for (std::size_t r = 0; r < n; ++r) {
+      RankTrace& tr = traces_[r];
+      tr.out.free = p_.shared_ports ? flow_port_free_[r] : egress_[r].free;
+      tr.in.free = p_.shared_ports ? flow_port_free_[n + r] : ingress_[r].free;
+      tr.core.free = ranks_[r].core_free;
+    }
+    for (std::size_t h = 0; h < hosts_; ++h) {
+      host_traces_[0][h].free = p_.shared_ports ? flow_port_free_[2 * n + h] : host_egress_[h].free;
+      host_traces_[1][h].free = p_.shared_ports ? flow_port_free_[2 * n + hosts_ + h] : host_ingress_[h].free;
+    }
+    out.ranks = std::move(traces_);
+    out.host_out = std::move(host_traces_[0]), out.host_in = std::move(host_traces_[1]);
+  }
+
   Symmetry sym_;
   CostParams p_;
   CostLayout l_;
@@ -598,6 +653,10 @@ class CostSimulation::Simulation {
   Channels channels_;
   Events events_;
   std::size_t delivered_ = 0;
+  bool trace_ = false;
+  std::vector<RankTrace> traces_;
+  std::array<std::vector<PortTrace>, 2> host_traces_;  // hosts' links out, in
+  std::vector<double> flow_port_free_;                 // shared ports: when each port's last flow ended
 };
 
 namespace {
@@ -676,6 +735,7 @@ void CostSimulation::add(const Schedule& s, double start_us, const Schedule* ear
 }
 void CostSimulation::add(const Schedule& s, DataflowPlan plan) { impl_->add(s, &plan, 0, nullptr, nullptr); }
 void CostSimulation::set_host_footprint_bytes(double bytes) { impl_->layout().host_footprint_bytes = bytes; }
+void CostSimulation::trace() { impl_->trace(); }
 CostResult CostSimulation::run() { return impl_->run(); }
 
 CostResult simulate_schedules(const std::vector<Schedule>& schedules, int ranks, const Symmetry& symmetry,

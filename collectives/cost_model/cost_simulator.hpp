@@ -15,7 +15,9 @@
 // r XOR h*block) does exactly what rank r does with every peer moved the same way, all
 // blocks run in lockstep: simulating one block, with each message to another block
 // standing for the one its mirror image receives, gives the same times exactly.
+#include <array>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -121,6 +123,28 @@ struct Symmetry {
   int block = 0;
 };
 
+// What a path that computes the rest of a call apart needs of the part simulated (the
+// ring tail in dataflow order): when each item was posted and completed, and who holds
+// each port. A port's `last` is the latest time a message took it (matched, or began
+// with shared ports); `last_by` the rank whose own posting of a send made every message
+// that took it then (so they were matched in that rank's posting order), else -1.
+struct PortTrace {
+  double free = 0;
+  double last = -std::numeric_limits<double>::infinity();
+  int last_by = -1;
+  void take(double at, int by) {
+    if (at > last)
+      last = at, last_by = by;
+    else if (at == last && last_by != by)
+      last_by = -1;
+  }
+};
+struct RankTrace {
+  // Per queue and item: when it was posted (an operation: began) and completed (ended).
+  std::array<std::vector<double>, 3> posted, done;
+  PortTrace out, in, core;  // its way out, its way in, its core (operations and copies in)
+};
+
 struct CostResult {
   std::vector<double> finish_us;  // per simulated rank
   double time_us = 0;             // the last rank's finish
@@ -132,6 +156,9 @@ struct CostResult {
   // with shared ports): the one matched first went first, an order another simulation
   // of the same transfers (a split into phases) need not repeat.
   bool ties_ordered = false;
+  // Where CostSimulation::trace() asked: per simulated rank, and per host's link out and in.
+  std::vector<RankTrace> ranks;
+  std::vector<PortTrace> host_out, host_in;
 };
 
 // A simulation fed one schedule at a time: add() each simulated rank's in rank order
@@ -152,6 +179,7 @@ class CostSimulation {
   // The same with its plan in the simulation's order already made (plan_execution).
   void add(const Schedule& s, DataflowPlan plan);
   void set_host_footprint_bytes(double bytes);  // known once every schedule is seen
+  void trace();                                 // fill CostResult's ranks, host_out and host_in
   CostResult run();
 
  private:

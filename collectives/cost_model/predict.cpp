@@ -297,11 +297,10 @@ Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictM
   // 65,536 of them cost as much to free as to simulate.
   CostSimulation sim(q.ranks, sym, p, layout);
   // Where the ring-tail path would hold step by step, say so: the refusal then has a way out.
-  const bool ring_tail_elsewhere = q.algorithm->ring_allgather_head && q.order != ExecutionOrder::steps;
   FullSimulationBudget budget(q, method == PredictMethod::full ? "asked for"
-                                 : ring_tail_elsewhere
-                                     ? "no symmetry found; with --order steps its closing ring allgather is "
-                                       "computed by recurrence instead"
+                                 : q.algorithm->ring_allgather_head
+                                     ? "no symmetry found, and its closing ring allgather's recurrence does not hold "
+                                       "here (see --method ring_tail)"
                                      : "no symmetry found");
   if (sym.kind == Symmetry::Kind::none) budget.estimate(b);
   std::size_t footprint = 0;
@@ -470,9 +469,129 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bo
   return std::nullopt;
 }
 
-// The ring-tail path, step by step only: the steps before the ring (a binomial scatter)
-// simulated for every rank, then the ring allgather by recurrence from where each rank
-// ended them. The ring's blocks are read off the root's whole schedule; sampled ranks'
+std::string ring_not_repeating(const PredictRequest& q) {
+  return q.algorithm->name + " on " + std::to_string(q.ranks) + " ranks: its ring allgather (" +
+         std::to_string(q.ranks - 1) + " steps) did not repeat within " +
+         std::to_string(static_cast<long long>(kMostRingTailUpdates)) +
+         " rank steps, the most collbench computes (it repeats only where every block has the same size)";
+}
+
+std::string describe_ring(const RingTailTimes& ring, int ranks) {
+  const std::string steps = std::to_string(ranks - 1);
+  if (ring.closed_form) return " (in closed form, every block alike: the longest path to each rank's last step)";
+  return ring.settled ? " (repeating every " + (ring.period == 1 ? "step" : std::to_string(ring.period) + " steps") +
+                            " from step " + std::to_string(ring.repeating_from) + " of " + steps + ")"
+                      : " (all " + steps + " steps)";
+}
+
+// The ring-tail path in dataflow order: the steps before the ring and the ring's first K
+// steps simulated for every rank (K = 1, then 4 times more while a computed message would
+// take a port beside a simulated one), the rest by ring_tail_dataflow_times. Declined
+// where the steps before the ring run operations (an executor busy with one posts late),
+// or the simulated part would be too large.
+std::optional<Prediction> ring_tail_dataflow(const PredictRequest& q, const CostParams& p, Built& b,
+                                             const RingTail& tail, std::size_t footprint) {
+  const int n = q.ranks;
+  std::optional<Region> span;
+  if (p.prices_written() && !(span = ring_span(tail))) return std::nullopt;
+  CostLayout layout = layout_of(q, b);
+  struct Touch {
+    Region region;
+    FlowQueue queue;
+    std::size_t item;
+  };
+  for (std::size_t k = 1;; k *= 4) {
+    k = std::min(k, static_cast<std::size_t>(n - 1));
+    CostSimulation sim(n, {}, p, layout);
+    sim.trace();
+    FullSimulationBudget budget(q, "its steps before the ring allgather and " + std::to_string(k) + " ring steps");
+    std::vector<std::vector<Touch>> touches(static_cast<std::size_t>(n));
+    try {
+      for (int r = 0; r < n; ++r) {
+        Schedule h;
+        const std::size_t first =
+            q.algorithm->ring_allgather_head({q.collective, n, r, q.count, q.root, q.element_size, &b.params}, h);
+        if (first != tail.first_step) return std::nullopt;
+        std::size_t items[kFlowQueues] = {0, 0, 0};
+        auto touch = [&](const Region& g, FlowQueue fq) {
+          touches[static_cast<std::size_t>(r)].push_back({g, fq, items[static_cast<std::size_t>(fq)]++});
+        };
+        for (const Step& x : h.steps) {
+          if (!x.ops.empty()) return std::nullopt;
+          for (const Transfer& t : x.recvs) touch(t.region, FlowQueue::recvs);
+          for (const Transfer& t : x.sends) touch(t.region, FlowQueue::sends);
+        }
+        const int me = (r - q.root + n) % n;
+        Schedule ring = ring_steps(tail, me, 0, k);
+        for (std::size_t i = 0; i < ring.steps.size(); ++i) {
+          h.steps.push_back(std::move(ring.steps[i]));
+          h.numbers.push_back(ring.numbers[i]);
+        }
+        budget.count(r, h);
+        footprint = std::max(footprint, footprint_elements(q, h, r));
+        if (span) {
+          const Schedule later = ring_writes(tail, *span, me);
+          sim.add(h, 0, nullptr, &later);
+        } else {
+          sim.add(h);
+        }
+      }
+    } catch (const std::invalid_argument&) {
+      return std::nullopt;
+    }
+    layout.host_footprint_bytes = host_footprint_bytes(q, footprint);
+    sim.set_host_footprint_bytes(layout.host_footprint_bytes);
+    CostResult simulated = sim.run();
+    std::vector<RingTailRank> ranks(static_cast<std::size_t>(n));
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      const RankTrace& tr = simulated.ranks[r];
+      RingTailRank& x = ranks[r];
+      constexpr double kNever = -std::numeric_limits<double>::infinity();
+      auto last = [&](FlowQueue fq) {
+        const std::vector<double>& v = tr.posted[static_cast<std::size_t>(fq)];
+        return v.empty() ? kNever : v.back();  // posted in order
+      };
+      x.finish_us = simulated.finish_us[r];
+      x.send_posted_us = last(FlowQueue::sends), x.recv_posted_us = last(FlowQueue::recvs);
+      // A queue's items through i complete: what an item waiting for item i waits for.
+      std::array<std::vector<double>, kFlowQueues> through;
+      for (std::size_t fq = 0; fq < kFlowQueues; ++fq) {
+        double most = kNever;
+        for (double d : tr.done[fq]) through[fq].push_back(most = std::max(most, d));
+      }
+      const std::vector<double>& recvs = through[static_cast<std::size_t>(FlowQueue::recvs)];
+      x.recvs_done_us = recvs.empty() ? kNever : recvs.back();
+      for (const Touch& t : touches[r])
+        x.touched.emplace_back(t.region, through[static_cast<std::size_t>(t.queue)][t.item]);
+      x.out = tr.out, x.in = tr.in, x.core = tr.core;
+    }
+    const std::optional<RingTailDataflow> ring = ring_tail_dataflow_times(
+        tail, k, ranks, simulated.host_out, simulated.host_in, p, layout, kMostRingTailUpdates);
+    if (!ring)
+      throw std::invalid_argument(
+          q.algorithm->name + " on " + std::to_string(n) + " ranks: in dataflow order its ring allgather does not " +
+          "repeat (the scatter's blocks arrive at different times, and the latest reaches each rank at a different " +
+          "step), so every rank's " + std::to_string(n - 1) +
+          " ring steps are computed: " + std::to_string(static_cast<long long>(n) * (n - 1)) +
+          " rank steps, more than the " + std::to_string(static_cast<long long>(kMostRingTailUpdates)) +
+          " collbench computes (--order steps computes it by a repeating recurrence instead)");
+    if (!ring->apart) {
+      if (k + 1 >= static_cast<std::size_t>(n)) return std::nullopt;
+      continue;
+    }
+    return Prediction{.time_us = ring->times.time_us,
+                      .method = PredictMethod::ring_tail,
+                      .messages = simulated.messages + ring->times.messages,
+                      .symmetry = "steps before " + std::to_string(tail.first_step) + " and the ring's first " +
+                                  std::to_string(k) + (k == 1 ? " step" : " steps") +
+                                  " for every rank, then the ring by recurrence" + describe_ring(ring->times, n),
+                      .seconds = 0};
+  }
+}
+
+// The ring-tail path: the steps before the ring (a binomial scatter) simulated for every
+// rank, then the ring allgather by recurrence from where each rank ended them (in
+// dataflow order, ring_tail_dataflow). The ring's blocks are read off the root's whole schedule; sampled ranks'
 // whole schedules (the root's neighbours, the first and last ranks, thirds, halves and
 // 8 spread evenly) must be their steps before the ring and then exactly the ring's.
 // Declined where a ring message between hosts would start while the steps before the
@@ -480,7 +599,7 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bo
 std::optional<Prediction> ring_tail(const PredictRequest& q, const CostParams& p) {
   const RingAllgatherHead head_of = q.algorithm->ring_allgather_head;
   const int n = q.ranks;
-  if (!head_of || q.order != ExecutionOrder::steps || n < 2) return std::nullopt;
+  if (!head_of || n < 2) return std::nullopt;
   Built b = prepared(q);
   auto head = [&](int r, Schedule& h) {
     return head_of({q.collective, n, r, q.count, q.root, q.element_size, &b.params}, h);
@@ -500,6 +619,7 @@ std::optional<Prediction> ring_tail(const PredictRequest& q, const CostParams& p
       footprint = std::max(footprint, footprint_elements(q, w, r));
     }
   }
+  if (q.order != ExecutionOrder::steps) return ring_tail_dataflow(q, p, b, *tail, footprint);
   CostLayout layout = layout_of(q, b);
   CostSimulation sim(n, {}, p, layout);
   FullSimulationBudget budget(q, "its steps before the ring allgather");
@@ -536,23 +656,13 @@ std::optional<Prediction> ring_tail(const PredictRequest& q, const CostParams& p
   const std::optional<RingTailTimes> ring =
       ring_tail_times(*tail, before.finish_us, written_first, links_free, p, layout, kMostRingTailUpdates);
   if (ring && ring->hosts_busy) return std::nullopt;
-  if (!ring)
-    throw std::invalid_argument(q.algorithm->name + " on " + std::to_string(n) + " ranks: its ring allgather (" +
-                                std::to_string(n - 1) + " steps) did not repeat within " +
-                                std::to_string(static_cast<long long>(kMostRingTailUpdates)) +
-                                " rank steps, the most collbench computes (it repeats only where every block has "
-                                "the same size)");
-  const std::string ring_steps = std::to_string(n - 1);
-  return Prediction{
-      .time_us = ring->time_us,
-      .method = PredictMethod::ring_tail,
-      .messages = before.messages + ring->messages,
-      .symmetry = "steps before " + std::to_string(tail->first_step) + " for every rank, then the ring by recurrence" +
-                  (ring->settled
-                       ? " (repeating every " + (ring->period == 1 ? "step" : std::to_string(ring->period) + " steps") +
-                             " from step " + std::to_string(ring->repeating_from) + " of " + ring_steps + ")"
-                       : " (all " + ring_steps + " steps)"),
-      .seconds = 0};
+  if (!ring) throw std::invalid_argument(ring_not_repeating(q));
+  return Prediction{.time_us = ring->time_us,
+                    .method = PredictMethod::ring_tail,
+                    .messages = before.messages + ring->messages,
+                    .symmetry = "steps before " + std::to_string(tail->first_step) +
+                                " for every rank, then the ring by recurrence" + describe_ring(*ring, n),
+                    .seconds = 0};
 }
 
 }  // namespace

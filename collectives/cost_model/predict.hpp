@@ -25,10 +25,11 @@
 // buffers are (rank 0's and the root's). Sampled lines are not proofs: a double binary
 // tree's times pass the check at some n and still miss, so it is not taken there.
 //
-// The ring-tail path, step by step, for an algorithm whose schedules end in a ring
-// allgather over every rank (AlgorithmEntry::ring_allgather_head: scatter_allgather):
-// the steps before the ring simulated for every rank, the ring by a recurrence
-// (collectives/cost_model/ring_tail.hpp), checked on sampled ranks' whole schedules.
+// The ring-tail path, for an algorithm whose schedules end in a ring allgather over every
+// rank (AlgorithmEntry::ring_allgather_head: scatter_allgather): the steps before the
+// ring simulated for every rank (in dataflow order with the ring's first steps, where
+// the ring overlaps them), the ring by a recurrence (collectives/cost_model/ring_tail.hpp),
+// checked on sampled ranks' whole schedules.
 #include <cstddef>
 #include <string>
 

@@ -43,6 +43,31 @@ Step ring_step(const RingTail& t, int me, std::size_t j) {
   return s;
 }
 
+// Each block's size, as an index into the few sizes there are (a ring's blocks take two
+// at most; -1 where it has no bytes), and each size's cost per (local, both ways, written).
+struct RingCosts {
+  std::vector<int> block_size;
+  std::size_t full_blocks = 0;
+  std::vector<std::array<MessageCost, 8>> costs;
+};
+
+RingCosts ring_costs(const RingTail& t, const CostParams& p, const CostLayout& l) {
+  RingCosts out;
+  out.block_size.assign(t.blocks.size(), -1);
+  std::map<std::size_t, int> size_of;
+  for (std::size_t b = 0; b < t.blocks.size(); ++b)
+    if (const std::size_t bytes = t.blocks[b].count * l.element_size; bytes > 0) {
+      out.block_size[b] = size_of.emplace(bytes, static_cast<int>(size_of.size())).first->second;
+      ++out.full_blocks;
+    }
+  out.costs.resize(size_of.size());
+  for (const auto& [bytes, i] : size_of)
+    for (int k = 0; k < 8; ++k)
+      out.costs[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)] =
+          message_cost(p, l, k & 1, bytes, (k & 2) != 0, (k & 4) != 0);
+  return out;
+}
+
 // The least p dividing the sizes' count such that every size equals the one p after it.
 std::size_t size_period(const std::vector<int>& sizes) {
   const std::size_t n = sizes.size();
@@ -147,21 +172,10 @@ std::optional<RingTailTimes> ring_tail_times(const RingTail& t, const std::vecto
     written0[static_cast<std::size_t>(me)] = written_first[r];
     free_from[static_cast<std::size_t>(me)] = links_free_us[r];
   }
-  // Each block's size, as an index into the few sizes there are (a ring's blocks take two
-  // at most), and each size's cost per (local, both ways, written).
-  std::map<std::size_t, int> size_of;
-  std::vector<int> block_size(un, -1);
-  std::size_t full_blocks = 0;
-  for (std::size_t b = 0; b < un; ++b)
-    if (const std::size_t bytes = t.blocks[b].count * l.element_size; bytes > 0) {
-      block_size[b] = size_of.emplace(bytes, static_cast<int>(size_of.size())).first->second;
-      ++full_blocks;
-    }
-  std::vector<std::array<MessageCost, 8>> costs(size_of.size());
-  for (const auto& [bytes, i] : size_of)
-    for (int k = 0; k < 8; ++k)
-      costs[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)] =
-          message_cost(p, l, k & 1, bytes, (k & 2) != 0, (k & 4) != 0);
+  const RingCosts rc = ring_costs(t, p, l);
+  const std::vector<int>& block_size = rc.block_size;
+  const std::size_t full_blocks = rc.full_blocks;
+  const auto& costs = rc.costs;
   const bool priced_written = p.prices_written();
   // Ring steps after the first repeat their costs every `period` steps: block sizes
   // repeat every `period` members (1 where all are alike).
@@ -226,6 +240,269 @@ std::optional<RingTailTimes> ring_tail_times(const RingTail& t, const std::vecto
     if (!out.settled) snapshots[taken++ % kLags] = at;
   }
   out.time_us = *std::max_element(at.begin(), at.end());
+  return out;
+}
+
+}  // namespace collbench
+
+namespace collbench {
+
+Schedule ring_steps(const RingTail& t, int member, std::size_t from, std::size_t to) {
+  Schedule out;
+  for (std::size_t j = from; j < to && j + 1 < static_cast<std::size_t>(t.ranks); ++j) {
+    Step s = ring_step(t, member, j);
+    if (s.sends.empty() && s.recvs.empty()) continue;
+    out.steps.push_back(std::move(s));
+    out.numbers.push_back(t.first_step + j);
+  }
+  return out;
+}
+
+namespace {
+
+constexpr double kNever = -std::numeric_limits<double>::infinity();
+
+// Per member (as receiver): the ring steps from `from` whose receive lands on a block the
+// steps before the ring touched on its rank, and from when that receive may start,
+// sorted by step. Blocks are found by offset: few regions per rank, each a run of blocks.
+std::vector<std::vector<std::pair<std::size_t, double>>> touched_steps(const RingTail& t, std::size_t from,
+                                                                       const std::vector<RingTailRank>& ranks) {
+  const int n = t.ranks;
+  struct Block {
+    BufferId buffer;
+    std::size_t offset, count;
+    int member;
+  };
+  std::vector<Block> blocks;
+  for (int b = 0; b < n; ++b)
+    if (const Region& r = t.blocks[static_cast<std::size_t>(b)]; r.count > 0)
+      blocks.push_back({r.buffer, r.offset, r.count, b});
+  auto key = [](const Block& x) { return std::pair{static_cast<int>(x.buffer), x.offset}; };
+  std::sort(blocks.begin(), blocks.end(), [&](const Block& a, const Block& b) { return key(a) < key(b); });
+  std::vector<std::vector<std::pair<std::size_t, double>>> out(static_cast<std::size_t>(n));
+  for (int m = 0; m < n; ++m) {
+    auto& steps = out[static_cast<std::size_t>(m)];
+    for (const auto& [region, at] : ranks[static_cast<std::size_t>(wrap(t.root + m, n))].touched) {
+      // The first block ending past the region's start, then every one starting before its end.
+      auto it = std::lower_bound(blocks.begin(), blocks.end(), region, [](const Block& b, const Region& r) {
+        return std::pair{static_cast<int>(b.buffer), b.offset + b.count} <=
+               std::pair{static_cast<int>(r.buffer), r.offset};
+      });
+      for (; it != blocks.end() && it->buffer == region.buffer && it->offset < region.offset + region.count; ++it) {
+        const auto j = static_cast<std::size_t>(wrap(static_cast<long long>(m) - it->member - 1, n));
+        if (j >= from && j + 1 < static_cast<std::size_t>(n)) steps.emplace_back(j, at);
+      }
+    }
+    std::sort(steps.begin(), steps.end());
+  }
+  return out;
+}
+
+double end_of_simulated(const RingTail& t, const std::vector<RingTailRank>& ranks) {
+  double end = 0;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(t.ranks); ++r) end = std::max(end, ranks[r].finish_us);
+  return end;
+}
+
+// Where a path begins: member `member` starts its message of step `step` no earlier than `at`.
+struct Path {
+  std::size_t member, step;
+  double at;
+};
+
+// The maximum of a fixed array over index ranges, each answered in O(1).
+class RangeMax {
+ public:
+  explicit RangeMax(std::vector<double> v) : levels_{std::move(v)} {
+    for (std::size_t w = 1; 2 * w <= levels_[0].size(); w *= 2) {
+      const std::vector<double>& below = levels_.back();
+      std::vector<double> up(below.size() - w);
+      for (std::size_t i = 0; i < up.size(); ++i) up[i] = std::max(below[i], below[i + w]);
+      levels_.push_back(std::move(up));
+    }
+  }
+  double over(std::size_t lo, std::size_t hi) const {  // [lo, hi], lo <= hi
+    std::size_t k = 0;
+    while ((std::size_t{2} << k) <= hi - lo + 1) ++k;
+    return std::max(levels_[k][lo], levels_[k][hi + 1 - (std::size_t{1} << k)]);
+  }
+
+ private:
+  std::vector<std::vector<double>> levels_;
+};
+
+// The ring's last message end, every block alike: each member's message of step j starts
+// at the latest of a path's start and, per step before it, either its own stream's
+// previous start plus its port time (a stay) or the member before's previous start plus
+// that whole message (a hop, as the block moves on). A path from member m0 at step k0 to
+// the last step with h hops ends at (sum of the whole messages of members m0..m0+h, the
+// last one's own included) + (stays) x (the largest port time among them): stays go
+// where they weigh most. Per distinct port time v, the members where it is the largest
+// form one run of h; the best h in it maximizes W[x+1] - v x over x = m0 + h (W the
+// prefix sums of whole messages, members doubled around the ring): a range maximum.
+double ring_end(const std::vector<Path>& starts, const std::vector<double>& whole, const std::vector<double>& port,
+                std::size_t last_step) {
+  const std::size_t n = whole.size();
+  std::vector<double> sums(2 * n + 1, 0);
+  for (std::size_t x = 0; x < 2 * n; ++x) sums[x + 1] = sums[x] + whole[x % n];
+  std::vector<double> values(port);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::vector<RangeMax> best;
+  // Per value: the first member at or after x (doubled) whose port time is at least it.
+  std::vector<std::vector<std::size_t>> reach(values.size(), std::vector<std::size_t>(2 * n + 1, SIZE_MAX));
+  for (std::size_t v = 0; v < values.size(); ++v) {
+    std::vector<double> q(2 * n);
+    for (std::size_t x = 0; x < 2 * n; ++x) q[x] = sums[x + 1] - values[v] * static_cast<double>(x);
+    best.emplace_back(std::move(q));
+    for (std::size_t x = 2 * n; x-- > 0;) reach[v][x] = port[x % n] >= values[v] ? x : reach[v][x + 1];
+  }
+  double end = -std::numeric_limits<double>::infinity();
+  for (const Path& s : starts) {
+    const std::size_t steps = last_step - s.step, x0 = s.member;  // steps to go: stays plus hops
+    for (std::size_t v = 0; v < values.size(); ++v) {
+      // h where values[v] is the largest port time on the way: from the first member
+      // with it (or more) to just before the first with more.
+      const std::size_t lo = reach[v][x0], hi_next = v + 1 < values.size() ? reach[v + 1][x0] : SIZE_MAX;
+      if (lo == SIZE_MAX || lo > x0 + steps) continue;
+      const std::size_t hi = std::min(x0 + steps, hi_next == SIZE_MAX ? SIZE_MAX : hi_next - 1);
+      if (hi < lo) continue;
+      // x = x0 + h: sums[x+1] - sums[x0] + (steps - h) v = q[x] - sums[x0] + (steps + x0) v.
+      const double path = best[v].over(lo, hi) - sums[x0] + values[v] * static_cast<double>(steps + x0);
+      end = std::max(end, s.at + path);
+    }
+  }
+  return end;
+}
+
+}  // namespace
+
+std::optional<RingTailDataflow> ring_tail_dataflow_times(const RingTail& t, std::size_t from,
+                                                         const std::vector<RingTailRank>& ranks,
+                                                         const std::vector<PortTrace>& host_out,
+                                                         const std::vector<PortTrace>& host_in, const CostParams& p,
+                                                         const CostLayout& l, double most_updates) {
+  const int n = t.ranks;
+  const auto un = static_cast<std::size_t>(n);
+  RingTailDataflow out;
+  from = std::min(from, un - 1);  // all simulated: nothing left to compute
+  auto rank_of = [&](std::size_t m) { return static_cast<std::size_t>(wrap(t.root + static_cast<long long>(m), n)); };
+  auto host = [&](std::size_t r) { return l.node_of_rank.empty() ? 0 : l.node_of_rank[r]; };
+  // Per member: its stream to the next member, and itself as receiver.
+  std::vector<double> posted(un), recv_posted(un), recvs_done(un), done(un, kNever);
+  std::vector<double> out_free(un), in_free(un), core_free(un), hout_free(un, kNever), hin_free(un, kNever);
+  std::vector<char> local(un), copies(un), first(un, 1);
+  for (std::size_t m = 0; m < un; ++m) {
+    const RingTailRank& r = ranks[rank_of(m)];
+    posted[m] = r.send_posted_us, recv_posted[m] = r.recv_posted_us, recvs_done[m] = r.recvs_done_us;
+    local[m] = host(rank_of(m)) == host(rank_of(m + 1));
+    copies[m] = (local[m] ? p.intra : p.inter).receiver_copies;
+  }
+  const std::vector<std::vector<std::pair<std::size_t, double>>> touched = touched_steps(t, from, ranks);
+  // Per member: its next such step (SIZE_MAX: none), and where that is in its list.
+  std::vector<std::size_t> next_touch(un, 0), touch_step(un, SIZE_MAX);
+  for (std::size_t m = 0; m < un; ++m)
+    if (!touched[m].empty()) touch_step[m] = touched[m][0].first;
+  const RingCosts rc = ring_costs(t, p, l);
+  const std::vector<int>& block_size = rc.block_size;
+  const std::size_t full_blocks = rc.full_blocks;
+  const auto& costs = rc.costs;
+  const int written = p.prices_written() ? 4 : 0;  // every computed send forwards a block received
+  // A stream's first computed message must take each port after every simulated message
+  // did: later, or at the same instant posted by the same sender (matched after them).
+  auto after_all = [&](const PortTrace& port, double match, int sender, bool by_sender) {
+    if (p.shared_ports) return match > port.free;  // no flow beside it: nothing to share
+    return match > port.last || (match == port.last && port.last_by == sender && by_sender);
+  };
+  out.times.messages = full_blocks * (un - 1 - from);
+  std::vector<std::size_t> blocks;  // those with bytes: each moves one member on per step
+  for (std::size_t x = 0; x < un; ++x)
+    if (block_size[x] >= 0) blocks.push_back(x);
+  std::vector<double> arrived(un, kNever);  // per block: when its latest message ended
+  // When member m's message of step j (block b) starts, as the simulator would start it;
+  // NaN where its stream's first computed message would take a port beside a simulated one.
+  auto start_of = [&](std::size_t m, std::size_t b, std::size_t j, const MessageCost& c) {
+    // Member m forwards block b, received in step j-1 (its receives before complete).
+    if (j > from) recvs_done[m] = std::max(recvs_done[m], arrived[b]);
+    posted[m] = std::max(posted[m], recvs_done[m]);
+    const std::size_t next = m + 1 == un ? 0 : m + 1;
+    if (touch_step[next] <= j) {
+      const auto& steps = touched[next];
+      std::size_t& k = next_touch[next];
+      for (; k < steps.size() && steps[k].first <= j; ++k)
+        recv_posted[next] = std::max(recv_posted[next], steps[k].second);
+      touch_step[next] = k < steps.size() ? steps[k].first : SIZE_MAX;
+    }
+    const double match = std::max(posted[m], recv_posted[next]);
+    if (first[m]) {
+      const bool by_sender = posted[m] > recv_posted[next];
+      const std::size_t r = rank_of(m), to = rank_of(next);
+      const int sender = static_cast<int>(r);
+      bool ok = after_all(ranks[r].out, match, sender, by_sender) && after_all(ranks[to].in, match, sender, by_sender);
+      if (copies[m]) ok = ok && after_all(ranks[to].core, match, sender, by_sender);
+      const auto ho = static_cast<std::size_t>(host(r)), hi = static_cast<std::size_t>(host(to));
+      if (!local[m])
+        ok =
+            ok && after_all(host_out[ho], match, sender, by_sender) && after_all(host_in[hi], match, sender, by_sender);
+      if (!ok) return std::numeric_limits<double>::quiet_NaN();
+      out_free[m] = ranks[r].out.free, in_free[m] = ranks[to].in.free, core_free[m] = ranks[to].core.free;
+      if (!local[m]) hout_free[m] = host_out[ho].free, hin_free[m] = host_in[hi].free;
+      first[m] = 0;
+    }
+    // Its ranks' ports and the copier's core, then (between hosts) the hosts' links.
+    double start = std::max({match, out_free[m], in_free[m]});
+    if (copies[m]) start = std::max(start, core_free[m]), core_free[m] = start + c.port_us;
+    if (!local[m]) {
+      start = std::max({start, hout_free[m], hin_free[m]});
+      hout_free[m] = hin_free[m] = start + c.port_us;
+    }
+    out_free[m] = in_free[m] = start + c.port_us;
+    return start;
+  };
+  // Both ways where the sender also receives in this step or the receiver also sends.
+  auto cost = [&](std::size_t m, std::size_t b) -> const MessageCost& {
+    const bool both = block_size[b == 0 ? un - 1 : b - 1] >= 0 || block_size[b + 1 == un ? 0 : b + 1] >= 0;
+    return costs[static_cast<std::size_t>(block_size[b])]
+                [static_cast<std::size_t>(local[m] | static_cast<int>(both) << 1 | written)];
+  };
+  if (full_blocks == un && costs.size() == 1 && from + 1 < un) {
+    std::vector<Path> starts;  // where paths begin: every member's first step, and late receives
+    std::vector<double> whole(un), port(un);
+    for (std::size_t m = 0; m < un; ++m) {
+      const std::size_t b = (m + un - from % un) % un;
+      const MessageCost& c = cost(m, b);
+      const double start = start_of(m, b, from, c);
+      if (std::isnan(start)) {
+        out.apart = false;
+        return out;
+      }
+      starts.push_back({m, from, start});
+      whole[m] = done_on_idle_ports(p, 0, c), port[m] = c.port_us;
+      // A receive of a later step that waits for the steps before holds its sender back.
+      const std::size_t next = m + 1 == un ? 0 : m + 1;
+      for (std::size_t k = next_touch[next]; k < touched[next].size(); ++k)
+        starts.push_back({m, touched[next][k].first, touched[next][k].second});
+    }
+    out.times.closed_form = true;
+    out.times.time_us = std::max(ring_end(starts, whole, port, un - 2), end_of_simulated(t, ranks));
+    return out;
+  }
+  if (static_cast<double>(out.times.messages) > most_updates) return std::nullopt;
+  for (std::size_t j = from; j + 1 < un; ++j) {
+    for (const std::size_t b : blocks) {
+      const std::size_t m = (b + j) % un;
+      const MessageCost& c = cost(m, b);
+      const double start = start_of(m, b, j, c);
+      if (std::isnan(start)) {
+        out.apart = false;
+        return out;
+      }
+      done[m] = arrived[b] = done_on_idle_ports(p, start, c);
+    }
+    ++out.times.steps_computed;
+  }
+  // Each rank ends with its last message out and the last one in.
+  out.times.time_us = std::max(end_of_simulated(t, ranks), *std::max_element(done.begin(), done.end()));
   return out;
 }
 

@@ -58,6 +58,7 @@ struct RingTailTimes {
   std::size_t period = 0;          // each this many steps
   std::size_t messages = 0;        // the ring's
   bool hosts_busy = false;         // a ring message would have waited for a host's link: not computed
+  bool closed_form = false;        // dataflow, blocks all alike: the ring's end as a longest path
 };
 
 // The ring's end, each rank starting it at start_us[r] (where the steps before left
@@ -71,5 +72,48 @@ std::optional<RingTailTimes> ring_tail_times(const RingTail& t, const std::vecto
                                              const std::vector<bool>& written_first,
                                              const std::vector<double>& links_free_us, const CostParams& p,
                                              const CostLayout& l, double most_updates);
+
+// The ring's steps [from, to) for member `member`, numbered as in the call (its steps
+// before the ring and the first ring steps are what the dataflow path simulates).
+Schedule ring_steps(const RingTail& t, int member, std::size_t from, std::size_t to);
+
+// In dataflow order (run's default) the ring overlaps the steps before it: a rank
+// forwards its block as soon as it has it, while others still scatter. The steps before
+// the ring and the ring's first `from` steps are simulated for every rank (with a
+// trace); from there each ring message follows from its sender's and receiver's posting
+// and the ports its stream holds alone: message j from member i is posted once i's
+// receives through ring step j-1 are complete (it forwards what it received there),
+// member i+1 posts its receive once the steps before the ring are done with that block
+// (RingTailRank::touched) and its receives before it are posted; the message starts when
+// both are posted and its ports (i's way out, i+1's way in and core, their hosts' links)
+// are free, as the simulator starts a message. That holds where each stream's first
+// computed message takes every port after all simulated messages did (or at the same
+// instant, posted by the same sender after them): else `apart` is false and more ring
+// steps must be simulated. The ring does not repeat (the scatter's blocks arrive at
+// different times; the latest reaches each member at a different step), so each step is
+// computed, for the blocks with bytes only; where every block has the same bytes, a
+// member's start of step j is the longest path to it: from where the simulation left a
+// member or from a receive that waited for the steps before, each step either on the
+// same stream (its port time) or one member on (a whole message), so the ring's end is
+// found per path start in O(log n) (closed_form), not in n(n-1) updates.
+struct RingTailRank {
+  double finish_us = 0;                            // when it ended all that was simulated
+  double send_posted_us = 0;                       // its latest send posted
+  double recv_posted_us = 0;                       // its latest receive posted
+  double recvs_done_us = 0;                        // every receive simulated complete
+  std::vector<std::pair<Region, double>> touched;  // what the steps before touch, and when a receive there may start
+  PortTrace out, in, core;
+};
+
+struct RingTailDataflow {
+  RingTailTimes times;
+  bool apart = true;  // false: a computed message would take a port beside a simulated one
+};
+
+std::optional<RingTailDataflow> ring_tail_dataflow_times(const RingTail& t, std::size_t from,
+                                                         const std::vector<RingTailRank>& ranks,
+                                                         const std::vector<PortTrace>& host_out,
+                                                         const std::vector<PortTrace>& host_in, const CostParams& p,
+                                                         const CostLayout& l, double most_updates);
 
 }  // namespace collbench

@@ -47,7 +47,7 @@ CLI::App* add_command(CLI::App& app, CostModelFlags& f) {
         ->capture_default_str();
     s->add_option("--method", f.method,
                   "auto (the symmetric path where it holds, else the split one (steps order), else a "
-                  "pipeline's periodic one, else a closing ring allgather's (steps order), each where it "
+                  "pipeline's periodic one, else a closing ring allgather's recurrence, each where it "
                   "holds, else every rank simulated), full, symmetric, split, periodic, or ring_tail")
         ->capture_default_str();
     add_output_flags(*s, o.out, "model");
@@ -186,7 +186,8 @@ int run_command(const CostModelOptions& o_in, const Invocation& inv) {
          "split: a symmetric first phase as one block, the rest for every rank (symmetry: the block and "
          "where the phases meet); periodic: a pipeline's time extended along the line through a few "
          "shorter counts' (symmetry: which); ring_tail: the steps before a closing ring allgather "
-         "for every rank, the ring by recurrence (symmetry: where it began to repeat)"},
+         "(in dataflow order and its first steps) for every rank, the ring by recurrence (symmetry: where it "
+         "began to repeat, if it did)"},
         {"place", "1 for the fastest predicted algorithm at this size"},
         {"vs_best", "predicted_us / the fastest's"}}}};
   const std::vector<std::size_t> sizes = checked_sweep_sizes(o.sizes, 1, true);
