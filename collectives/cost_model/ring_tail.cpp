@@ -389,20 +389,24 @@ std::optional<RingTailDataflow> ring_tail_dataflow_times(const RingTail& t, std:
   auto rank_of = [&](std::size_t m) { return static_cast<std::size_t>(wrap(t.root + static_cast<long long>(m), n)); };
   auto host = [&](std::size_t r) { return l.node_of_rank.empty() ? 0 : l.node_of_rank[r]; };
   // Per member: its stream to the next member, and itself as receiver.
-  std::vector<double> posted(un), recv_posted(un), recvs_done(un), done(un, kNever);
-  std::vector<double> out_free(un), in_free(un), core_free(un), hout_free(un, kNever), hin_free(un, kNever);
-  std::vector<char> local(un), copies(un), first(un, 1);
+  // Per member, side by side (the recurrence touches them together).
+  struct Member {
+    double posted, recv_posted, recvs_done, done = kNever;
+    double out_free = 0, in_free = 0, core_free = 0, hout_free = kNever, hin_free = kNever;
+    std::size_t touch_step = SIZE_MAX, next_touch = 0;  // its next receive that waits (step), in its list
+    bool local, copies, first = true;
+  };
+  std::vector<Member> mem(un);
   for (std::size_t m = 0; m < un; ++m) {
     const RingTailRank& r = ranks[rank_of(m)];
-    posted[m] = r.send_posted_us, recv_posted[m] = r.recv_posted_us, recvs_done[m] = r.recvs_done_us;
-    local[m] = host(rank_of(m)) == host(rank_of(m + 1));
-    copies[m] = (local[m] ? p.intra : p.inter).receiver_copies;
+    Member& x = mem[m];
+    x.posted = r.send_posted_us, x.recv_posted = r.recv_posted_us, x.recvs_done = r.recvs_done_us;
+    x.local = host(rank_of(m)) == host(rank_of(m + 1));
+    x.copies = (x.local ? p.intra : p.inter).receiver_copies;
   }
   const std::vector<std::vector<std::pair<std::size_t, double>>> touched = touched_steps(t, from, ranks);
-  // Per member: its next such step (SIZE_MAX: none), and where that is in its list.
-  std::vector<std::size_t> next_touch(un, 0), touch_step(un, SIZE_MAX);
   for (std::size_t m = 0; m < un; ++m)
-    if (!touched[m].empty()) touch_step[m] = touched[m][0].first;
+    if (!touched[m].empty()) mem[m].touch_step = touched[m][0].first;
   const RingCosts rc = ring_costs(t, p, l);
   const std::vector<int>& block_size = rc.block_size;
   const std::size_t full_blocks = rc.full_blocks;
@@ -422,48 +426,56 @@ std::optional<RingTailDataflow> ring_tail_dataflow_times(const RingTail& t, std:
   // When member m's message of step j (block b) starts, as the simulator would start it;
   // NaN where its stream's first computed message would take a port beside a simulated one.
   auto start_of = [&](std::size_t m, std::size_t b, std::size_t j, const MessageCost& c) {
-    // Member m forwards block b, received in step j-1 (its receives before complete).
-    if (j > from) recvs_done[m] = std::max(recvs_done[m], arrived[b]);
-    posted[m] = std::max(posted[m], recvs_done[m]);
+    Member& x = mem[m];
     const std::size_t next = m + 1 == un ? 0 : m + 1;
-    if (touch_step[next] <= j) {
+    Member& to_member = mem[next];
+    // Member m forwards block b, received in step j-1 (its receives before complete).
+    if (j > from) x.recvs_done = std::max(x.recvs_done, arrived[b]);
+    x.posted = std::max(x.posted, x.recvs_done);
+    if (to_member.touch_step <= j) {
       const auto& steps = touched[next];
-      std::size_t& k = next_touch[next];
+      std::size_t& k = to_member.next_touch;
       for (; k < steps.size() && steps[k].first <= j; ++k)
-        recv_posted[next] = std::max(recv_posted[next], steps[k].second);
-      touch_step[next] = k < steps.size() ? steps[k].first : SIZE_MAX;
+        to_member.recv_posted = std::max(to_member.recv_posted, steps[k].second);
+      to_member.touch_step = k < steps.size() ? steps[k].first : SIZE_MAX;
     }
-    const double match = std::max(posted[m], recv_posted[next]);
-    if (first[m]) {
-      const bool by_sender = posted[m] > recv_posted[next];
+    const double match = std::max(x.posted, to_member.recv_posted);
+    if (x.first) {
+      const bool by_sender = x.posted > to_member.recv_posted;
       const std::size_t r = rank_of(m), to = rank_of(next);
       const int sender = static_cast<int>(r);
       bool ok = after_all(ranks[r].out, match, sender, by_sender) && after_all(ranks[to].in, match, sender, by_sender);
-      if (copies[m]) ok = ok && after_all(ranks[to].core, match, sender, by_sender);
+      if (x.copies) ok = ok && after_all(ranks[to].core, match, sender, by_sender);
       const auto ho = static_cast<std::size_t>(host(r)), hi = static_cast<std::size_t>(host(to));
-      if (!local[m])
+      if (!x.local)
         ok =
             ok && after_all(host_out[ho], match, sender, by_sender) && after_all(host_in[hi], match, sender, by_sender);
       if (!ok) return std::numeric_limits<double>::quiet_NaN();
-      out_free[m] = ranks[r].out.free, in_free[m] = ranks[to].in.free, core_free[m] = ranks[to].core.free;
-      if (!local[m]) hout_free[m] = host_out[ho].free, hin_free[m] = host_in[hi].free;
-      first[m] = 0;
+      x.out_free = ranks[r].out.free, x.in_free = ranks[to].in.free, x.core_free = ranks[to].core.free;
+      if (!x.local) x.hout_free = host_out[ho].free, x.hin_free = host_in[hi].free;
+      x.first = false;
     }
     // Its ranks' ports and the copier's core, then (between hosts) the hosts' links.
-    double start = std::max({match, out_free[m], in_free[m]});
-    if (copies[m]) start = std::max(start, core_free[m]), core_free[m] = start + c.port_us;
-    if (!local[m]) {
-      start = std::max({start, hout_free[m], hin_free[m]});
-      hout_free[m] = hin_free[m] = start + c.port_us;
+    double start = std::max({match, x.out_free, x.in_free});
+    if (x.copies) start = std::max(start, x.core_free), x.core_free = start + c.port_us;
+    if (!x.local) {
+      start = std::max({start, x.hout_free, x.hin_free});
+      x.hout_free = x.hin_free = start + c.port_us;
     }
-    out_free[m] = in_free[m] = start + c.port_us;
+    x.out_free = x.in_free = start + c.port_us;
     return start;
   };
-  // Both ways where the sender also receives in this step or the receiver also sends.
+  // Per block, its cost's index but for the sender's link (local or not): its size, both
+  // ways where the sender also receives in that step or the receiver also sends.
+  std::vector<std::size_t> code(un, 0);
+  for (std::size_t b = 0; b < un; ++b)
+    if (block_size[b] >= 0) {
+      const bool both = block_size[b == 0 ? un - 1 : b - 1] >= 0 || block_size[b + 1 == un ? 0 : b + 1] >= 0;
+      code[b] = static_cast<std::size_t>(block_size[b]) * 8 + (both ? 2 : 0) + static_cast<std::size_t>(written);
+    }
   auto cost = [&](std::size_t m, std::size_t b) -> const MessageCost& {
-    const bool both = block_size[b == 0 ? un - 1 : b - 1] >= 0 || block_size[b + 1 == un ? 0 : b + 1] >= 0;
-    return costs[static_cast<std::size_t>(block_size[b])]
-                [static_cast<std::size_t>(local[m] | static_cast<int>(both) << 1 | written)];
+    const std::size_t k = code[b] + static_cast<std::size_t>(mem[m].local);
+    return costs[k / 8][k % 8];
   };
   if (full_blocks == un && costs.size() == 1 && from + 1 < un) {
     std::vector<Path> starts;  // where paths begin: every member's first step, and late receives
@@ -480,7 +492,7 @@ std::optional<RingTailDataflow> ring_tail_dataflow_times(const RingTail& t, std:
       whole[m] = done_on_idle_ports(p, 0, c), port[m] = c.port_us;
       // A receive of a later step that waits for the steps before holds its sender back.
       const std::size_t next = m + 1 == un ? 0 : m + 1;
-      for (std::size_t k = next_touch[next]; k < touched[next].size(); ++k)
+      for (std::size_t k = mem[next].next_touch; k < touched[next].size(); ++k)
         starts.push_back({m, touched[next][k].first, touched[next][k].second});
     }
     out.times.closed_form = true;
@@ -490,19 +502,21 @@ std::optional<RingTailDataflow> ring_tail_dataflow_times(const RingTail& t, std:
   if (static_cast<double>(out.times.messages) > most_updates) return std::nullopt;
   for (std::size_t j = from; j + 1 < un; ++j) {
     for (const std::size_t b : blocks) {
-      const std::size_t m = (b + j) % un;
+      const std::size_t m = b + j < un ? b + j : b + j - un;
       const MessageCost& c = cost(m, b);
       const double start = start_of(m, b, j, c);
       if (std::isnan(start)) {
         out.apart = false;
         return out;
       }
-      done[m] = arrived[b] = done_on_idle_ports(p, start, c);
+      mem[m].done = arrived[b] = done_on_idle_ports(p, start, c);
     }
     ++out.times.steps_computed;
   }
   // Each rank ends with its last message out and the last one in.
-  out.times.time_us = std::max(end_of_simulated(t, ranks), *std::max_element(done.begin(), done.end()));
+  double end = end_of_simulated(t, ranks);
+  for (const Member& x : mem) end = std::max(end, x.done);
+  out.times.time_us = end;
   return out;
 }
 
