@@ -417,6 +417,33 @@ def scale_section(raw):
                     if "cannot predict" in line:
                         out.append(f"| {order} | {coll} | not predicted | | | | | **no**: "
                                    f"{line.strip().removeprefix('collbench: ')} |")
+    return out + best_section(raw)
+
+
+def best_section(raw):
+    """model best from 1 KiB to 1 GiB as a user asks it: per rank count and collective, the
+    sizes whose every algorithm was predicted, those refused, and the whole question's time."""
+    out = ["", "## model best at 8,192 and 65,536 ranks", "",
+           "`model best -c COLLECTIVE -n RANKS -b 1K -e 1G -f 8` on the same cluster, run's default (dataflow) "
+           "order: a size is answered where every algorithm was predicted; refused algorithms are named with "
+           "the size; seconds for the whole question (raw/best-*).", "",
+           "| ranks | collective | sizes | answered | not predicted | seconds |", "|---:|---|---:|---:|---|---:|"]
+    for ranks in (8192, 65536):
+        for coll in COLLECTIVES:
+            path = f"{raw}/best-{coll}-{ranks}.json"
+            if not os.path.exists(path):
+                continue
+            sizes = {r["bytes"] for r in rows_of(path)}
+            refused = {}
+            for line in open(f"{raw}/best-{coll}-{ranks}.stderr"):
+                m = re.search(r"cannot predict (\S+) at (\d+) bytes", line)
+                if m:
+                    refused.setdefault(m.group(1), []).append(int(m.group(2)))
+            missing = {b for bs in refused.values() for b in bs}
+            named = "; ".join(f"{a} at {', '.join(size(b) for b in sorted(bs))}" for a, bs in sorted(refused.items()))
+            seconds = int(open(f"{raw}/best-{coll}-{ranks}.ms").read()) / 1000
+            out.append(f"| {ranks} | {coll} | {len(sizes | missing)} | {len(sizes - missing)} | {named or '–'} | "
+                       f"{seconds:.1f} |")
     return out
 
 

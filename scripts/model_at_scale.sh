@@ -3,7 +3,8 @@
 # algorithm predicted at 65,536 ranks, 8 per host (a described cluster: 400 GB/s and
 # 1.5 us within a host, 50 GB/s and 5 us between), at 1 KiB, 256 KiB and 64 MiB, in
 # both executor orders, with the seconds each prediction took. An algorithm too large to
-# simulate in full is named in raw/scale-*.stderr and the summary. Writes
+# simulate in full is named in raw/scale-*.stderr and the summary. Then `model best` from
+# 1 KiB to 1 GiB at 8,192 and 65,536 ranks, as a user asks it (raw/best-*). Writes
 # results/model-scale/ (or $1): raw/ and SUMMARY.md. No MPI traffic; one process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,18 @@ for order in steps dataflow; do
       -b 1K -e 64M -f 256 --order "$order" --csv "$raw/scale-$coll-$order.csv" --json "$raw/scale-$coll-$order.json" \
       >/dev/null 2>"$raw/scale-$coll-$order.stderr" ||
       echo "model_at_scale: $coll ($order): some algorithms not predicted (see $raw/scale-$coll-$order.stderr)" >&2
+  done
+done
+# The question a user asks (model best, run's default order), 1 KiB to 1 GiB by 8, at
+# 8,192 and 65,536 ranks: which sizes it answers, and how long the whole question took.
+for ranks in 8192 65536; do
+  for coll in allreduce broadcast reduce; do
+    t0=$(date +%s%N)
+    /usr/bin/mpiexec.mpich -n 1 "$bin" model best -m "$raw/cluster-8x8192.json" -c "$coll" -n "$ranks" \
+      -b 1K -e 1G -f 8 --csv "$raw/best-$coll-$ranks.csv" --json "$raw/best-$coll-$ranks.json" \
+      >/dev/null 2>"$raw/best-$coll-$ranks.stderr" ||
+      echo "model_at_scale: model best $coll at $ranks ranks: some sizes not answered (see $raw/best-$coll-$ranks.stderr)" >&2
+    echo $(( ($(date +%s%N) - t0) / 1000000 )) >"$raw/best-$coll-$ranks.ms"
   done
 done
 ${PYTHON:-python3} scripts/compare_model.py --scale "$out"

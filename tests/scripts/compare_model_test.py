@@ -116,5 +116,31 @@ class CompareModel(unittest.TestCase):
             self.assertEqual(len(f.read().splitlines()), 1 + len(TRUE_US))
 
 
+class ScaleSummary(unittest.TestCase):
+    """--scale's model best table: a size is answered only where no algorithm was refused."""
+
+    def test_a_refused_algorithm_leaves_its_size_unanswered(self):
+        with tempfile.TemporaryDirectory() as d:
+            raw = os.path.join(d, "raw")
+            os.makedirs(raw)
+            row = {"algorithm": "ring", "bytes": 1024, "method": "symmetric", "symmetry": "", "predict_seconds": 0.5}
+            for order in ("steps", "dataflow"):
+                for coll in ("allreduce", "broadcast", "reduce"):
+                    write(f"{raw}/scale-{coll}-{order}.json", [dict(row, collective=coll)])
+            write(f"{raw}/best-broadcast-65536.json",
+                  [{"algorithm": a, "bytes": b, "place": 1} for a in ("binomial", "scatter_allgather")
+                   for b in (1024, 8192)] + [{"algorithm": "binomial", "bytes": 65536, "place": 1}])
+            with open(f"{raw}/best-broadcast-65536.stderr", "w") as f:
+                f.write("collbench: cannot predict scatter_allgather at 65536 bytes: too many\n"
+                        "collbench: error: some predictions are missing (see above); the others are written\n")
+            with open(f"{raw}/best-broadcast-65536.ms", "w") as f:
+                f.write("2500\n")
+            subprocess.run([sys.executable, SCRIPT, "--scale", d], check=True)
+            with open(os.path.join(d, "SUMMARY.md")) as f:
+                summary = f.read()
+            self.assertIn("| 65536 | broadcast | 3 | 2 | scatter_allgather at 64 KiB | 2.5 |", summary)
+            self.assertNotIn("| 8192 |", summary)
+
+
 if __name__ == "__main__":
     unittest.main()
