@@ -331,44 +331,53 @@ class RangeMax {
   std::vector<std::vector<double>> levels_;
 };
 
-// The ring's last message end, every block alike: each member's message of step j starts
-// at the latest of a path's start and, per step before it, either its own stream's
-// previous start plus its port time (a stay) or the member before's previous start plus
-// that whole message (a hop, as the block moves on). A path from member m0 at step k0 to
-// the last step with h hops ends at (sum of the whole messages of members m0..m0+h, the
-// last one's own included) + (stays) x (the largest port time among them): stays go
-// where they weigh most. Per distinct port time v, the members where it is the largest
-// form one run of h; the best h in it maximizes W[x+1] - v x over x = m0 + h (W the
-// prefix sums of whole messages, members doubled around the ring): a range maximum.
+// The ring's last message end, where every `gap`-th block has bytes, all alike (gap 1:
+// every block; fewer elements than ranks spread them out): each member's message of step
+// j starts at the latest of a path's start and, per step before it, either its own
+// stream's previous start plus its port time (a stay: its previous message was the block
+// `gap` above, `gap` steps before) or the member before's previous start plus that whole
+// message (a hop, as the block moves on). A path from member m0 at step k0 with h hops
+// ends at (sum of the whole messages of members m0..m0+h, the last one's own included) +
+// s x (the largest port time among them), s = (L - h) / gap stays for L steps to go:
+// stays go where they weigh most, and h is L less whole gaps. Per distinct port time v,
+// the members where it is the largest form one run of h; the best h there maximizes
+// W[x+1] - v i over x = m0 + h = r + gap i (W the prefix sums of whole messages, members
+// doubled around the ring, r fixed by m0 + L): a range maximum per residue r.
 double ring_end(const std::vector<Path>& starts, const std::vector<double>& whole, const std::vector<double>& port,
-                std::size_t last_step) {
+                std::size_t last_step, std::size_t gap) {
   const std::size_t n = whole.size();
   std::vector<double> sums(2 * n + 1, 0);
   for (std::size_t x = 0; x < 2 * n; ++x) sums[x + 1] = sums[x] + whole[x % n];
   std::vector<double> values(port);
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  std::vector<RangeMax> best;
+  std::vector<std::vector<RangeMax>> best(values.size());  // per value, per residue
   // Per value: the first member at or after x (doubled) whose port time is at least it.
   std::vector<std::vector<std::size_t>> reach(values.size(), std::vector<std::size_t>(2 * n + 1, SIZE_MAX));
   for (std::size_t v = 0; v < values.size(); ++v) {
-    std::vector<double> q(2 * n);
-    for (std::size_t x = 0; x < 2 * n; ++x) q[x] = sums[x + 1] - values[v] * static_cast<double>(x);
-    best.emplace_back(std::move(q));
+    for (std::size_t r = 0; r < gap; ++r) {
+      std::vector<double> q;
+      for (std::size_t x = r, i = 0; x < 2 * n; x += gap, ++i)
+        q.push_back(sums[x + 1] - values[v] * static_cast<double>(i));
+      best[v].emplace_back(std::move(q));
+    }
     for (std::size_t x = 2 * n; x-- > 0;) reach[v][x] = port[x % n] >= values[v] ? x : reach[v][x + 1];
   }
   double end = -std::numeric_limits<double>::infinity();
   for (const Path& s : starts) {
-    const std::size_t steps = last_step - s.step, x0 = s.member;  // steps to go: stays plus hops
+    const std::size_t steps = last_step - s.step, x0 = s.member, r = (x0 + steps) % gap;
     for (std::size_t v = 0; v < values.size(); ++v) {
       // h where values[v] is the largest port time on the way: from the first member
-      // with it (or more) to just before the first with more.
-      const std::size_t lo = reach[v][x0], hi_next = v + 1 < values.size() ? reach[v + 1][x0] : SIZE_MAX;
-      if (lo == SIZE_MAX || lo > x0 + steps) continue;
-      const std::size_t hi = std::min(x0 + steps, hi_next == SIZE_MAX ? SIZE_MAX : hi_next - 1);
-      if (hi < lo) continue;
-      // x = x0 + h: sums[x+1] - sums[x0] + (steps - h) v = q[x] - sums[x0] + (steps + x0) v.
-      const double path = best[v].over(lo, hi) - sums[x0] + values[v] * static_cast<double>(steps + x0);
+      // with it (or more) to just before the first with more; x = x0 + h of residue r.
+      const std::size_t first = reach[v][x0], more = v + 1 < values.size() ? reach[v + 1][x0] : SIZE_MAX;
+      if (first == SIZE_MAX) continue;
+      const std::size_t lo = first, hi = std::min(x0 + steps, more == SIZE_MAX ? more : more - 1);
+      if (hi < lo || hi < r) continue;
+      const std::size_t i_lo = lo <= r ? 0 : (lo - r + gap - 1) / gap, i_hi = (hi - r) / gap;
+      if (i_hi < i_lo) continue;
+      // sums[x+1] - sums[x0] + v (steps - h) / gap, with (steps - h) / gap = (steps + x0 - r) / gap - i.
+      const double path =
+          best[v][r].over(i_lo, i_hi) - sums[x0] + values[v] * static_cast<double>((steps + x0 - r) / gap);
       end = std::max(end, s.at + path);
     }
   }
@@ -477,41 +486,51 @@ std::optional<RingTailDataflow> ring_tail_dataflow_times(const RingTail& t, std:
     const std::size_t k = code[b] + static_cast<std::size_t>(mem[m].local);
     return costs[k / 8][k % 8];
   };
-  if (full_blocks == un && costs.size() == 1 && from + 1 < un) {
-    std::vector<Path> starts;  // where paths begin: every member's first step, and late receives
+  // Steps from `from` to `to` by recurrence, each start kept in `starts` where given;
+  // false where a stream's first computed message would take a port beside a simulated one.
+  auto steps_by_recurrence = [&](std::size_t to, std::vector<Path>* starts) {
+    for (std::size_t j = from; j < to; ++j, ++out.times.steps_computed)
+      for (const std::size_t b : blocks) {
+        const std::size_t m = b + j < un ? b + j : b + j - un;
+        const MessageCost& c = cost(m, b);
+        const double start = start_of(m, b, j, c);
+        if (std::isnan(start)) return false;
+        mem[m].done = arrived[b] = done_on_idle_ports(p, start, c);
+        if (starts) starts->push_back({m, j, start});
+      }
+    return true;
+  };
+  // Every gap-th block with bytes, all alike, from block `phase` on.
+  const std::size_t gap = full_blocks > 0 && un % full_blocks == 0 ? un / full_blocks : 0;
+  std::size_t phase = 0;
+  while (gap > 0 && phase < gap && block_size[phase] < 0) ++phase;
+  bool spaced = gap > 0 && phase < gap && costs.size() == 1;
+  for (std::size_t x = 0; x < un && spaced; ++x) spaced = (block_size[x] >= 0) == (x % gap == phase);
+  if (spaced && from + gap + 1 < un) {
+    // The first `gap` steps by recurrence, in which every member sends once (the first
+    // message of its stream, checked), then every later start as a longest path from
+    // those (a stay reaches back `gap` steps, a hop one) or from a receive that waited.
+    std::vector<Path> starts;
+    if (!steps_by_recurrence(from + gap, &starts)) {
+      out.apart = false;
+      return out;
+    }
     std::vector<double> whole(un), port(un);
     for (std::size_t m = 0; m < un; ++m) {
-      const std::size_t b = (m + un - from % un) % un;
-      const MessageCost& c = cost(m, b);
-      const double start = start_of(m, b, from, c);
-      if (std::isnan(start)) {
-        out.apart = false;
-        return out;
-      }
-      starts.push_back({m, from, start});
+      const MessageCost& c = cost(m, phase);
       whole[m] = done_on_idle_ports(p, 0, c), port[m] = c.port_us;
-      // A receive of a later step that waits for the steps before holds its sender back.
       const std::size_t next = m + 1 == un ? 0 : m + 1;
       for (std::size_t k = mem[next].next_touch; k < touched[next].size(); ++k)
         starts.push_back({m, touched[next][k].first, touched[next][k].second});
     }
     out.times.closed_form = true;
-    out.times.time_us = std::max(ring_end(starts, whole, port, un - 2), end_of_simulated(t, ranks));
+    out.times.time_us = std::max(ring_end(starts, whole, port, un - 2, gap), end_of_simulated(t, ranks));
     return out;
   }
   if (static_cast<double>(out.times.messages) > most_updates) return std::nullopt;
-  for (std::size_t j = from; j + 1 < un; ++j) {
-    for (const std::size_t b : blocks) {
-      const std::size_t m = b + j < un ? b + j : b + j - un;
-      const MessageCost& c = cost(m, b);
-      const double start = start_of(m, b, j, c);
-      if (std::isnan(start)) {
-        out.apart = false;
-        return out;
-      }
-      mem[m].done = arrived[b] = done_on_idle_ports(p, start, c);
-    }
-    ++out.times.steps_computed;
+  if (!steps_by_recurrence(un - 1, nullptr)) {
+    out.apart = false;
+    return out;
   }
   // Each rank ends with its last message out and the last one in.
   double end = end_of_simulated(t, ranks);

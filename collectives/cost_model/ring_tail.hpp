@@ -91,11 +91,12 @@ Schedule ring_steps(const RingTail& t, int member, std::size_t from, std::size_t
 // instant, posted by the same sender after them): else `apart` is false and more ring
 // steps must be simulated. The ring does not repeat (the scatter's blocks arrive at
 // different times; the latest reaches each member at a different step), so each step is
-// computed, for the blocks with bytes only; where every block has the same bytes, a
-// member's start of step j is the longest path to it: from where the simulation left a
-// member or from a receive that waited for the steps before, each step either on the
-// same stream (its port time) or one member on (a whole message), so the ring's end is
-// found per path start in O(log n) (closed_form), not in n(n-1) updates.
+// computed, for the blocks with bytes only; where every gap-th block has bytes, all alike
+// (every block, or fewer elements than ranks spread evenly), the first `gap` steps are,
+// and every later start is the longest path to it from those or from a receive that
+// waited for the steps before, each step either a stay on the same stream (its port
+// time) or a hop one member on (a whole message): the ring's end per path start in O(1)
+// range maxima (closed_form), not in n(n-1) updates.
 struct RingTailRank {
   double finish_us = 0;                            // when it ended all that was simulated
   double send_posted_us = 0;                       // its latest send posted
