@@ -411,18 +411,28 @@ def scale_section(raw):
                     out.append(f"| {order} | {coll} | {a} | {size(r['bytes'])} | {r['method']} | "
                                f"{r.get('symmetry') or '–'} | {r['predict_seconds']:.3f} | "
                                f"{'yes' if r['predict_seconds'] < 1 else '**no**'} |")
-            err = f"{raw}/scale-{coll}-{order}.stderr"
-            if os.path.exists(err):
-                for line in open(err):
-                    if "cannot predict" in line:
-                        out.append(f"| {order} | {coll} | not predicted | | | | | **no**: "
-                                   f"{line.strip().removeprefix('collbench: ')} |")
+            for line, _, _ in refusals(f"{raw}/scale-{coll}-{order}.stderr"):
+                out.append(f"| {order} | {coll} | not predicted | | | | | **no**: {line} |")
     return out + best_section(raw)
+
+
+def refusals(stderr):
+    """model predict/best's refusals in a stderr file: (the message, algorithm, bytes)."""
+    if not os.path.exists(stderr):
+        return []
+    out = []
+    for line in open(stderr):
+        m = re.search(r"cannot predict (\S+) at (\d+) bytes", line)
+        if m:
+            out.append((line.strip().removeprefix("collbench: "), m.group(1), int(m.group(2))))
+    return out
 
 
 def best_section(raw):
     """model best from 1 KiB to 1 GiB as a user asks it: per rank count and collective, the
     sizes whose every algorithm was predicted, those refused, and the whole question's time."""
+    if not glob.glob(f"{raw}/best-*.json"):
+        return []  # a run from before model_at_scale.sh asked it
     out = ["", "## model best at 8,192 and 65,536 ranks", "",
            "`model best -c COLLECTIVE -n RANKS -b 1K -e 1G -f 8` on the same cluster, run's default (dataflow) "
            "order: a size is answered where every algorithm was predicted; refused algorithms are named with "
@@ -435,10 +445,8 @@ def best_section(raw):
                 continue
             sizes = {r["bytes"] for r in rows_of(path)}
             refused = {}
-            for line in open(f"{raw}/best-{coll}-{ranks}.stderr"):
-                m = re.search(r"cannot predict (\S+) at (\d+) bytes", line)
-                if m:
-                    refused.setdefault(m.group(1), []).append(int(m.group(2)))
+            for _, algorithm, b in refusals(f"{raw}/best-{coll}-{ranks}.stderr"):
+                refused.setdefault(algorithm, []).append(b)
             missing = {b for bs in refused.values() for b in bs}
             named = "; ".join(f"{a} at {', '.join(size(b) for b in sorted(bs))}" for a, bs in sorted(refused.items()))
             seconds = int(open(f"{raw}/best-{coll}-{ranks}.ms").read()) / 1000

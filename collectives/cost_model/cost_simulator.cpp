@@ -229,7 +229,7 @@ class CostSimulation::Simulation {
       for (std::size_t r = 0; r < ranks_.size(); ++r)
         for (std::size_t q = 0; q < kFlowQueues; ++q) {
           const std::size_t items = ranks_[r].plan.items[q].size();
-          traces_[r].posted[q].assign(items, 0), traces_[r].done[q].assign(items, 0);
+          traces_[r].done[q].assign(items, 0);
         }
       host_traces_[0].assign(hosts_, {}), host_traces_[1].assign(hosts_, {});
       flow_port_free_.assign(port_flows_.size(), 0);
@@ -386,7 +386,7 @@ class CostSimulation::Simulation {
           const std::size_t i = st.progress.started(q);
           const TransferItem& x = (q == FlowQueue::sends ? st.sends : st.recvs)[i];
           st.progress.start(q);
-          if (trace_) traces_[static_cast<std::size_t>(r)].posted[static_cast<std::size_t>(q)][i] = t;
+          if (trace_) traces_[static_cast<std::size_t>(r)].last_posted[static_cast<std::size_t>(q)] = t;
           post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways, x.written}, q == FlowQueue::sends);
         }
       // An operation waits for the core; while a shared-port copy holds it for a time not
@@ -398,7 +398,7 @@ class CostSimulation::Simulation {
         if (trace_) {
           RankTrace& tr = traces_[static_cast<std::size_t>(r)];
           const std::size_t i = st.progress.started(FlowQueue::ops);
-          tr.posted[static_cast<std::size_t>(FlowQueue::ops)][i] = t;
+          tr.last_posted[static_cast<std::size_t>(FlowQueue::ops)] = t;
           tr.done[static_cast<std::size_t>(FlowQueue::ops)][i] = t + st.ops[i].us;
           tr.core.take(t, -1);
         }
@@ -542,7 +542,6 @@ class CostSimulation::Simulation {
           2 * n + h + static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.to)]));
     }
     for (int i = 0; i < f.port_count; ++i) port_flows_[f.ports[i]].push_back(id);
-    if (trace_) trace_taken(time, m, copier_of(m) != nullptr);
     ++delivered_;
     reshare(time, id);
   }
@@ -599,7 +598,8 @@ class CostSimulation::Simulation {
     }
   }
 
-  // A message took its ports (and the receiver's core where it copies) at `time`.
+  // A message took its ports (and the receiver's core where it copies) at `time`, one
+  // after another (without shared ports).
   void trace_taken(double time, const Message& m, bool copies) {
     const int by = m.by_sender ? m.from : -1;
     traces_[static_cast<std::size_t>(m.from)].out.take(time, by);

@@ -124,10 +124,11 @@ struct Symmetry {
 };
 
 // What a path that computes the rest of a call apart needs of the part simulated (the
-// ring tail in dataflow order): when each item was posted and completed, and who holds
-// each port. A port's `last` is the latest time a message took it (matched, or began
-// with shared ports); `last_by` the rank whose own posting of a send made every message
-// that took it then (so they were matched in that rank's posting order), else -1.
+// ring tail in dataflow order): when each queue's last item was posted, when each item
+// completed, and who holds each port. A port's `last` is the latest time a message took
+// it (when matched; ports the messages share are known by `free` only); `last_by` the
+// rank whose own posting of a send made every message that took it then (so they were
+// matched in that rank's posting order), else -1.
 struct PortTrace {
   double free = 0;
   double last = -std::numeric_limits<double>::infinity();
@@ -140,8 +141,11 @@ struct PortTrace {
   }
 };
 struct RankTrace {
-  // Per queue and item: when it was posted (an operation: began) and completed (ended).
-  std::array<std::vector<double>, 3> posted, done;
+  // Per queue: when its last item was posted (an operation: began); per item, when it
+  // completed (an operation: ended).
+  std::array<double, 3> last_posted{-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                    -std::numeric_limits<double>::infinity()};
+  std::array<std::vector<double>, 3> done;
   PortTrace out, in, core;  // its way out, its way in, its core (operations and copies in)
 };
 

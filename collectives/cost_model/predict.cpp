@@ -296,7 +296,8 @@ Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictM
   // Each schedule is built, counted and handed over, then dropped: held all at once,
   // 65,536 of them cost as much to free as to simulate.
   CostSimulation sim(q.ranks, sym, p, layout);
-  // Where the ring-tail path would hold step by step, say so: the refusal then has a way out.
+  // An algorithm with a ring-tail path that declined here is told apart: --method
+  // ring_tail says why.
   FullSimulationBudget budget(q, method == PredictMethod::full ? "asked for"
                                  : q.algorithm->ring_allgather_head
                                      ? "no symmetry found, and its closing ring allgather's recurrence does not hold "
@@ -547,12 +548,9 @@ std::optional<Prediction> ring_tail_dataflow(const PredictRequest& q, const Cost
       const RankTrace& tr = simulated.ranks[r];
       RingTailRank& x = ranks[r];
       constexpr double kNever = -std::numeric_limits<double>::infinity();
-      auto last = [&](FlowQueue fq) {
-        const std::vector<double>& v = tr.posted[static_cast<std::size_t>(fq)];
-        return v.empty() ? kNever : v.back();  // posted in order
-      };
       x.finish_us = simulated.finish_us[r];
-      x.send_posted_us = last(FlowQueue::sends), x.recv_posted_us = last(FlowQueue::recvs);
+      x.send_posted_us = tr.last_posted[static_cast<std::size_t>(FlowQueue::sends)];
+      x.recv_posted_us = tr.last_posted[static_cast<std::size_t>(FlowQueue::recvs)];
       // A queue's items through i complete: what an item waiting for item i waits for.
       std::array<std::vector<double>, kFlowQueues> through;
       for (std::size_t fq = 0; fq < kFlowQueues; ++fq) {

@@ -243,10 +243,6 @@ std::optional<RingTailTimes> ring_tail_times(const RingTail& t, const std::vecto
   return out;
 }
 
-}  // namespace collbench
-
-namespace collbench {
-
 Schedule ring_steps(const RingTail& t, int member, std::size_t from, std::size_t to) {
   Schedule out;
   for (std::size_t j = from; j < to && j + 1 < static_cast<std::size_t>(t.ranks); ++j) {
@@ -397,8 +393,8 @@ std::optional<RingTailDataflow> ring_tail_dataflow_times(const RingTail& t, std:
   from = std::min(from, un - 1);  // all simulated: nothing left to compute
   auto rank_of = [&](std::size_t m) { return static_cast<std::size_t>(wrap(t.root + static_cast<long long>(m), n)); };
   auto host = [&](std::size_t r) { return l.node_of_rank.empty() ? 0 : l.node_of_rank[r]; };
-  // Per member: its stream to the next member, and itself as receiver.
-  // Per member, side by side (the recurrence touches them together).
+  // Per member, side by side (the recurrence touches them together): its stream to the
+  // next member, and itself as receiver.
   struct Member {
     double posted, recv_posted, recvs_done, done = kNever;
     double out_free = 0, in_free = 0, core_free = 0, hout_free = kNever, hin_free = kNever;

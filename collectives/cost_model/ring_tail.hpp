@@ -58,7 +58,7 @@ struct RingTailTimes {
   std::size_t period = 0;          // each this many steps
   std::size_t messages = 0;        // the ring's
   bool hosts_busy = false;         // a ring message would have waited for a host's link: not computed
-  bool closed_form = false;        // dataflow, blocks all alike: the ring's end as a longest path
+  bool closed_form = false;        // dataflow, every gap-th block with bytes, alike: a longest path
 };
 
 // The ring's end, each rank starting it at start_us[r] (where the steps before left

@@ -3,7 +3,6 @@
 // recurrence, gives the full simulation's time, and declines what is not such a ring.
 #include <gtest/gtest.h>
 
-#include <iostream>
 #include <string>
 
 #include "algorithms/catalog.hpp"
@@ -125,7 +124,6 @@ TEST(PredictRingTailPath, ScatterAllgatherInDataflowOrderAgreesWithTheFullSimula
   EXPECT_EQ(dataflow.compared, 7140);
   EXPECT_EQ(dataflow.declined, 0);
   EXPECT_GT(dataflow.closed_form, 2100);
-  std::cerr << dataflow.closed_form << " in closed form\n";
 }
 
 TEST(PredictRingTailPath, DeclinesWhatIsNotARingTail) {
