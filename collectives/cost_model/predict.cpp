@@ -688,8 +688,10 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
     std::optional<Prediction> ring = ring_tail(q, p);
     if (!ring)
       throw std::invalid_argument("--method ring_tail does not hold for " + q.algorithm->name +
-                                  " here: it needs the steps order, schedules that end in a ring allgather over "
-                                  "every rank (scatter_allgather), and host links free when the ring starts");
+                                  " here: it needs schedules that end in a ring allgather over every rank "
+                                  "(scatter_allgather) and, step by step, host links free when the ring starts; in "
+                                  "dataflow order, steps before the ring without operations and few enough ring steps "
+                                  "simulated before every ring message comes after them on its ports");
     out = *ring;
   } else {
     out = predict_direct(q, p, method, 0);
