@@ -217,4 +217,50 @@ bool FlowProgress::finished() const {
   return true;
 }
 
+void choose_wait_set(const DataflowPlan& plan, const FlowProgress& p, std::span<const FlowRef> items,
+                     std::vector<std::size_t>& subset) {
+  constexpr FlowQueue kR = FlowQueue::recvs, kS = FlowQueue::sends, kO = FlowQueue::ops;
+  auto step_of = [&](std::size_t i) { return plan.of(items[i].first)[items[i].second].step; };
+  // Whether every receive and send of steps up to `k` has started: the condition under
+  // which waiting for a whole set cannot deadlock (dataflow.hpp, "Waiting for a set").
+  auto started_through = [&](std::size_t k) {
+    for (FlowQueue q : {kR, kS})
+      if (p.started(q) < plan.of(q).size() && plan.of(q)[p.started(q)].step <= k) return false;
+    return true;
+  };
+  // When the next operation waits only for transfers already in flight, wait for
+  // exactly those (with the sends of its step and before, which the step order would
+  // have waited for too) in one call: one call per wait, not one per transfer.
+  subset.clear();
+  const std::size_t ops_done = p.complete(kO);
+  if (ops_done < plan.of(kO).size()) {
+    const FlowItem& next = plan.of(kO)[ops_done];
+    const auto need_r = next.after[static_cast<std::size_t>(kR)], need_s = next.after[static_cast<std::size_t>(kS)];
+    if (static_cast<std::ptrdiff_t>(p.started(kR)) > need_r && static_cast<std::ptrdiff_t>(p.started(kS)) > need_s)
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        const auto [queue, index] = items[i];
+        const auto at = static_cast<std::ptrdiff_t>(index);
+        if (queue == kR ? at <= need_r : at <= need_s || plan.of(kS)[index].step <= next.step) subset.push_back(i);
+      }
+  }
+  if (!subset.empty()) {
+    std::size_t latest = 0;
+    for (std::size_t i : subset) latest = std::max(latest, step_of(i));
+    if (!started_through(latest)) subset.clear();
+  }
+  // Nothing left to start either: everything in flight is all that remains.
+  const bool all_started = p.started(kR) == plan.of(kR).size() && p.started(kS) == plan.of(kS).size();
+  if (subset.empty() && all_started && ops_done == plan.of(kO).size())
+    for (std::size_t i = 0; i < items.size(); ++i) subset.push_back(i);
+  // Else the earliest step in flight, as the step order would wait for it, under the
+  // same condition: a wait known in advance (precompile), where "any" is not.
+  if (subset.empty()) {
+    std::size_t lowest = step_of(0);
+    for (std::size_t i = 1; i < items.size(); ++i) lowest = std::min(lowest, step_of(i));
+    if (started_through(lowest))
+      for (std::size_t i = 0; i < items.size(); ++i)
+        if (step_of(i) == lowest) subset.push_back(i);
+  }
+}
+
 }  // namespace collbench

@@ -23,6 +23,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "collectives/collective.hpp"
@@ -72,6 +74,15 @@ class FlowProgress {
   std::array<std::size_t, kFlowQueues> sizes_{}, started_{}, complete_{};
   std::array<std::vector<char>, 2> done_;  // receives, sends: completed, by position
 };
+
+// A transfer in flight: its queue and position there.
+using FlowRef = std::pair<FlowQueue, std::size_t>;
+// What the executor waits for next, given the transfers in flight (`items`, all
+// started and not yet known complete): the positions in `items` of a set to wait for
+// all of, where that is safe ("Waiting for a set" above), else empty: whichever
+// completes first. The cost simulation waits as the executor does (cost_simulator.hpp).
+void choose_wait_set(const DataflowPlan& plan, const FlowProgress& p, std::span<const FlowRef> items,
+                     std::vector<std::size_t>& subset);
 
 // `layout` says where the send buffer really is (inside the receive buffer when in place).
 DataflowPlan plan_dataflow(const Schedule& s, const BufferLayout& layout);
