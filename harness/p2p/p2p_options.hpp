@@ -23,12 +23,13 @@ class App;
 
 namespace collbench {
 
-enum class P2pTest { latency, bandwidth, exchange, written, busy };
-inline constexpr NameTable<P2pTest, 5> kP2pTestNames{{{{P2pTest::latency, "latency"},
+enum class P2pTest { latency, bandwidth, exchange, written, busy, pair };
+inline constexpr NameTable<P2pTest, 6> kP2pTestNames{{{{P2pTest::latency, "latency"},
                                                        {P2pTest::bandwidth, "bandwidth"},
                                                        {P2pTest::exchange, "exchange"},
                                                        {P2pTest::written, "written"},
-                                                       {P2pTest::busy, "busy"}}}};
+                                                       {P2pTest::busy, "busy"},
+                                                       {P2pTest::pair, "pair"}}}};
 
 struct P2pOptions {
   std::vector<P2pTest> tests{P2pTest::latency, P2pTest::bandwidth, P2pTest::exchange};

@@ -105,6 +105,11 @@ nlohmann::json p2p_definitions() {
            "third (buffers of their own) and then waits: as long as the exchange and the sum one after "
            "the other where the receiving core does the copy, as the longer of the two where the transfer "
            "proceeds without it (model fit compares it with the exchange test and its own timed sum)"},
+          {"pair",
+           "rank 0 posts two receives of the size and tells its peer (4 bytes), which then sends both at once: "
+           "the time until the first arrives. About one message's time where a pair's messages go one after "
+           "another (shared memory), about both's where the transport interleaves them (UCX over TCP); model "
+           "fit compares it with the ping-pong of twice the size"},
           {"bandwidth",
            "rank 0 starts a window of messages to its peer, which answers the window with a 4-byte ack "
            "(osu_bw); an iteration's time / window per message"},

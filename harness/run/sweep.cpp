@@ -396,7 +396,7 @@ class Sweep {
 }  // namespace
 
 std::vector<P2pTest> link_probe_tests() {
-  return {P2pTest::latency, P2pTest::exchange, P2pTest::written, P2pTest::busy};
+  return {P2pTest::latency, P2pTest::exchange, P2pTest::written, P2pTest::busy, P2pTest::pair};
 }
 
 Repetitions link_probe_repetitions(const Repetitions& run) {

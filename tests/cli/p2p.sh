@@ -20,6 +20,12 @@ done
 "$mpiexec" -n 2 "$collbench" p2p -t written -b 4K -e 64K -f 4 -n 10 -w 1 --csv "$dir/written.csv" >"$dir/written.out" 2>&1 ||
   fail "p2p -t written exited $?"
 grep -q "^# written: exchange whose send buffers" "$dir/written.out" || fail "p2p -t written printed no definition"
+# The pair test (two messages at once, until the first arrives), over MPI and shm.
+for t in mpi shm; do
+  "$mpiexec" -n 2 "$collbench" p2p --transport "$t" -t latency,pair -b 1K -e 1M -f 32 -n 10 -w 1 \
+    --csv "$dir/pair-$t.csv" >"$dir/pair-$t.out" 2>&1 || fail "p2p -t pair over $t exited $?"
+done
+grep -q "^# pair: rank 0 posts two receives" "$dir/pair-mpi.out" || fail "p2p -t pair printed no definition"
 # The rank that waits while a pair measures is waiting as asked, not stalled: a run
 # longer than the watchdog must not end for it (it did, exit 4, before it beat).
 "$mpiexec" -n 3 "$collbench" p2p -b 4M -e 16M -f 4 --rounds 3 --watchdog 2 --csv /dev/null --json /dev/null \
@@ -54,7 +60,12 @@ for t, transport in (("mpi", "mpi-p2p"), ("shm", "shm")):
     assert rows.index(next(r for r in rows if r["kind"] == "fit")) == 30, "fits come after every measured row"
 written = [r for r in csv.DictReader(open(f"{d}/written.csv")) if r["kind"] == "measured"]
 assert [(r["test"], int(r["bytes"]), int(r["errors"])) for r in written] == [("written", b, 0) for b in (4096, 16384, 65536)], written
+for t in ("mpi", "shm"):
+    pair = [r for r in csv.DictReader(open(f"{d}/pair-{t}.csv")) if r["kind"] == "measured"]
+    assert [(r["test"], int(r["bytes"]), r["errors"]) for r in pair] == [
+        (test, b, "0") for b in (1024, 32768, 1048576) for test in ("latency", "pair")], pair
+    assert all(float(r["p50_us"]) > 0 for r in pair), pair
 three = list(csv.DictReader(open(f"{d}/three.csv")))
 assert {r["ranks"] for r in three} == {"0,1"} and {r["test"] for r in three} == {"latency"}, three
-print("ok: all three tests, checked, fitted, over mpi and shm; the written test by name; 3 ranks measure one pair")
+print("ok: all three tests, checked, fitted, over mpi and shm; the written and pair tests by name; 3 ranks measure one pair")
 PY

@@ -18,7 +18,7 @@ assert sorted({int(r["bytes"]) for r in run}) == [1024, 8192, 65536] and all(r["
 doc = json.load(open(d + "/links.json"))
 assert doc["completed"] is True
 p2p = doc["metadata"]["p2p"]
-assert p2p["options"]["tests"] == ["latency", "exchange", "written", "busy"], p2p
+assert p2p["options"]["tests"] == ["latency", "exchange", "written", "busy", "pair"], p2p
 assert p2p["probed_in"].startswith("collbench run allreduce"), p2p
 assert "--probe-links" in doc["metadata"]["command_line"], doc["metadata"]["command_line"]
 measured = [r for r in doc["rows"] if r["kind"] == "measured"]
