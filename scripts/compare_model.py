@@ -224,7 +224,10 @@ def cost_section(points, layouts):
            "on a FIFO link an exchange either overlaps both ways or takes turns, and a collective pays "
            "exchanges step after step (results/exchange-modes/). *receiver_copies*: the receiving core copies "
            "each message (fitted from p2p's busy test), so the message waits for it and its reductions wait for "
-           "the message (without: transfers and reductions overlap).", "",
+           "the message (without: transfers and reductions overlap). *pair_shares*: from the size p2p's pair test "
+           "finds it, one pair's messages in flight at once share its bandwidth (UCX over TCP interleaves them), "
+           "and ranks post as the executor does, when the wait they are in returns (without: a pair's messages "
+           "go one after another, and ranks post as soon as their data allows).", "",
            "| layout | sizes | with all | " + " | ".join(f"without {c}" for c in costs) + " |",
            "|---|---|---:|" + "---:|" * len(costs)]
     for lay in layouts:

@@ -3,6 +3,7 @@
 #include "collectives/schedule/dataflow.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -193,6 +194,15 @@ struct RankState {
   // infinite while a shared-port message is being copied, its end not yet known.
   double core_free = 0, core_taken_at = -1;
   std::pmr::deque<Message> core_waiting;  // shared ports: messages waiting for that copy to end
+  // Where the simulation waits as the executor does (Simulation::waits_): the transfers
+  // it has started and not yet learnt complete, and whether the transport has completed
+  // each; what it waits for (a set, all of which must complete, with how many are still
+  // open; or whichever completes first), or nothing (running, or done).
+  std::vector<FlowRef> in_flight;
+  std::vector<char> completed;
+  enum class Wait : std::uint8_t { none, all, any } wait = Wait::none;
+  std::vector<FlowRef> wait_set;
+  std::size_t wait_open = 0;
 };
 
 }  // namespace
@@ -203,7 +213,13 @@ constexpr double kCopying = std::numeric_limits<double>::infinity();
 class CostSimulation::Simulation {
  public:
   Simulation(int n, const Symmetry& sym, const CostParams& p, const CostLayout& l)
-      : sym_(sym), p_(p), l_(l), n_(n), simulated_(sym.kind == Symmetry::Kind::none ? n : sym.block) {
+      : sym_(sym),
+        p_(p),
+        l_(l),
+        n_(n),
+        simulated_(sym.kind == Symmetry::Kind::none ? n : sym.block),
+        waits_(p.shared_ports &&
+               (std::isfinite(p.intra.pair_shares_from_bytes) || std::isfinite(p.inter.pair_shares_from_bytes))) {
     ranks_.reserve(static_cast<std::size_t>(simulated_));
   }
 
@@ -223,7 +239,7 @@ class CostSimulation::Simulation {
     egress_.assign(ranks_.size(), {}), ingress_.assign(ranks_.size(), {});
     host_egress_.assign(hosts_, {}), host_ingress_.assign(hosts_, {});
     host_out_busy_.assign(hosts_, 0), host_in_busy_.assign(hosts_, 0);
-    port_flows_.assign(2 * (ranks_.size() + hosts_), {});
+    port_flows_.assign(2 * (ranks_.size() + hosts_) + ranks_.size(), {});
     if (trace_) {
       traces_.assign(ranks_.size(), {});
       for (std::size_t r = 0; r < ranks_.size(); ++r)
@@ -243,7 +259,11 @@ class CostSimulation::Simulation {
     // nothing up (the hot path of a simulation of millions of messages).
     for (int r = 0; r < simulated_; ++r) open_inbound(r);
     for (int r = 0; r < simulated_; ++r) attach_sends(r);
-    for (int r = 0; r < simulated_; ++r) advance(r, ranks_[static_cast<std::size_t>(r)].start);
+    for (int r = 0; r < simulated_; ++r)
+      if (waits_)
+        run_executor(r, ranks_[static_cast<std::size_t>(r)].start);
+      else
+        advance(r, ranks_[static_cast<std::size_t>(r)].start);
     while (!events_.empty()) {
       const auto [time, kind, m] = events_.pop();
       if (kind == Events::Kind::start) {
@@ -310,9 +330,60 @@ class CostSimulation::Simulation {
 
   void complete(int r, FlowQueue q, std::size_t item, double t) {
     RankState& st = ranks_[static_cast<std::size_t>(r)];
-    st.progress.complete_transfer(q, item);
     if (trace_) traces_[static_cast<std::size_t>(r)].done[static_cast<std::size_t>(q)][item] = t;
+    if (waits_) return transport_completed(r, {q, item}, t);
+    st.progress.complete_transfer(q, item);
     advance(r, std::max(t, st.time));
+  }
+
+  // The executor learns of a completion only when a wait returns it: a set waited for
+  // all of returns when its last member completes, "whichever first" with every member
+  // complete by then (MPI_Waitsome).
+  void transport_completed(int r, FlowRef ref, double t) {
+    RankState& st = ranks_[static_cast<std::size_t>(r)];
+    st.completed[static_cast<std::size_t>(std::find(st.in_flight.begin(), st.in_flight.end(), ref) -
+                                          st.in_flight.begin())] = 1;
+    if (st.wait == RankState::Wait::all &&
+        (std::find(st.wait_set.begin(), st.wait_set.end(), ref) == st.wait_set.end() || --st.wait_open))
+      return;
+    if (st.wait == RankState::Wait::none) return;  // running an operation; it looks when done
+    learn(st);
+    run_executor(r, std::max(t, st.time));
+  }
+
+  void learn(RankState& st) {
+    for (std::size_t i = st.in_flight.size(); i-- > 0;)
+      if (st.completed[i] && (st.wait == RankState::Wait::any || std::find(st.wait_set.begin(), st.wait_set.end(),
+                                                                           st.in_flight[i]) != st.wait_set.end())) {
+        st.progress.complete_transfer(st.in_flight[i].first, st.in_flight[i].second);
+        st.in_flight.erase(st.in_flight.begin() + static_cast<std::ptrdiff_t>(i));
+        st.completed.erase(st.completed.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    st.wait = RankState::Wait::none;
+  }
+
+  // The executor from time t: start what it knows is ready, then wait (choose_wait_set),
+  // again while the wait returns at once, until it must wait for the transport. Not
+  // while an operation waits for the core a copy holds: the copy's end comes back here.
+  void run_executor(int r, double t) {
+    RankState& st = ranks_[static_cast<std::size_t>(r)];
+    for (;;) {
+      advance(r, t);
+      t = st.time;
+      if (st.in_flight.empty() || (st.core_free == kCopying && st.progress.next_ready(st.plan, FlowQueue::ops))) return;
+      choose_wait_set(st.plan, st.progress, st.in_flight, wait_positions_);
+      st.wait_set.clear();
+      st.wait_open = 0;
+      bool any_done = false;
+      for (std::size_t i : wait_positions_) {
+        st.wait_set.push_back(st.in_flight[i]);
+        st.wait_open += !st.completed[i];
+      }
+      for (char c : st.completed) any_done |= c != 0;
+      st.wait = st.wait_set.empty() ? RankState::Wait::any : RankState::Wait::all;
+      if (st.wait == RankState::Wait::all ? st.wait_open > 0 : !any_done) return;
+      learn(st);
+    }
   }
 
   std::size_t hosts() const {
@@ -386,6 +457,7 @@ class CostSimulation::Simulation {
           const std::size_t i = st.progress.started(q);
           const TransferItem& x = (q == FlowQueue::sends ? st.sends : st.recvs)[i];
           st.progress.start(q);
+          if (waits_) st.in_flight.emplace_back(q, i), st.completed.push_back(0);
           if (trace_) traces_[static_cast<std::size_t>(r)].last_posted[static_cast<std::size_t>(q)] = t;
           post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways, x.written}, q == FlowQueue::sends);
         }
@@ -489,7 +561,7 @@ class CostSimulation::Simulation {
     double since = 0;    // when left_us was last brought up to date
     double alpha_us = 0;
     std::uint32_t version = 0, seen = 0;
-    std::uint32_t ports[4] = {0, 0, 0, 0};
+    std::uint32_t ports[5] = {0, 0, 0, 0, 0};
     int port_count = 0;
   };
   struct Pair {
@@ -502,7 +574,12 @@ class CostSimulation::Simulation {
     return pairs_[static_cast<std::uint64_t>(m.from) << 32 | static_cast<std::uint32_t>(m.to)];
   }
 
+  // Whether the message shares its pair's bandwidth with the pair's other messages
+  // rather than queueing behind them.
+  bool interleaves(const Message& m) const { return (m.local ? p_.intra : p_.inter).pair_shares(m.bytes); }
+
   void deliver_shared(double time, const Message& m) {
+    if (interleaves(m)) return begin_flow(time, m);
     Pair& pair = pair_of(m);
     if (pair.busy && pair.last_arrival == time) ties_ordered_ = true;
     pair.last_arrival = time;
@@ -511,8 +588,17 @@ class CostSimulation::Simulation {
     begin_flow(time, m);
   }
 
+  // Shared ports: the receiving core as a port, which copies of messages its link
+  // interleaves share (the core copies whichever message's bytes arrive).
+  std::uint32_t core_port(int to) const {
+    return static_cast<std::uint32_t>(2 * (ranks_.size() + hosts_) + static_cast<std::size_t>(to));
+  }
+  bool core_shared_by_others(const Message& m) const { return !port_flows_[core_port(m.to)].empty(); }
+
   void begin_flow(double time, const Message& m) {
-    if (RankState* copier = copier_of(m)) {
+    RankState* copier = copier_of(m);
+    const bool joins = copier && interleaves(m) && core_shared_by_others(m);
+    if (copier && !joins) {
       // Its copy waits for the receiver's core: until an operation's known end, or until
       // the copy holding it ends.
       if (copier->core_free == kCopying) return copier->core_waiting.push_back(m);
@@ -541,6 +627,7 @@ class CostSimulation::Simulation {
       f.ports[f.port_count++] = static_cast<std::uint32_t>(
           2 * n + h + static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.to)]));
     }
+    if (copier && interleaves(m)) f.ports[f.port_count++] = core_port(m.to);
     for (int i = 0; i < f.port_count; ++i) port_flows_[f.ports[i]].push_back(id);
     ++delivered_;
     reshare(time, id);
@@ -578,16 +665,25 @@ class CostSimulation::Simulation {
     events_.push(time + f.alpha_us, Events::Kind::done, f.m);
     reshare(time, m.flow);
     free_flows_.push_back(m.flow);
-    if (RankState* copier = copier_of(f.m)) {
+    if (RankState* copier = copier_of(m); copier && !(interleaves(m) && core_shared_by_others(m))) {
       copier->core_free = time;
       if (!copier->core_waiting.empty()) {
-        const Message next = copier->core_waiting.front();
-        copier->core_waiting.pop_front();
-        begin_flow(time, next);
-      } else {
+        // The next copy; with it, the messages after it that share the core with it.
+        bool first = true;
+        while (!copier->core_waiting.empty() && (first || (interleaves(copier->core_waiting.front()) &&
+                                                           core_shared_by_others(copier->core_waiting.front())))) {
+          const Message next = copier->core_waiting.front();
+          copier->core_waiting.pop_front();
+          begin_flow(time, next);
+          first = false;
+        }
+      } else if (!waits_) {
         advance(f.m.to, std::max(time, copier->time));
+      } else if (copier->wait == RankState::Wait::none) {
+        run_executor(f.m.to, std::max(time, copier->time));
       }
     }
+    if (interleaves(m)) return;
     Pair& pair = pair_of(m);
     if (pair.waiting.empty()) {
       pair.busy = false;
@@ -654,6 +750,13 @@ class CostSimulation::Simulation {
   Events events_;
   std::size_t delivered_ = 0;
   bool trace_ = false;
+  // Whether ranks post only when the executor's wait returns (choose_wait_set) rather
+  // than as soon as their plan allows: where a link interleaves a pair's messages, when
+  // a send is posted decides the share it gets (a chain's middle rank forwards one
+  // segment at a time, its wait including the send before); elsewhere a message queued
+  // behind its pair's previous one starts when that ends either way.
+  bool waits_ = false;
+  std::vector<std::size_t> wait_positions_;
   std::vector<RankTrace> traces_;
   std::array<std::vector<PortTrace>, 2> host_traces_;  // hosts' links out, in
   std::vector<double> flow_port_free_;                 // shared ports: when each port's last flow ended

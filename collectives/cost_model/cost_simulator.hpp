@@ -8,7 +8,8 @@
 // its receives arrive one at a time; messages between hosts also queue for their hosts'
 // links, so ranks of one host share its bandwidth. With shared ports, messages a port
 // carries at once (to or from different peers) share its bandwidth instead, as TCP
-// streams do; one pair's messages still go one after another. Reductions and copies cost their
+// streams do; one pair's messages still go one after another (unless its link shares
+// them too: LinkCost::pair_shares_from_bytes). Reductions and copies cost their
 // bytes at a per-byte rate. No MPI, no memory of the data: only sizes and times.
 //
 // Symmetric schedules need not be simulated rank by rank. Where rank r + h*block (or
@@ -58,6 +59,12 @@ struct LinkCost : Piecewise {
   // and holds it, so the receiver's reductions and other copies do not overlap it. A
   // NIC's DMA leaves the cores free (false).
   bool receiver_copies = false;
+  // With shared ports: from this message size on, one pair's messages in flight at once
+  // share the pair's bandwidth too instead of going one after another (UCX over TCP
+  // interleaves its rendezvous transfers; shared memory's go in turn). p2p's pair test
+  // tells them apart (link_fit.cpp).
+  double pair_shares_from_bytes = std::numeric_limits<double>::infinity();
+  bool pair_shares(std::size_t bytes) const { return static_cast<double>(bytes) >= pair_shares_from_bytes; }
   const Piecewise& cost(bool both_ways, bool written_first = false) const {
     if (written_first && !written.pieces.empty()) return written;
     return both_ways && !exchange.pieces.empty() ? exchange : *this;

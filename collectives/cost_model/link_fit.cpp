@@ -20,6 +20,8 @@ namespace {
 constexpr FitSettings kModelFit{.max_ranges = 8, .min_points = 2, .tolerance = 0.02};
 // How far from the exchange the written test's medians must lie to be a cost of its own.
 constexpr double kWrittenDiffers = 0.1;
+// The pair test's first message against one ping-pong: about 1 in turn, about 2 shared.
+constexpr double kPairShares = 1.5;
 
 // A model file's range: a p2p fit row's, or a fit's own (beta null where the range's
 // times do not grow with the size).
@@ -124,6 +126,34 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
     const std::size_t h = ratios.size() / 2;
     return ratios.size() % 2 ? ratios[h] : (ratios[h - 1] + ratios[h]) / 2;
   };
+  // From which size a pair's messages in flight at once share its bandwidth: where p2p's
+  // pair test (two messages at once, until the first arrives, after a go message) less
+  // the go's ping-pong time takes kPairShares or more of one ping-pong of the size, at
+  // that size and every larger one (two sizes at least). Below, a latency-bound size
+  // cannot tell the two apart, and one after another is what a message's cost assumes.
+  auto pair_shares = [&](const std::string& link, std::string& note) -> std::optional<double> {
+    std::map<double, double> lat, pair;
+    for (const SizeTime& p : measured(link, "latency", "p50_us")) lat[p.bytes] = p.us;
+    for (const SizeTime& p : measured(link, "pair", "p50_us")) pair[p.bytes] = p.us;
+    if (lat.empty() || pair.empty()) return std::nullopt;
+    const double go = lat.begin()->second;
+    std::optional<double> from;
+    int run = 0;
+    char text[64];
+    note.clear();
+    for (const auto& [bytes, us] : pair) {
+      if (!lat.count(bytes)) continue;
+      const double ratio = (us - go) / lat[bytes];
+      std::snprintf(text, sizeof text, "%s%.0f: %.2f", note.empty() ? "" : ", ", bytes, ratio);
+      note += text;
+      if (ratio >= kPairShares) {
+        if (!run++) from = bytes;
+      } else {
+        from.reset(), run = 0;
+      }
+    }
+    return run >= 2 ? from : std::nullopt;
+  };
   for (const std::string link : {"intra-host", "inter-host"}) {
     // Ping-pong: one message at a time, as a step's transfer goes.
     const auto lat = refit(link, "latency"), ex = refit(link, "exchange"), wr = refit(link, "written");
@@ -151,6 +181,12 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
     }
     if (!wr.empty() && !same) l["written"] = {{"ranges", wr}};
     if (const nlohmann::json m = means(link, same); !m.empty()) l["exchange_means"] = m;
+    std::string ratios;
+    const std::optional<double> shares_from = pair_shares(link, ratios);
+    if (!ratios.empty())
+      out["notes"].push_back(key + ": pair test less the go message / ping-pong, by size (" + ratios +
+                             "): " + (shares_from ? "a pair's messages share its bandwidth" : "one after another"));
+    if (shares_from) l["pair_shares"] = {{"from_bytes", *shares_from}};
     out[key] = l;
   }
   if (!out.contains("intra_host") && !out.contains("inter_host"))

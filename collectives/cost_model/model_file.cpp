@@ -63,6 +63,9 @@ class Reader {
       if (!j_[key]["receiver_copies"].is_boolean()) fail("\"" + key + ".receiver_copies\" must be true or false");
       l.receiver_copies = j_[key]["receiver_copies"].get<bool>();
     }
+    if (j_[key].contains("pair_shares"))
+      l.pair_shares_from_bytes =
+          number(object(j_[key], "pair_shares", key + "."), "from_bytes", key + ".pair_shares.", false);
     // Where given, the means stand in for the medians (link_fit.cpp says why); only for
     // a cost the link has, so that leaving a cost out leaves its mean out too.
     if (j_[key].contains("exchange_means")) {

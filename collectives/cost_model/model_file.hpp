@@ -15,7 +15,9 @@
 // "exchange" cost in the same form: what a message costs while its ranks also send the
 // other way (default: as one way), and a "written" cost: what a message costs whose bytes
 // its sender wrote earlier in the call (default: as an untouched buffer's), and
-// "receiver_copies": true where the receiving core copies each message (LinkCost).
+// "receiver_copies": true where the receiving core copies each message, and
+// "pair_shares": {"from_bytes": N}, the size from which one pair's messages in flight at
+// once share its bandwidth, with shared ports (LinkCost).
 #include <map>
 #include <string>
 

@@ -489,10 +489,14 @@ std::string describe_ring(const RingTailTimes& ring, int ranks) {
 // steps simulated for every rank (K = 1, then 4 times more while a computed message would
 // take a port beside a simulated one), the rest by ring_tail_dataflow_times. Declined
 // where the steps before the ring run operations (an executor busy with one posts late),
-// or the simulated part would be too large.
+// where a link lets a pair's messages share its bandwidth (a ring send would then overlap
+// the one before it to the same peer, which the recurrence takes in turn), or the
+// simulated part would be too large.
 std::optional<Prediction> ring_tail_dataflow(const PredictRequest& q, const CostParams& p, Built& b,
                                              const RingTail& tail, std::size_t footprint) {
   const int n = q.ranks;
+  const std::size_t largest = q.count * q.element_size;
+  if (p.shared_ports && (p.intra.pair_shares(largest) || p.inter.pair_shares(largest))) return std::nullopt;
   std::optional<Region> span;
   if (p.prices_written() && !(span = ring_span(tail))) return std::nullopt;
   CostLayout layout = layout_of(q, b);
@@ -690,8 +694,9 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
       throw std::invalid_argument("--method ring_tail does not hold for " + q.algorithm->name +
                                   " here: it needs schedules that end in a ring allgather over every rank "
                                   "(scatter_allgather) and, step by step, host links free when the ring starts; in "
-                                  "dataflow order, steps before the ring without operations and few enough ring steps "
-                                  "simulated before every ring message comes after them on its ports");
+                                  "dataflow order, steps before the ring without operations, links that send a pair's "
+                                  "messages one after another, and few enough ring steps simulated before every ring "
+                                  "message comes after them on its ports");
     out = *ring;
   } else {
     out = predict_direct(q, p, method, 0);

@@ -196,3 +196,42 @@ TEST(ModelFile, SharedPortsIsTrueOrFalseAndOffUnlessAsked) {
   j["shared_ports"] = 1;
   EXPECT_THROW(parse_model(j, "m.json"), std::invalid_argument);
 }
+
+TEST(ModelFit, PairSharingFromTheSizeThePairTestTakesTwoMessagesTimeOn) {
+  // p2p's pair test: two messages at once, until the first arrives, after a go message
+  // (the smallest ping-pong). One after another it takes about one ping-pong of the
+  // size; interleaved, about two, here from 64 KiB (a rendezvous threshold) on.
+  auto rows_with = [](double interleaved_from) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (double b = 1; b <= 16 << 20; b *= 4) {
+      const double t = 5 + b * 1e-3, pair = 5 + (b >= interleaved_from ? 2 : 1) * (t - 0.2);
+      for (auto [test, us] : {std::pair{"latency", t}, std::pair{"pair", pair}})
+        rows.push_back({{"kind", "measured"}, {"link", "intra-host"}, {"test", test}, {"bytes", b}, {"p50_us", us}});
+    }
+    return rows;
+  };
+  const nlohmann::json shares = links_from_p2p({{"rows", rows_with(65536)}}, "x.json");
+  ASSERT_TRUE(shares["intra_host"].contains("pair_shares"));
+  EXPECT_EQ(shares["intra_host"]["pair_shares"]["from_bytes"], 65536);
+  const CostModelFile m = parse_model(
+      {{"ranks_per_node", 1}, {"intra_host", shares["intra_host"]}, {"inter_host", shares["inter_host"]}}, "fitted");
+  EXPECT_TRUE(m.intra.pair_shares(65536));
+  EXPECT_FALSE(m.intra.pair_shares(65535));
+  EXPECT_NE(shares["notes"].dump().find("a pair's messages share its bandwidth"), std::string::npos);
+  // One after another at every size; and interleaved only at the largest size, which
+  // one size cannot tell from noise.
+  for (double from : {1e30, double(16 << 20)}) {
+    const nlohmann::json turns = links_from_p2p({{"rows", rows_with(from)}}, "x.json");
+    EXPECT_FALSE(turns["intra_host"].contains("pair_shares")) << from;
+    EXPECT_FALSE(
+        parse_model({{"ranks_per_node", 1}, {"intra_host", turns["intra_host"]}, {"inter_host", turns["inter_host"]}},
+                    "fitted")
+            .intra.pair_shares(16 << 20));
+  }
+  nlohmann::json bad = {{"ranks_per_node", 1},
+                        {"intra_host", {{"alpha_us", 1}, {"beta_gbps", 1}, {"pair_shares", {{"from_bytes", -1}}}}},
+                        {"inter_host", {{"alpha_us", 1}, {"beta_gbps", 1}}}};
+  EXPECT_THROW(parse_model(bad, "m.json"), std::invalid_argument);
+  bad["intra_host"]["pair_shares"] = 65536;
+  EXPECT_THROW(parse_model(bad, "m.json"), std::invalid_argument);
+}

@@ -164,3 +164,25 @@ TEST(PredictRingTailPath, DeclinesWhatIsNotARingTail) {
       predict(request(registry.find(Collective::broadcast, "linear"), 48, 8, 192, 5), p, PredictMethod::ring_tail),
       std::invalid_argument);
 }
+
+TEST(PredictRingTailPath, DeclinesInDataflowOrderWhereALinkSharesAPairsMessages) {
+  // There a ring send may overlap the one before it to the same peer, and ranks post as
+  // the executor waits; the recurrence takes a pair's messages in turn. Step by step a
+  // ring step's send waits for the step before, so that path still holds.
+  Registry registry;
+  register_reference_algorithms(registry);
+  const AlgorithmEntry* a = registry.find(Collective::broadcast, "scatter_allgather");
+  ASSERT_NE(a, nullptr);
+  CostParams p = two_tier();
+  p.shared_ports = true;
+  p.intra.pair_shares_from_bytes = p.inter.pair_shares_from_bytes = 0;
+  for (int n : {2, 5, 16}) {
+    const PredictRequest flow = request(a, n, 1, 64 * n, 0, ExecutionOrder::dataflow);
+    EXPECT_THROW(predict(flow, p, PredictMethod::ring_tail), std::invalid_argument) << n;
+    EXPECT_EQ(predict(flow, p).time_us, predict(flow, p, PredictMethod::full).time_us) << n;
+    const PredictRequest steps = request(a, n, 1, 64 * n, 0);
+    EXPECT_NEAR(predict(steps, p, PredictMethod::ring_tail).time_us, predict(steps, p, PredictMethod::full).time_us,
+                1e-9)
+        << n;
+  }
+}
