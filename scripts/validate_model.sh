@@ -53,7 +53,8 @@ launch_probes=${LAUNCH_PROBES-ucx-shm tcp-loopback}
 # effect (model file keys, of the links or the whole model): a message of bytes its sender
 # wrote earlier in the call; messages in flight at once sharing a port's bandwidth; both
 # ways at once (exchange and written) at the probe's mean instead of its median; the
-# receiver's core copying each message (p2p's busy test), so its reductions wait.
+# receiver's core copying each message (p2p's busy test), so its reductions wait; one
+# pair's messages in flight at once sharing its bandwidth (p2p's pair test).
 costs="written shared_ports exchange_means receiver_copies pair_shares"
 bin=$PWD/$build/harness/collbench
 cluster=cbvm
