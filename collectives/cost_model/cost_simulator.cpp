@@ -3,7 +3,6 @@
 #include "collectives/schedule/dataflow.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -218,8 +217,7 @@ class CostSimulation::Simulation {
         l_(l),
         n_(n),
         simulated_(sym.kind == Symmetry::Kind::none ? n : sym.block),
-        waits_(p.shared_ports &&
-               (std::isfinite(p.intra.pair_shares_from_bytes) || std::isfinite(p.inter.pair_shares_from_bytes))) {
+        waits_(p.interleaves_pairs()) {
     ranks_.reserve(static_cast<std::size_t>(simulated_));
   }
 

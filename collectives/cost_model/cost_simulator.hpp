@@ -17,6 +17,7 @@
 // blocks run in lockstep: simulating one block, with each message to another block
 // standing for the one its mirror image receives, gives the same times exactly.
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <memory>
@@ -83,6 +84,10 @@ struct CostParams {
   bool shared_ports = false;
   // Whether a link prices sends of bytes written earlier in the call apart.
   bool prices_written() const { return !intra.written.pieces.empty() || !inter.written.pieces.empty(); }
+  // Whether any link lets a pair's messages share its bandwidth (from some size on).
+  bool interleaves_pairs() const {
+    return shared_ports && (std::isfinite(intra.pair_shares_from_bytes) || std::isfinite(inter.pair_shares_from_bytes));
+  }
 };
 
 struct CostLayout {

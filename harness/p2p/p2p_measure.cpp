@@ -144,9 +144,9 @@ std::vector<LinkPair> choose_pairs(const std::vector<int>& node_of_rank) {
   return out;
 }
 
-P2pBuffers::P2pBuffers(Transport& t, std::size_t max_bytes)
+P2pBuffers::P2pBuffers(Transport& t, std::size_t max_bytes, std::size_t receives_at_once)
     : send(t.allocate(std::max(max_bytes, kAckBytes))),
-      recv(t.allocate(2 * std::max(max_bytes, kAckBytes))),  // the pair test's two messages
+      recv(t.allocate(receives_at_once * std::max(max_bytes, kAckBytes))),
       control(t.allocate(64)) {}
 
 PairRound run_pair_round(Transport& t, P2pBuffers& b, const LinkPair& pair, P2pTest test, std::size_t bytes, int window,

@@ -24,7 +24,9 @@ std::vector<LinkPair> choose_pairs(const std::vector<int>& node_of_rank);
 
 // Buffers the tests move, from the transport (shm moves only its own memory).
 struct P2pBuffers {
-  P2pBuffers(Transport& t, std::size_t max_bytes);
+  // `receives_at_once`: messages of up to max_bytes a test receives together (the pair
+  // test's two).
+  P2pBuffers(Transport& t, std::size_t max_bytes, std::size_t receives_at_once);
   OwnedBuffer send, recv, control;
 };
 

@@ -1,5 +1,7 @@
 #include "harness/p2p/p2p_probe.hpp"
 
+#include <algorithm>
+
 #include "collectives/process/progress.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/stats.hpp"
@@ -11,7 +13,7 @@ P2pProbe::P2pProbe(Transport& transport, std::vector<LinkPair> pairs, std::vecto
     : transport_(transport),
       pairs_(std::move(pairs)),
       tests_(std::move(tests)),
-      buffers_(transport, max_bytes),
+      buffers_(transport, max_bytes, std::count(tests_.begin(), tests_.end(), P2pTest::pair) ? 2 : 1),
       check_(check),
       comm_(comm),
       transport_name_(transport.name()) {}
