@@ -21,9 +21,16 @@ struct Access {
   Marks write{-1, -1, -1}, read{-1, -1, -1};
 };
 
+// A buffer's ranges, from each start to the next: a sorted array while few (most
+// schedules: a search and a short shift beat a tree's nodes), a tree once many (a ring
+// over thousands of ranks splits its buffer as often).
 class Ledger {
  public:
-  Ledger() { finger_ = ranges_.emplace(0, Access{}).first; }
+  Ledger(std::pmr::memory_resource* arena, std::size_t most_flat)
+      : most_flat_(most_flat), flat_(arena), ranges_(arena) {
+    flat_.reserve(16);
+    flat_.emplace_back(0, Access{});
+  }
   Ledger(const Ledger&) = delete;
   Ledger& operator=(const Ledger&) = delete;
 
@@ -31,6 +38,12 @@ class Ledger {
   template <class F>
   void each(std::size_t offset, std::size_t count, F&& f) {
     if (count == 0) return;
+    if (!tree_) {
+      const std::size_t first = flat_split(offset), end = flat_split(offset + count);
+      for (std::size_t i = first; i < end; ++i) f(flat_[i].second);
+      if (flat_.size() > most_flat_) to_tree();
+      return;
+    }
     const auto first = split(offset, beyond(offset));
     const auto end = split(offset + count, std::next(first));
     for (auto it = first; it != end; ++it) f(it->second);
@@ -38,7 +51,26 @@ class Ledger {
   }
 
  private:
+  using Range = std::pair<std::size_t, Access>;
   using Iterator = std::pmr::map<std::size_t, Access>::iterator;
+
+  // The index of the range starting at `at`, made if need be.
+  std::size_t flat_split(std::size_t at) {
+    auto after =
+        std::upper_bound(flat_.begin(), flat_.end(), at, [](std::size_t a, const Range& r) { return a < r.first; });
+    const auto it = std::prev(after);
+    if (it->first == at) return static_cast<std::size_t>(it - flat_.begin());
+    const auto made = flat_.insert(after, Range{at, it->second});  // may move the array: begin() after
+    return static_cast<std::size_t>(made - flat_.begin());
+  }
+
+  void to_tree() {
+    for (const Range& r : flat_) ranges_.emplace_hint(ranges_.end(), r.first, r.second);
+    flat_.clear();
+    tree_ = true;
+    finger_ = ranges_.begin();
+  }
+
   // The first range starting beyond `at`. Consecutive items mostly touch the range last
   // used or one beside it (a ring's next block): a few steps from there, else a search.
   Iterator beyond(std::size_t at) {
@@ -60,16 +92,20 @@ class Ledger {
     auto it = std::prev(after);
     return it->first == at ? it : ranges_.emplace_hint(after, at, it->second);
   }
-  // Ranges are only ever split, never merged: nodes come from one arena, freed with it
-  // (a ring over thousands of ranks has as many ranges).
-  std::pmr::monotonic_buffer_resource arena_;
-  std::pmr::map<std::size_t, Access> ranges_{&arena_};  // range from each key to the next
-  Iterator finger_ = ranges_.begin();                   // the range last used (never erased)
+  // Ranges are only ever split, never merged: storage comes from the planner's arena,
+  // freed with it.
+  std::size_t most_flat_;
+  std::pmr::vector<Range> flat_;
+  bool tree_ = false;
+  std::pmr::map<std::size_t, Access> ranges_;  // once many: range from each key to the next
+  Iterator finger_;                            // the range last used (never erased)
 };
 
 class Planner {
  public:
-  explicit Planner(const BufferLayout& layout) : layout_(layout) {}
+  Planner(const BufferLayout& layout, std::size_t most_flat) : layout_(layout), most_flat_(most_flat) {}
+  Planner(const Planner&) = delete;
+  Planner& operator=(const Planner&) = delete;
 
   Marks reads(const Region& r) {
     Marks m{-1, -1, -1};
@@ -105,7 +141,13 @@ class Planner {
     ledgers_[static_cast<std::size_t>(where.buffer)].each(where.offset, where.count, f);
   }
   const BufferLayout& layout_;
-  std::array<Ledger, 3> ledgers_;  // send, recv, scratch
+  // The three ledgers' ranges, from a buffer on the stack first: most schedules need no
+  // more, and a cost model plans one for each of 65,536 ranks.
+  std::array<std::byte, 32768> first_;
+  std::pmr::monotonic_buffer_resource arena_{first_.data(), first_.size()};
+  std::size_t most_flat_;
+  std::array<Ledger, 3> ledgers_{Ledger(&arena_, most_flat_), Ledger(&arena_, most_flat_),
+                                 Ledger(&arena_, most_flat_)};  // send, recv, scratch
 };
 
 // Each queue sized once: a schedule of 131,070 steps (a ring over 65,536 ranks) would
@@ -121,10 +163,10 @@ void reserve_items(DataflowPlan& plan, const Schedule& s) {
 }
 }  // namespace
 
-DataflowPlan plan_dataflow(const Schedule& s, const BufferLayout& layout) {
+DataflowPlan plan_dataflow(const Schedule& s, const BufferLayout& layout, std::size_t most_flat_ranges) {
   DataflowPlan plan;
   reserve_items(plan, s);
-  Planner p(layout);
+  Planner p(layout, most_flat_ranges);
   auto& recvs = plan.items[static_cast<std::size_t>(FlowQueue::recvs)];
   auto& sends = plan.items[static_cast<std::size_t>(FlowQueue::sends)];
   auto& ops = plan.items[static_cast<std::size_t>(FlowQueue::ops)];

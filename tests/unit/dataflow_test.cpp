@@ -4,6 +4,7 @@
 
 #include "algorithms/catalog.hpp"
 #include "collectives/schedule/dataflow.hpp"
+#include "collectives/schedule/registry.hpp"
 
 using namespace collbench;
 
@@ -110,4 +111,34 @@ TEST(Dataflow, StepOrderWaitsForEverythingBefore) {
   EXPECT_EQ(after(p, FlowQueue::recvs, 1, FlowQueue::ops), 0);
   EXPECT_EQ(after(p, FlowQueue::recvs, 1, FlowQueue::recvs), 0);
   EXPECT_EQ(after(p, FlowQueue::ops, 0, FlowQueue::recvs), 0);
+}
+
+TEST(DataflowPlan, TheSameWhetherABuffersRangesAreInAnArrayOrATree) {
+  // Up to kMostFlatRanges a buffer's ranges sit in a sorted array, then in a tree: every
+  // reference algorithm's plan is the one the tree alone gives, rings over 64 and 256
+  // ranks included (their buffers split into as many ranges, past the array's first
+  // growth and its limit).
+  Registry registry;
+  register_reference_algorithms(registry);
+  int compared = 0;
+  for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
+    for (const AlgorithmEntry* a : registry.for_collective(c)) {
+      if (a->is_baseline()) continue;
+      for (int n : {4, 16, 64, 256})
+        for (std::size_t count : {std::size_t{64}, std::size_t{65536}})
+          for (int r : {0, 1, n / 3, n - 1}) {
+            const AlgorithmParams params;
+            const Schedule s = a->build({c, n, r, count, 0, 4, &params});
+            const DataflowPlan flat = plan_dataflow(s, BufferLayout{}), tree = plan_dataflow(s, BufferLayout{}, 0);
+            for (std::size_t q = 0; q < kFlowQueues; ++q) {
+              ASSERT_EQ(flat.items[q].size(), tree.items[q].size());
+              for (std::size_t i = 0; i < flat.items[q].size(); ++i)
+                ASSERT_EQ(flat.items[q][i].after, tree.items[q][i].after)
+                    << a->name << " on " << n << " ranks, rank " << r << ", count " << count << ", queue " << q
+                    << ", item " << i;
+            }
+            ++compared;
+          }
+    }
+  EXPECT_GT(compared, 300);
 }
