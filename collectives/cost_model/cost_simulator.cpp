@@ -10,6 +10,7 @@
 #include <memory>
 #include <memory_resource>
 #include <queue>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -92,30 +93,37 @@ struct Message {
   std::size_t bytes = 0;
   std::uint32_t send_item = 0, recv_item = 0;
   bool local = true, both_ways = false, written = false;
-  bool by_sender = false;               // matched when its sender posted it (traces only)
   std::uint32_t flow = 0, version = 0;  // with shared ports: its flow, and which of its end times
 };
 
-// Events in time order, ties in the order they were made. The heap holds only the keys;
-// messages wait in a pool, which keeps the heap small enough for the cache.
+// Events in time order, ties by `order`, then in the order they were made. The heap holds
+// only the keys; messages wait in a pool, which keeps the heap small enough for the cache.
 class Events {
  public:
   enum class Kind : std::uint8_t { start, done, flow_end, begin };
   struct Key {
     double time;
-    std::uint64_t seq;   // the order made (ties go first-made first), then the kind in bits 0-1
-    std::uint32_t slot;  // the message's place in the pool
-    bool operator>(const Key& o) const { return time > o.time || (time == o.time && seq > o.seq); }
+    std::uint64_t order;  // ties: lower first
+    std::uint64_t seq;    // the order made (ties go first-made first), then the kind in bits 0-1
+    std::uint32_t slot;   // the message's place in the pool
+    bool operator>(const Key& o) const {
+      if (time != o.time) return time > o.time;
+      return order != o.order ? order > o.order : seq > o.seq;
+    }
   };
-  void push(double time, Kind kind, const Message& m) {
+  void push(double time, Kind kind, const Message& m, std::uint64_t order = 0) {
     std::uint32_t i;
     if (free_.empty())
       i = static_cast<std::uint32_t>(pool_.size()), pool_.push_back(m);
     else
       i = free_.back(), free_.pop_back(), pool_[i] = m;
-    heap_.push({time, seq_++ << 2 | static_cast<std::uint64_t>(kind), i});
+    heap_.push({time, order, seq_++ << 2 | static_cast<std::uint64_t>(kind), i});
   }
   bool empty() const { return heap_.empty(); }
+  // Whether the next event is of `kind` at `time`.
+  bool next_is(double time, Kind kind) const {
+    return !heap_.empty() && heap_.top().time == time && static_cast<Kind>(heap_.top().seq & 3) == kind;
+  }
   std::tuple<double, Kind, Message> pop() {
     const Key k = heap_.top();
     heap_.pop();
@@ -171,6 +179,14 @@ class WrittenSpans {
   std::map<std::size_t, std::size_t> spans_[3];
 };
 
+// A rank's earlier phase, simulated apart: the trace of the rank that mirrors it there,
+// and of that rank's host's links (none where ranks share one host).
+struct EarlierPhase {
+  const RankTrace* rank = nullptr;
+  const PortTrace* host_out = nullptr;
+  const PortTrace* host_in = nullptr;
+};
+
 struct OpItem {
   double bytes = 0;
   bool reduce = false;
@@ -202,9 +218,22 @@ struct RankState {
   enum class Wait : std::uint8_t { none, all, any } wait = Wait::none;
   std::vector<FlowRef> wait_set;
   std::size_t wait_open = 0;
+  // An earlier phase simulated apart (CostSimulation::add with a mirror): its transfers
+  // (the first `forced` of each queue) are not posted; the last completion it learnt.
+  int mirror = -1;
+  EarlierPhase earlier;
+  std::array<std::size_t, 2> forced{};
+  double earlier_end = -std::numeric_limits<double>::infinity();
 };
 
 }  // namespace
+
+// One rank's completion of one transfer, learnt at some instant.
+struct DoneItem {
+  FlowQueue queue;
+  std::uint32_t item;
+  int rank;
+};
 
 // RankState::core_free while a shared-port copy holds the core.
 constexpr double kCopying = std::numeric_limits<double>::infinity();
@@ -229,11 +258,39 @@ class CostSimulation::Simulation {
     ranks_.back().start = start_us;
   }
 
-  CostResult run() {
+  void add(const Schedule& whole, DataflowPlan* plan, int mirror) {
+    add(whole, plan, 0, nullptr, nullptr);
+    ranks_.back().mirror = mirror;
+    has_earlier_ = true;
+  }
+
+  // Each rank added with a mirror follows that rank of `earlier`, its first phase.
+  void follow(const CostResult* earlier) {
+    if (!has_earlier_) return;
+    if (!earlier || earlier->ranks.empty())
+      throw std::invalid_argument("cost simulation: ranks follow an earlier phase, and none traced was given");
+    for (RankState& st : ranks_) {
+      if (st.mirror < 0) continue;
+      const auto m = static_cast<std::size_t>(st.mirror);
+      if (m >= earlier->ranks.size())
+        throw std::invalid_argument("cost simulation: mirror " + std::to_string(st.mirror) + " was not simulated");
+      st.earlier.rank = &earlier->ranks[m];
+      if (!l_.node_of_rank.empty()) {
+        const auto h = static_cast<std::size_t>(l_.node_of_rank[m]);
+        st.earlier.host_out = &earlier->host_out[h], st.earlier.host_in = &earlier->host_in[h];
+      }
+      for (std::size_t q = 0; q < 2; ++q) st.forced[q] = st.earlier.rank->done[q].size();
+    }
+  }
+
+  CostResult run(const CostResult* earlier) {
+    follow(earlier);
     if (ranks_.size() != static_cast<std::size_t>(simulated_))
       throw std::invalid_argument("cost simulation: " + std::to_string(ranks_.size()) + " schedules for " +
                                   std::to_string(simulated_) + " simulated ranks");
     hosts_ = hosts();
+    canonical_ = !p_.shared_ports;
+    local_ = places_on_hosts(l_, simulated_);
     egress_.assign(ranks_.size(), {}), ingress_.assign(ranks_.size(), {});
     host_egress_.assign(hosts_, {}), host_ingress_.assign(hosts_, {});
     host_out_busy_.assign(hosts_, 0), host_in_busy_.assign(hosts_, 0);
@@ -244,6 +301,7 @@ class CostSimulation::Simulation {
         for (std::size_t q = 0; q < kFlowQueues; ++q) {
           const std::size_t items = ranks_[r].plan.items[q].size();
           traces_[r].done[q].assign(items, 0);
+          if (every_hold_ && q < 2) traces_[r].posted[q].assign(items, 0);
         }
       host_traces_[0].assign(hosts_, {}), host_traces_[1].assign(hosts_, {});
       flow_port_free_.assign(port_flows_.size(), 0);
@@ -257,9 +315,15 @@ class CostSimulation::Simulation {
     // nothing up (the hot path of a simulation of millions of messages).
     for (int r = 0; r < simulated_; ++r) open_inbound(r);
     for (int r = 0; r < simulated_; ++r) attach_sends(r);
+    // An executor that waits as the real one does (waits_), ports shared or receivers'
+    // cores copying would change how a later phase meets an earlier one traced apart.
+    if (has_earlier_ && (waits_ || p_.shared_ports || p_.intra.receiver_copies || p_.inter.receiver_copies))
+      apart_ = false;
     for (int r = 0; r < simulated_; ++r)
       if (waits_)
         run_executor(r, ranks_[static_cast<std::size_t>(r)].start);
+      else if (ranks_[static_cast<std::size_t>(r)].earlier.rank)
+        replay(r);
       else
         advance(r, ranks_[static_cast<std::size_t>(r)].start);
     while (!events_.empty()) {
@@ -273,10 +337,12 @@ class CostSimulation::Simulation {
         end_flow(time, m);
       } else if (kind == Events::Kind::begin) {
         begin_flow(time, m);
-      } else {
+      } else if (!canonical_) {
         // Sender first, then receiver: both learn of the completion at once.
         complete(m.from, FlowQueue::sends, m.send_item, time);
         complete(m.to, FlowQueue::recvs, m.recv_item, time);
+      } else {
+        complete_all_at(time, m);
       }
     }
     CostResult out;
@@ -291,12 +357,13 @@ class CostSimulation::Simulation {
     }
     out.host_out_busy_us = host_out_busy_, out.host_in_busy_us = host_in_busy_;
     out.ties_ordered = ties_ordered_;
+    out.phases_apart = apart_;
     if (trace_) finish_traces(out);
     return out;
   }
 
   CostLayout& layout() { return l_; }
-  void trace() { trace_ = true; }
+  void trace(bool every_hold) { trace_ = true, every_hold_ = every_hold; }
 
  private:
   void prepare(RankState& st, const Schedule& s, DataflowPlan* plan, const Schedule* earlier, const Schedule* later) {
@@ -326,12 +393,51 @@ class CostSimulation::Simulation {
     }
   }
 
+  // Ties where ports are not shared (tie_order): done events first, then starts.
+  std::uint64_t start_order(const Message& m) const {
+    return tie_order(local_[static_cast<std::size_t>(m.from)], m.send_item, local_[static_cast<std::size_t>(m.to)],
+                     m.recv_item);
+  }
+
+  void complete_all_at(double time, const Message& first) {
+    std::vector<DoneItem>& batch = done_batch_;
+    batch.clear();
+    auto add = [&](const Message& m) {
+      batch.push_back({FlowQueue::sends, m.send_item, m.from});
+      batch.push_back({FlowQueue::recvs, m.recv_item, m.to});
+    };
+    add(first);
+    while (events_.next_is(time, Events::Kind::done)) add(std::get<2>(events_.pop()));
+    std::sort(batch.begin(), batch.end(), [](const DoneItem& a, const DoneItem& b) {
+      return std::tie(a.queue, a.item, a.rank) < std::tie(b.queue, b.item, b.rank);
+    });
+    for (const DoneItem& d : batch) complete(d.rank, d.queue, d.item, time);
+  }
+
   void complete(int r, FlowQueue q, std::size_t item, double t) {
     RankState& st = ranks_[static_cast<std::size_t>(r)];
-    if (trace_) traces_[static_cast<std::size_t>(r)].done[static_cast<std::size_t>(q)][item] = t;
+    if (trace_) {
+      traces_[static_cast<std::size_t>(r)].done[static_cast<std::size_t>(q)][item] = t;
+      if (every_hold_) traces_[static_cast<std::size_t>(r)].learned.push_back({q, static_cast<std::uint32_t>(item), t});
+    }
+    // The earlier phase was replayed as if nothing later completed before it ended.
+    if (t <= st.earlier_end) apart_ = false;
     if (waits_) return transport_completed(r, {q, item}, t);
     st.progress.complete_transfer(q, item);
     advance(r, std::max(t, st.time));
+  }
+
+  // A rank whose earlier phase was simulated apart: its executor from the completions
+  // that phase's trace learnt, in the same order (the later phase's items it posts meanwhile
+  // go out as they would).
+  void replay(int r) {
+    RankState& st = ranks_[static_cast<std::size_t>(r)];
+    advance(r, st.start);
+    for (const RankTrace::Learned& c : st.earlier.rank->learned) {
+      st.progress.complete_transfer(c.queue, c.item);
+      advance(r, std::max(c.at, st.time));
+      st.earlier_end = c.at;
+    }
   }
 
   // The executor learns of a completion only when a wait returns it: a set waited for
@@ -410,21 +516,24 @@ class CostSimulation::Simulation {
     return {send ? cls : me, static_cast<std::uint64_t>(send ? me : cls) << 32 | static_cast<std::uint64_t>(h)};
   }
 
+  // An earlier phase's transfers, traced apart, are never posted: no channel.
   void open_inbound(int r) {
     RankState& st = ranks_[static_cast<std::size_t>(r)];
-    st.inbound.reserve(st.recvs.size());
-    for (const TransferItem& t : st.recvs) st.inbound.emplace_back(channel_at_receiver(r, t.peer, false).second, 0);
+    const auto recvs = std::span(st.recvs).subspan(st.forced[static_cast<std::size_t>(FlowQueue::recvs)]);
+    st.inbound.reserve(recvs.size());
+    for (const TransferItem& t : recvs) st.inbound.emplace_back(channel_at_receiver(r, t.peer, false).second, 0);
     std::sort(st.inbound.begin(), st.inbound.end());
     st.inbound.erase(std::unique(st.inbound.begin(), st.inbound.end()), st.inbound.end());
     for (auto& [key, id] : st.inbound) {
       const int from = static_cast<int>(key >> 32);
       id = channels_.add(from, r, same_node(r, sym_.kind == Symmetry::Kind::none ? from : real_sender(key)));
     }
-    for (TransferItem& t : st.recvs) t.channel = find(st, channel_at_receiver(r, t.peer, false).second);
+    for (TransferItem& t : recvs) t.channel = find(st, channel_at_receiver(r, t.peer, false).second);
   }
 
   void attach_sends(int r) {
-    for (TransferItem& t : ranks_[static_cast<std::size_t>(r)].sends) {
+    RankState& st = ranks_[static_cast<std::size_t>(r)];
+    for (TransferItem& t : std::span(st.sends).subspan(st.forced[static_cast<std::size_t>(FlowQueue::sends)])) {
       const auto [to, key] = channel_at_receiver(r, t.peer, true);
       t.channel = find(ranks_[static_cast<std::size_t>(to)], key);
       // Nobody receives it: a channel of its own, never matched, so the rank cannot finish.
@@ -455,8 +564,16 @@ class CostSimulation::Simulation {
           const std::size_t i = st.progress.started(q);
           const TransferItem& x = (q == FlowQueue::sends ? st.sends : st.recvs)[i];
           st.progress.start(q);
+          if (i < st.forced[static_cast<std::size_t>(q)]) {  // earlier phase: must go when it went there
+            if (t != st.earlier.rank->posted[static_cast<std::size_t>(q)][i]) apart_ = false;
+            continue;
+          }
           if (waits_) st.in_flight.emplace_back(q, i), st.completed.push_back(0);
-          if (trace_) traces_[static_cast<std::size_t>(r)].last_posted[static_cast<std::size_t>(q)] = t;
+          if (trace_) {
+            RankTrace& tr = traces_[static_cast<std::size_t>(r)];
+            tr.last_posted[static_cast<std::size_t>(q)] = t;
+            if (every_hold_) tr.posted[static_cast<std::size_t>(q)][i] = t;
+          }
           post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways, x.written}, q == FlowQueue::sends);
         }
       // An operation waits for the core; while a shared-port copy holds it for a time not
@@ -470,7 +587,7 @@ class CostSimulation::Simulation {
           const std::size_t i = st.progress.started(FlowQueue::ops);
           tr.last_posted[static_cast<std::size_t>(FlowQueue::ops)] = t;
           tr.done[static_cast<std::size_t>(FlowQueue::ops)][i] = t + st.ops[i].us;
-          tr.core.take(t, -1);
+          tr.core.take(t, 0);
         }
         t += st.ops[st.progress.started(FlowQueue::ops)].us;
         st.core_free = t;
@@ -495,8 +612,8 @@ class CostSimulation::Simulation {
       throw std::runtime_error("cost simulation: rank " + std::to_string(ch.from) + " sends " +
                                std::to_string(a.bytes) + " bytes where rank " + std::to_string(ch.to) + " receives " +
                                std::to_string(b.bytes));
-    events_.push(std::max(a.at, b.at), Events::Kind::start,
-                 {ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways, a.written, send});
+    const Message m{ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways, a.written};
+    events_.push(std::max(a.at, b.at), Events::Kind::start, m, canonical_ ? start_order(m) : 0);
   }
 
   MessageCost message_charge(const Message& m) const {
@@ -526,16 +643,52 @@ class CostSimulation::Simulation {
       hout = &host_egress_[static_cast<std::size_t>(l_.node_of_rank[from])];
       hin = &host_ingress_[static_cast<std::size_t>(l_.node_of_rank[to])];
       start = std::max({start, hout->free, hin->free});
-      note_host_busy(m, start + port);
     }
+    if (has_earlier_) start = after_earlier(time, m, start, port);
+    if (hout) note_host_busy(m, start + port);
     for (Port* x : {&out, &in, hout, hin})
       if (x) {
         if (x->free > time && x->taken_at == time) ties_ordered_ = true;
         *x = {start + port, time};
       }
     if (trace_) trace_taken(time, m, copier != nullptr);
+    if (every_hold_) trace_holds(m, {time, start, start + port});
     ++delivered_;
     events_.push(start + c.alpha_us + port, Events::Kind::done, m);
+  }
+
+  // With earlier phases traced apart: the ports a message takes (its sender's way out, its
+  // receiver's way in, their hosts' links) as the earlier phase held them. It waits for
+  // the earlier messages matched before it and must end before those matched after it
+  // start, else the later phase would have delayed the earlier one.
+  double after_earlier(double time, const Message& m, double start, double port) {
+    const EarlierPhase &a = ranks_[static_cast<std::size_t>(m.from)].earlier,
+                       &b = ranks_[static_cast<std::size_t>(m.to)].earlier;
+    const PortTrace* ports[4] = {a.rank ? &a.rank->out : nullptr, b.rank ? &b.rank->in : nullptr,
+                                 m.local ? nullptr : a.host_out, m.local ? nullptr : b.host_in};
+    auto first_after = [time](const PortTrace& t) {
+      return std::lower_bound(t.holds.begin(), t.holds.end(), time,
+                              [](const PortHold& h, double at) { return h.matched < at; });
+    };
+    for (const PortTrace* t : ports)
+      if (t) {
+        auto it = first_after(*t);
+        if (it != t->holds.end() && it->matched == time) apart_ = false;  // which went first is not known
+        if (it != t->holds.begin()) start = std::max(start, std::prev(it)->end);
+      }
+    for (const PortTrace* t : ports)
+      if (t)
+        if (auto it = first_after(*t); it != t->holds.end() && it->start < start + port) apart_ = false;
+    return start;
+  }
+
+  void trace_holds(const Message& m, const PortHold& h) {
+    traces_[static_cast<std::size_t>(m.from)].out.holds.push_back(h);
+    traces_[static_cast<std::size_t>(m.to)].in.holds.push_back(h);
+    if (!m.local) {
+      host_traces_[0][static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.from)])].holds.push_back(h);
+      host_traces_[1][static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(m.to)])].holds.push_back(h);
+    }
   }
 
   // The rank whose core copies the message, where its link says so.
@@ -695,7 +848,7 @@ class CostSimulation::Simulation {
   // A message took its ports (and the receiver's core where it copies) at `time`, one
   // after another (without shared ports).
   void trace_taken(double time, const Message& m, bool copies) {
-    const int by = m.by_sender ? m.from : -1;
+    const std::uint64_t by = canonical_ ? start_order(m) : 0;
     traces_[static_cast<std::size_t>(m.from)].out.take(time, by);
     traces_[static_cast<std::size_t>(m.to)].in.take(time, by);
     if (copies) traces_[static_cast<std::size_t>(m.to)].core.take(time, by);
@@ -747,7 +900,13 @@ class CostSimulation::Simulation {
   Channels channels_;
   Events events_;
   std::size_t delivered_ = 0;
-  bool trace_ = false;
+  bool trace_ = false, every_hold_ = false;
+  // Ties in an order the same for images (start_order) where ports are not shared; each
+  // simulated rank's place among its host's ranks.
+  bool canonical_ = false;
+  std::vector<std::uint32_t> local_;
+  std::vector<DoneItem> done_batch_;
+  bool has_earlier_ = false, apart_ = true;  // ranks with an earlier phase traced apart; whether it held
   // Whether ranks post only when the executor's wait returns (choose_wait_set) rather
   // than as soon as their plan allows: where a link interleaves a pair's messages, when
   // a send is posted decides the share it gets (a chain's middle rank forwards one
@@ -816,6 +975,21 @@ const CostPiece& Piecewise::at(double bytes) const {
   return it == pieces.begin() ? *it : *std::prev(it);
 }
 
+std::uint64_t tie_order(std::size_t sender_local, std::size_t send_item, std::size_t receiver_local,
+                        std::size_t recv_item) {
+  auto item = [](std::size_t i) { return std::min<std::uint64_t>(i, (1u << 21) - 1); };
+  auto local = [](std::size_t r) { return std::min<std::uint64_t>(r, 1023); };
+  return 1ull << 63 | local(sender_local) << 52 | item(send_item) << 31 | local(receiver_local) << 21 | item(recv_item);
+}
+
+std::vector<std::uint32_t> places_on_hosts(const CostLayout& l, int ranks) {
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(ranks), 0);
+  if (l.node_of_rank.empty()) return out;
+  std::unordered_map<int, std::uint32_t> seen;  // ranks so far per host
+  for (std::size_t r = 0; r < out.size(); ++r) out[r] = seen[l.node_of_rank[r]]++;
+  return out;
+}
+
 int mirror_rank(const Symmetry& s, int ranks, int r, int h) {
   switch (s.kind) {
     case Symmetry::Kind::shift:
@@ -836,8 +1010,9 @@ void CostSimulation::add(const Schedule& s, double start_us, const Schedule* ear
 }
 void CostSimulation::add(const Schedule& s, DataflowPlan plan) { impl_->add(s, &plan, 0, nullptr, nullptr); }
 void CostSimulation::set_host_footprint_bytes(double bytes) { impl_->layout().host_footprint_bytes = bytes; }
-void CostSimulation::trace() { impl_->trace(); }
-CostResult CostSimulation::run() { return impl_->run(); }
+void CostSimulation::add(const Schedule& whole, DataflowPlan plan, int mirror) { impl_->add(whole, &plan, mirror); }
+void CostSimulation::trace(bool every_hold) { impl_->trace(every_hold); }
+CostResult CostSimulation::run(const CostResult* earlier) { return impl_->run(earlier); }
 
 CostResult simulate_schedules(const std::vector<Schedule>& schedules, int ranks, const Symmetry& symmetry,
                               const CostParams& p, const CostLayout& layout) {

@@ -16,9 +16,11 @@
 // r XOR h*block) does exactly what rank r does with every peer moved the same way, all
 // blocks run in lockstep: simulating one block, with each message to another block
 // standing for the one its mirror image receives, gives the same times exactly.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -138,20 +140,37 @@ struct Symmetry {
 // What a path that computes the rest of a call apart needs of the part simulated (the
 // ring tail in dataflow order): when each queue's last item was posted, when each item
 // completed, and who holds each port. A port's `last` is the latest time a message took
-// it (when matched; ports the messages share are known by `free` only); `last_by` the
-// rank whose own posting of a send made every message that took it then (so they were
-// matched in that rank's posting order), else -1.
+// it (when matched; ports the messages share are known by `free` only); `last_order` the
+// highest tie_order of those that took it then (an operation taking a core: 0).
+// One message's hold on a port, where a trace keeps every one (CostSimulation::trace):
+// when it was matched, and when its bytes began and ended there.
+struct PortHold {
+  double matched = 0, start = 0, end = 0;
+};
 struct PortTrace {
   double free = 0;
   double last = -std::numeric_limits<double>::infinity();
-  int last_by = -1;
-  void take(double at, int by) {
+  std::uint64_t last_order = 0;
+  std::vector<PortHold> holds;  // in the order matched, where asked for
+  void take(double at, std::uint64_t order) {
     if (at > last)
-      last = at, last_by = by;
-    else if (at == last && last_by != by)
-      last_by = -1;
+      last = at, last_order = order;
+    else if (at == last)
+      last_order = std::max(last_order, order);
   }
 };
+
+// Where ports are not shared, messages matched at one instant take their ports in this
+// order, lowest first, after every completion learnt then (each rank learning its own
+// in the order of its items, receives first): by their sender's place among its host's
+// ranks and its send's item, then the receiver's. The same for ranks that are images of
+// each other (a shift or XOR by whole hosts), so a symmetric call is simulated
+// symmetrically and one block stands for all; the order messages were made in (the
+// ranks' numbers) is not. Places from 1024 and items from 2^21 on tie.
+std::uint64_t tie_order(std::size_t sender_local, std::size_t send_item, std::size_t receiver_local,
+                        std::size_t recv_item);
+// Each of the first `ranks` ranks' place among its host's ranks (0 for all on one host).
+std::vector<std::uint32_t> places_on_hosts(const CostLayout& l, int ranks);
 struct RankTrace {
   // Per queue: when its last item was posted (an operation: began); per item, when it
   // completed (an operation: ended).
@@ -159,6 +178,15 @@ struct RankTrace {
                                     -std::numeric_limits<double>::infinity()};
   std::array<std::vector<double>, 3> done;
   PortTrace out, in, core;  // its way out, its way in, its core (operations and copies in)
+  // Where asked for: when each transfer was posted, and the completions in the order the
+  // rank learnt them (ties at one instant included).
+  std::array<std::vector<double>, 2> posted;
+  struct Learned {
+    FlowQueue queue;
+    std::uint32_t item;
+    double at;
+  };
+  std::vector<Learned> learned;
 };
 
 struct CostResult {
@@ -172,6 +200,10 @@ struct CostResult {
   // with shared ports): the one matched first went first, an order another simulation
   // of the same transfers (a split into phases) need not repeat.
   bool ties_ordered = false;
+  // With earlier phases given (CostSimulation::add with a mirror): false where the
+  // later phase would have changed them, so that the times are not those of one
+  // simulation of the whole call.
+  bool phases_apart = true;
   // Where CostSimulation::trace() asked: per simulated rank, and per host's link out and in.
   std::vector<RankTrace> ranks;
   std::vector<PortTrace> host_out, host_in;
@@ -194,9 +226,23 @@ class CostSimulation {
   void add(const Schedule& s, double start_us = 0, const Schedule* earlier = nullptr, const Schedule* later = nullptr);
   // The same with its plan in the simulation's order already made (plan_execution).
   void add(const Schedule& s, DataflowPlan plan);
+  // A rank's whole schedule whose first items were simulated apart (one block of a
+  // symmetric first phase): rank `mirror` of that simulation, traced with every hold
+  // (trace(true)) and handed to run(), stands for it. The first items (as many per queue
+  // as the trace has) complete when the trace says, the executor replayed from them
+  // posts the later items as it would, and the later messages take the ports (the
+  // mirror's and its host's) after or between the earlier ones the trace holds. Exact
+  // where nothing later changes the earlier phase (CostResult::phases_apart says): no
+  // earlier transfer posted at another time, no later message completing at a rank
+  // before its earlier phase ended or delaying an earlier one on a port. Not where ports
+  // are shared or receivers copy (phases_apart false).
+  void add(const Schedule& whole, DataflowPlan plan, int mirror);
   void set_host_footprint_bytes(double bytes);  // known once every schedule is seen
-  void trace();                                 // fill CostResult's ranks, host_out and host_in
-  CostResult run();
+  // Fill CostResult's ranks, host_out and host_in; with `every_hold`, also the ports'
+  // holds, the transfers' posting and the completions learnt (what EarlierPhase needs).
+  void trace(bool every_hold = false);
+  // `earlier`: the traced first phase that ranks added with a mirror follow.
+  CostResult run(const CostResult* earlier = nullptr);
 
  private:
   class Simulation;

@@ -10,9 +10,11 @@
 #include <ctime>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 namespace collbench {
 namespace {
@@ -46,6 +48,47 @@ const Schedule& schedule_of(const PredictRequest& q, Built& b, int r) {
   auto it = b.by_rank.find(r);
   if (it == b.by_rank.end()) it = b.by_rank.emplace(r, build(q, b, r)).first;
   return it->second;
+}
+
+// Ranks [from, to)'s schedules and their plans in the run's order, handed to `take(r,
+// schedule, plan)` in rank order; those b holds already (built while testing a symmetry)
+// taken from it. Built and planned a batch at a time on every core (builders keep no
+// shared state): at 65,536 ranks that costs as much as simulating them. Rethrows what a
+// builder threw.
+template <class Take>
+void build_ranks(const PredictRequest& q, Built& b, int from, int to, Take&& take) {
+  constexpr int kBatch = 2048;
+  const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+  std::vector<Schedule> schedules(static_cast<std::size_t>(std::min(kBatch, std::max(0, to - from))));
+  std::vector<DataflowPlan> plans(schedules.size());
+  for (int lo = from; lo < to; lo += kBatch) {
+    const int hi = std::min(to, lo + kBatch);
+    std::vector<std::exception_ptr> failed(static_cast<std::size_t>(threads));
+    auto work = [&](int t) {
+      try {
+        for (int r = lo + t; r < hi; r += threads) {
+          const auto i = static_cast<std::size_t>(r - lo);
+          auto held = b.by_rank.find(r);  // read only here: moved out below
+          const Schedule& s = held != b.by_rank.end() ? held->second : (schedules[i] = build(q, b, r));
+          if (!b.plans.count(r)) plans[i] = plan_execution(s, BufferLayout{}, q.order);
+        }
+      } catch (...) {
+        failed[static_cast<std::size_t>(t)] = std::current_exception();
+      }
+    };
+    std::vector<std::jthread> workers;
+    for (int t = 1; t < std::min(threads, hi - lo); ++t) workers.emplace_back(work, t);
+    work(0);
+    workers.clear();  // joins
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
+    for (int r = lo; r < hi; ++r) {
+      const auto i = static_cast<std::size_t>(r - lo);
+      if (auto held = b.by_rank.find(r); held != b.by_rank.end()) schedules[i] = std::move(held->second);
+      if (auto plan = b.plans.find(r); plan != b.plans.end()) plans[i] = std::move(plan->second);
+      take(r, std::move(schedules[i]), std::move(plans[i]));
+    }
+  }
 }
 
 bool same_transfers(const std::vector<Transfer>& a, const std::vector<Transfer>& b, const Symmetry& s, int n, int h) {
@@ -82,9 +125,11 @@ bool is_image(const Schedule& base, const Schedule& image, const Symmetry& s, in
   return true;
 }
 
-double transfers_and_steps(const Schedule& s) {
+// Of the steps numbered `from` on.
+double transfers_and_steps(const Schedule& s, std::size_t from = 0) {
   double n = 0;
-  for (const Step& x : s.steps) n += static_cast<double>(x.sends.size() + x.recvs.size()) + 1;
+  for (std::size_t k = 0; k < s.steps.size(); ++k)
+    if (s.number(k) >= from) n += static_cast<double>(s.steps[k].sends.size() + s.steps[k].recvs.size()) + 1;
   return n;
 }
 
@@ -182,8 +227,8 @@ std::vector<int> ranks_spread_evenly(const PredictRequest& q) {
 class FullSimulationBudget {
  public:
   FullSimulationBudget(const PredictRequest& q, std::string why) : q_(q), why_(std::move(why)) {}
-  void count(int r, const Schedule& s) {
-    transfers_ += transfers_and_steps(s);
+  void count(int r, const Schedule& s, std::size_t from = 0) {
+    transfers_ += transfers_and_steps(s, from);
     if (transfers_ > kMostSimulatedTransfers)
       refuse_count("more than", "its first " + std::to_string(r + 1) + " ranks already have that many");
   }
@@ -306,16 +351,11 @@ Prediction predict_direct(const PredictRequest& q, const CostParams& p, PredictM
   if (sym.kind == Symmetry::Kind::none) budget.estimate(b);
   std::size_t footprint = 0;
   const int simulated = sym.kind == Symmetry::Kind::none ? q.ranks : sym.block;
-  for (int r = 0; r < simulated; ++r) {
-    auto it = b.by_rank.find(r);
-    const Schedule s = it != b.by_rank.end() ? std::move(it->second) : build(q, b, r);
+  build_ranks(q, b, 0, simulated, [&](int r, Schedule s, DataflowPlan plan) {
     if (sym.kind == Symmetry::Kind::none) budget.count(r, s);
     footprint = std::max(footprint, footprint_elements(q, s, r));
-    if (auto plan = b.plans.find(r); plan != b.plans.end())
-      sim.add(s, std::move(plan->second));
-    else
-      sim.add(s);
-  }
+    sim.add(s, std::move(plan));
+  });
   sim.set_host_footprint_bytes(footprint_bytes > 0 ? footprint_bytes : host_footprint_bytes(q, footprint));
   const CostResult r = sim.run();
   Prediction out{.time_us = r.time_us,
@@ -333,7 +373,7 @@ double share_after(const PredictRequest& q, const Built& whole, std::size_t k) {
   for (int r : ranks_spread_evenly(q)) {
     Schedule s = build(q, whole, r);
     all += transfers_and_steps(s);
-    after += transfers_and_steps(phase_of(std::move(s), k, SIZE_MAX));
+    after += transfers_and_steps(s, k);
   }
   return all > 0 ? after / all : 1;
 }
@@ -382,7 +422,11 @@ std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p)
 // declines. K is the latest of rank 0's step numbers before which blocks of one host's
 // ranks are images (found by halving), or failing the host test an earlier one.
 std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bool only_where_it_saves) {
-  if (q.order != ExecutionOrder::steps || q.ranks < 2) return std::nullopt;
+  const bool steps = q.order == ExecutionOrder::steps;
+  // In dataflow order the phases overlap: the second's messages are checked against the
+  // ports the first holds, which shared ports and receivers' copying would blur.
+  if (q.ranks < 2 || (!steps && (p.shared_ports || p.intra.receiver_copies || p.inter.receiver_copies)))
+    return std::nullopt;
   Built whole = prepared(q);
   std::vector<std::size_t> numbers;  // where a first phase may end
   {
@@ -430,37 +474,58 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bo
     FullSimulationBudget budget(q, "after step " + std::to_string(k));
     // Every rank's whole schedule counts towards the footprint, as in the full
     // simulation; its second phase is kept.
-    std::vector<Schedule> rest(static_cast<std::size_t>(q.ranks)), done;
-    if (written) done.resize(rest.size());
+    // Step by step the second phases are kept for the tail, which starts them where the
+    // head leaves each rank's mirror; in dataflow order each rank's whole schedule goes
+    // to the tail as it is built (its first phase replayed from its mirror's trace).
+    std::vector<Schedule> rest(steps ? static_cast<std::size_t>(q.ranks) : 0), done;
+    std::vector<Schedule> later_of_block;  // dataflow: block 0's second phases (written sends)
+    if (written && steps) done.resize(rest.size());
+    auto tail = std::make_unique<CostSimulation>(q.ranks, Symmetry{}, p, layout);
     std::size_t footprint = 0;
     try {
       budget.estimate(second);  // an earlier K leaves more to simulate in full
-      for (int r = 0; r < q.ranks; ++r) {
+      if (!steps) {
+        build_ranks(q, whole, 0, q.ranks, [&](int r, Schedule s, DataflowPlan plan) {
+          footprint = std::max(footprint, footprint_elements(q, s, r));
+          budget.count(r, s, k);
+          if (written && r < sym.block) later_of_block.push_back(phase_of(s, k, SIZE_MAX));
+          tail->add(s, std::move(plan), r % sym.block);
+        });
+      }
+      for (int r = 0; r < q.ranks && steps; ++r) {
         Schedule s = build(q, whole, r);
         footprint = std::max(footprint, footprint_elements(q, s, r));
+        budget.count(r, s, k);
         if (written) done[static_cast<std::size_t>(r)] = phase_of(s, 0, k);
-        budget.count(r, rest[static_cast<std::size_t>(r)] = phase_of(std::move(s), k, SIZE_MAX));
+        rest[static_cast<std::size_t>(r)] = phase_of(std::move(s), k, SIZE_MAX);
       }
     } catch (const std::invalid_argument&) {
       return std::nullopt;  // the paths after this one say so
     }
     CostSimulation head(q.ranks, sym, p, layout);
+    if (!steps) head.trace(true);
     // The first phase's sends of bytes the second writes are written ones too.
-    for (int r = 0; r < sym.block; ++r)
-      head.add(schedule_of(q, first, r), 0, nullptr, written ? &rest[static_cast<std::size_t>(r)] : nullptr);
+    for (int r = 0; r < sym.block; ++r) {
+      const auto i = static_cast<std::size_t>(r);
+      head.add(schedule_of(q, first, r), 0, nullptr, !written ? nullptr : steps ? &rest[i] : &later_of_block[i]);
+    }
     head.set_host_footprint_bytes(host_footprint_bytes(q, footprint));
     const CostResult a = head.run();
-    if (!hosts_free_between(a, layout, sym.block)) continue;
-    CostSimulation tail(q.ranks, {}, p, layout);
-    for (int r = 0; r < q.ranks; ++r) {
-      const auto i = static_cast<std::size_t>(r);
-      tail.add(rest[i], a.finish_us[static_cast<std::size_t>(r % sym.block)], written ? &done[i] : nullptr);
-      rest[i] = {};
-      if (written) done[i] = {};
+    if (steps && !hosts_free_between(a, layout, sym.block)) continue;
+    if (steps) {
+      tail = std::make_unique<CostSimulation>(q.ranks, Symmetry{}, p, layout);
+      for (int r = 0; r < q.ranks; ++r) {
+        const auto i = static_cast<std::size_t>(r);
+        tail->add(rest[i], a.finish_us[i % static_cast<std::size_t>(sym.block)], written ? &done[i] : nullptr);
+        rest[i] = {};
+        if (written) done[i] = {};
+      }
     }
-    tail.set_host_footprint_bytes(host_footprint_bytes(q, footprint));
-    const CostResult b = tail.run();
-    if (b.ties_ordered) return std::nullopt;  // the full simulation may order them otherwise
+    tail->set_host_footprint_bytes(host_footprint_bytes(q, footprint));
+    const CostResult b = tail->run(steps ? nullptr : &a);
+    // The full simulation may order ties otherwise; in dataflow order the second phase
+    // may have changed the first.
+    if ((b.ties_ordered && p.shared_ports) || !b.phases_apart) return std::nullopt;
     return Prediction{.time_us = b.time_us,
                       .method = PredictMethod::split,
                       .messages = a.messages + b.messages,
@@ -548,6 +613,7 @@ std::optional<Prediction> ring_tail_dataflow(const PredictRequest& q, const Cost
     sim.set_host_footprint_bytes(layout.host_footprint_bytes);
     CostResult simulated = sim.run();
     std::vector<RingTailRank> ranks(static_cast<std::size_t>(n));
+    const std::vector<std::uint32_t> places = places_on_hosts(layout, n);
     for (std::size_t r = 0; r < ranks.size(); ++r) {
       const RankTrace& tr = simulated.ranks[r];
       RingTailRank& x = ranks[r];
@@ -566,6 +632,9 @@ std::optional<Prediction> ring_tail_dataflow(const PredictRequest& q, const Cost
       for (const Touch& t : touches[r])
         x.touched.emplace_back(t.region, through[static_cast<std::size_t>(t.queue)][t.item]);
       x.out = tr.out, x.in = tr.in, x.core = tr.core;
+      x.sends = tr.done[static_cast<std::size_t>(FlowQueue::sends)].size();
+      x.recvs = tr.done[static_cast<std::size_t>(FlowQueue::recvs)].size();
+      x.local = places[r];
     }
     const std::optional<RingTailDataflow> ring = ring_tail_dataflow_times(
         tail, k, ranks, simulated.host_out, simulated.host_in, p, layout, kMostRingTailUpdates);

@@ -418,10 +418,10 @@ std::optional<RingTailDataflow> ring_tail_dataflow_times(const RingTail& t, std:
   const auto& costs = rc.costs;
   const int written = p.prices_written() ? 4 : 0;  // every computed send forwards a block received
   // A stream's first computed message must take each port after every simulated message
-  // did: later, or at the same instant posted by the same sender (matched after them).
-  auto after_all = [&](const PortTrace& port, double match, int sender, bool by_sender) {
+  // did: later, or at the same instant after them in the order ties go (tie_order).
+  auto after_all = [&](const PortTrace& port, double match, std::uint64_t order) {
     if (p.shared_ports) return match > port.free;  // no flow beside it: nothing to share
-    return match > port.last || (match == port.last && port.last_by == sender && by_sender);
+    return match > port.last || (match == port.last && order > port.last_order);
   };
   out.times.messages = full_blocks * (un - 1 - from);
   std::vector<std::size_t> blocks;  // those with bytes: each moves one member on per step
@@ -446,15 +446,12 @@ std::optional<RingTailDataflow> ring_tail_dataflow_times(const RingTail& t, std:
     }
     const double match = std::max(x.posted, to_member.recv_posted);
     if (x.first) {
-      const bool by_sender = x.posted > to_member.recv_posted;
       const std::size_t r = rank_of(m), to = rank_of(next);
-      const int sender = static_cast<int>(r);
-      bool ok = after_all(ranks[r].out, match, sender, by_sender) && after_all(ranks[to].in, match, sender, by_sender);
-      if (x.copies) ok = ok && after_all(ranks[to].core, match, sender, by_sender);
+      const std::uint64_t order = tie_order(ranks[r].local, ranks[r].sends, ranks[to].local, ranks[to].recvs);
+      bool ok = after_all(ranks[r].out, match, order) && after_all(ranks[to].in, match, order);
+      if (x.copies) ok = ok && after_all(ranks[to].core, match, order);
       const auto ho = static_cast<std::size_t>(host(r)), hi = static_cast<std::size_t>(host(to));
-      if (!x.local)
-        ok =
-            ok && after_all(host_out[ho], match, sender, by_sender) && after_all(host_in[hi], match, sender, by_sender);
+      if (!x.local) ok = ok && after_all(host_out[ho], match, order) && after_all(host_in[hi], match, order);
       if (!ok) return std::numeric_limits<double>::quiet_NaN();
       x.out_free = ranks[r].out.free, x.in_free = ranks[to].in.free, x.core_free = ranks[to].core.free;
       if (!x.local) x.hout_free = host_out[ho].free, x.hin_free = host_in[hi].free;

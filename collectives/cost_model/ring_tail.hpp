@@ -104,6 +104,8 @@ struct RingTailRank {
   double recvs_done_us = 0;                        // every receive simulated complete
   std::vector<std::pair<Region, double>> touched;  // what the steps before touch, and when a receive there may start
   PortTrace out, in, core;
+  std::size_t local = 0;             // its place among its host's ranks
+  std::size_t sends = 0, recvs = 0;  // transfers simulated: its first computed ones' items
 };
 
 struct RingTailDataflow {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "algorithms/catalog.hpp"
+#include "algorithms/phases/schedule_writer.hpp"
 #include "collectives/cost_model/predict.hpp"
 
 using namespace collbench;
@@ -93,57 +94,61 @@ TEST(PredictFastPath, EveryAlgorithmAgreesWithTheFullSimulationUpTo64Ranks) {
 }
 
 TEST(PredictSplitPath, SymmetricFirstPhasesAgreeWithTheFullSimulationUpTo64Ranks) {
-  // Step by step, a first phase whose blocks are images of block 0 (a reduce-scatter by
-  // recursive halving) simulated as one block, then the rest of every rank from where it
-  // left its mirror, gives the full simulation's time, with host links queued or shared,
-  // and with sends of bytes written earlier priced apart.
+  // A first phase whose blocks are images of block 0 (a reduce-scatter by recursive
+  // halving) simulated as one block, then the rest of every rank: step by step from where
+  // it left its mirror, in dataflow order from its mirror's trace (the second phase
+  // overlapping the first). Either gives the full simulation's time, with host links
+  // queued or (step by step) shared, and with sends of bytes written earlier priced apart.
   Registry registry;
   register_reference_algorithms(registry);
   CostParams p;
-  std::map<std::string, int> taken;
+  std::map<std::string, int> taken, taken_dataflow;
   int compared = 0;
   const char* settings[] = {"", ", shared ports", ", written cost", ", shared ports, receivers copy"};
   const CostParams plain = two_tier();
   CostParams written = plain;  // sends of bytes received or reduced earlier, in either phase, cost more
   written.intra.written = {2.5, 3e-4};
   written.inter.written = {11, 6e-3};
-  for (int setting = 0; setting < 4; ++setting)
-    for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
-      for (const AlgorithmEntry* a : registry.for_collective(c)) {
-        if (a->is_baseline()) continue;
-        const bool shared = setting == 1 || setting == 3;
-        p = setting == 2 ? written : plain;
-        p.intra.receiver_copies = p.inter.receiver_copies = setting == 3;
-        for (int n = 2; n <= 64; ++n)
-          for (int per_host : {1, 2, 4, 8}) {
-            if (per_host > n || n % per_host) continue;
-            for (std::size_t count : {static_cast<std::size_t>((n + 3) / 4), static_cast<std::size_t>(4 * n)})
-              for (int other_root : {0, 1}) {
-                const int root = other_root * (n / 3);  // rank 0, or a third of the way
-                if (other_root && (root == 0 || !uses_root(c))) continue;
-                p.shared_ports = shared;
-                PredictRequest q = request(a, c, n, per_host, count, 0, ExecutionOrder::steps);
-                q.root = root;
-                const std::string where = describe(q) + settings[setting];
-                Prediction phases;
-                try {
-                  phases = predict(q, p, PredictMethod::split);
-                } catch (const std::invalid_argument&) {
-                  continue;  // no symmetric first phase, or host links busy between the phases
+  for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow})
+    for (int setting = 0; setting < 4; ++setting)
+      for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
+        for (const AlgorithmEntry* a : registry.for_collective(c)) {
+          if (a->is_baseline()) continue;
+          const bool shared = setting == 1 || setting == 3;
+          p = setting == 2 ? written : plain;
+          p.intra.receiver_copies = p.inter.receiver_copies = setting == 3;
+          for (int n = 2; n <= 64; ++n)
+            for (int per_host : {1, 2, 4, 8}) {
+              if (per_host > n || n % per_host) continue;
+              for (std::size_t count : {static_cast<std::size_t>((n + 3) / 4), static_cast<std::size_t>(4 * n)})
+                for (int other_root : {0, 1}) {
+                  const int root = other_root * (n / 3);  // rank 0, or a third of the way
+                  if (other_root && (root == 0 || !uses_root(c))) continue;
+                  p.shared_ports = shared;
+                  PredictRequest q = request(a, c, n, per_host, count, 0, order);
+                  q.root = root;
+                  const std::string where = describe(q) + settings[setting];
+                  Prediction phases;
+                  try {
+                    phases = predict(q, p, PredictMethod::split);
+                  } catch (const std::invalid_argument&) {
+                    continue;  // no symmetric first phase, or the phases would meet
+                  }
+                  const Prediction full = predict(q, p, PredictMethod::full);
+                  EXPECT_EQ(phases.method, PredictMethod::split);
+                  EXPECT_NEAR(phases.time_us, full.time_us, full.time_us * 1e-12)
+                      << where << " (" << phases.symmetry << ")";
+                  ++(order == ExecutionOrder::steps ? taken : taken_dataflow)[a->name];
+                  ++compared;
                 }
-                const Prediction full = predict(q, p, PredictMethod::full);
-                EXPECT_EQ(phases.method, PredictMethod::split);
-                EXPECT_NEAR(phases.time_us, full.time_us, full.time_us * 1e-12)
-                    << where << " (" << phases.symmetry << ")";
-                ++taken[a->name];
-                ++compared;
-              }
-          }
-      }
+            }
+        }
   EXPECT_GT(compared, 500);
   EXPECT_GT(taken["reduce_scatter_gather"], 100);
-  // Dataflow order overlaps the phases (a leaf's gather send need not wait for its last
-  // reduce-scatter send): not taken.
+  EXPECT_GT(taken_dataflow["reduce_scatter_gather"], 100);
+  // In dataflow order with shared ports the phases' messages would share them: declined.
+  p = plain;
+  p.shared_ports = true;
   const PredictRequest dataflow = request(registry.find(Collective::reduce, "reduce_scatter_gather"),
                                           Collective::reduce, 16, 1, 64, 0, ExecutionOrder::dataflow);
   EXPECT_THROW(predict(dataflow, p, PredictMethod::split), std::invalid_argument);
@@ -201,6 +206,47 @@ TEST(PredictPeriodicPath, PipelinesAgreeWithTheFullSimulationUpTo64Ranks) {
                             .count = 200,
                             .segment_bytes = 4};
   EXPECT_EQ(predict(tree, p).method, PredictMethod::full);
+}
+
+namespace {
+
+// A recursive-doubling allreduce, then rank 1 sends its whole input to rank 0: in dataflow
+// order that send reads only the input, so it goes at once, beside the first phase's
+// exchanges on ranks 0's and 1's ports.
+Schedule build_early_second_phase(const ScheduleRequest& q) {
+  Registry registry;
+  register_reference_algorithms(registry);
+  Schedule s = registry.find(Collective::allreduce, "recursive_doubling")->build(q);
+  const std::size_t last = s.span();
+  ScheduleWriter w(s);
+  if (q.rank == 1) w.send(last, 0, {BufferId::send, 0, q.count});
+  if (q.rank == 0) {
+    w.need_scratch(2 * q.count);
+    w.recv(last, 1, {BufferId::scratch, q.count, q.count});  // beside the exchanges' scratch
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(PredictSplitPath, DeclinesInDataflowOrderWhereTheSecondPhaseWouldDelayTheFirst) {
+  // The first phase is symmetric, but rank 1's send of the second takes ports its
+  // exchanges need: the first phase simulated apart would not know (without the checks
+  // the split gave 236 us where the whole call takes 299 on one rank per host), so the
+  // split declines there (the full simulation follows) and holds step by step.
+  Registry registry;
+  register_reference_algorithms(registry);
+  AlgorithmEntry early = *registry.find(Collective::allreduce, "recursive_doubling");
+  early.build = build_early_second_phase;
+  const CostParams p = two_tier();
+  for (int per_host : {1, 2}) {
+    PredictRequest q = request(&early, Collective::allreduce, 8, per_host, 4096, 0, ExecutionOrder::dataflow);
+    EXPECT_THROW(predict(q, p, PredictMethod::split), std::invalid_argument) << per_host << " per host";
+    EXPECT_NEAR(predict(q, p).time_us, predict(q, p, PredictMethod::full).time_us, 1e-9);
+    q.order = ExecutionOrder::steps;
+    const Prediction phases = predict(q, p, PredictMethod::split);
+    EXPECT_NEAR(phases.time_us, predict(q, p, PredictMethod::full).time_us, phases.time_us * 1e-12);
+  }
 }
 
 TEST(PredictSplitPath, AutomaticTakesItOnlyWhereMostOfTheCallIsInTheSymmetricPhase) {
