@@ -544,7 +544,7 @@ std::string ring_not_repeating(const PredictRequest& q) {
 
 std::string describe_ring(const RingTailTimes& ring, int ranks) {
   const std::string steps = std::to_string(ranks - 1);
-  if (ring.closed_form) return " (in closed form, every block alike: the longest path to each rank's last step)";
+  if (ring.closed_form) return " (in closed form, its blocks with bytes alike: the longest path to each rank's last step)";
   return ring.settled ? " (repeating every " + (ring.period == 1 ? "step" : std::to_string(ring.period) + " steps") +
                             " from step " + std::to_string(ring.repeating_from) + " of " + steps + ")"
                       : " (all " + steps + " steps)";
