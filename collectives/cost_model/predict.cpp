@@ -14,7 +14,6 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
 namespace collbench {
 namespace {
@@ -51,43 +50,17 @@ const Schedule& schedule_of(const PredictRequest& q, Built& b, int r) {
 }
 
 // Ranks [from, to)'s schedules and their plans in the run's order, handed to `take(r,
-// schedule, plan)` in rank order; those b holds already (built while testing a symmetry)
-// taken from it. Built and planned a batch at a time on every core (builders keep no
-// shared state): at 65,536 ranks that costs as much as simulating them. Rethrows what a
-// builder threw.
+// schedule, plan)` in rank order, each dropped before the next is built (65,536 held at
+// once cost as much to free as to simulate); those b holds already (built while testing
+// a symmetry) taken from it.
 template <class Take>
 void build_ranks(const PredictRequest& q, Built& b, int from, int to, Take&& take) {
-  constexpr int kBatch = 2048;
-  const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
-  std::vector<Schedule> schedules(static_cast<std::size_t>(std::min(kBatch, std::max(0, to - from))));
-  std::vector<DataflowPlan> plans(schedules.size());
-  for (int lo = from; lo < to; lo += kBatch) {
-    const int hi = std::min(to, lo + kBatch);
-    std::vector<std::exception_ptr> failed(static_cast<std::size_t>(threads));
-    auto work = [&](int t) {
-      try {
-        for (int r = lo + t; r < hi; r += threads) {
-          const auto i = static_cast<std::size_t>(r - lo);
-          auto held = b.by_rank.find(r);  // read only here: moved out below
-          const Schedule& s = held != b.by_rank.end() ? held->second : (schedules[i] = build(q, b, r));
-          if (!b.plans.count(r)) plans[i] = plan_execution(s, BufferLayout{}, q.order);
-        }
-      } catch (...) {
-        failed[static_cast<std::size_t>(t)] = std::current_exception();
-      }
-    };
-    std::vector<std::jthread> workers;
-    for (int t = 1; t < std::min(threads, hi - lo); ++t) workers.emplace_back(work, t);
-    work(0);
-    workers.clear();  // joins
-    for (const std::exception_ptr& e : failed)
-      if (e) std::rethrow_exception(e);
-    for (int r = lo; r < hi; ++r) {
-      const auto i = static_cast<std::size_t>(r - lo);
-      if (auto held = b.by_rank.find(r); held != b.by_rank.end()) schedules[i] = std::move(held->second);
-      if (auto plan = b.plans.find(r); plan != b.plans.end()) plans[i] = std::move(plan->second);
-      take(r, std::move(schedules[i]), std::move(plans[i]));
-    }
+  for (int r = from; r < to; ++r) {
+    auto held = b.by_rank.find(r);
+    Schedule s = held != b.by_rank.end() ? std::move(held->second) : build(q, b, r);
+    auto plan = b.plans.find(r);
+    DataflowPlan made = plan != b.plans.end() ? std::move(plan->second) : plan_execution(s, BufferLayout{}, q.order);
+    take(r, std::move(s), std::move(made));
   }
 }
 
@@ -544,7 +517,8 @@ std::string ring_not_repeating(const PredictRequest& q) {
 
 std::string describe_ring(const RingTailTimes& ring, int ranks) {
   const std::string steps = std::to_string(ranks - 1);
-  if (ring.closed_form) return " (in closed form, its blocks with bytes alike: the longest path to each rank's last step)";
+  if (ring.closed_form)
+    return " (in closed form, its blocks with bytes alike: the longest path to each rank's last step)";
   return ring.settled ? " (repeating every " + (ring.period == 1 ? "step" : std::to_string(ring.period) + " steps") +
                             " from step " + std::to_string(ring.repeating_from) + " of " + steps + ")"
                       : " (all " + steps + " steps)";
