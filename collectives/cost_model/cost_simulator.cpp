@@ -226,14 +226,14 @@ struct RankState {
   double earlier_end = -std::numeric_limits<double>::infinity();
 };
 
-}  // namespace
-
 // One rank's completion of one transfer, learnt at some instant.
 struct DoneItem {
   FlowQueue queue;
   std::uint32_t item;
   int rank;
 };
+
+}  // namespace
 
 // RankState::core_free while a shared-port copy holds the core.
 constexpr double kCopying = std::numeric_limits<double>::infinity();

@@ -446,31 +446,33 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bo
     second.from = k;
     FullSimulationBudget budget(q, "after step " + std::to_string(k));
     // Every rank's whole schedule counts towards the footprint, as in the full
-    // simulation; its second phase is kept.
-    // Step by step the second phases are kept for the tail, which starts them where the
-    // head leaves each rank's mirror; in dataflow order each rank's whole schedule goes
-    // to the tail as it is built (its first phase replayed from its mirror's trace).
+    // simulation. Step by step its second phase is kept for the tail, which starts it
+    // where the head leaves the rank's mirror (made once the head has run); in dataflow
+    // order the whole schedule goes to the tail as it is built, its first phase replayed
+    // from its mirror's trace.
     std::vector<Schedule> rest(steps ? static_cast<std::size_t>(q.ranks) : 0), done;
     std::vector<Schedule> later_of_block;  // dataflow: block 0's second phases (written sends)
     if (written && steps) done.resize(rest.size());
-    auto tail = std::make_unique<CostSimulation>(q.ranks, Symmetry{}, p, layout);
+    std::unique_ptr<CostSimulation> tail;
     std::size_t footprint = 0;
     try {
       budget.estimate(second);  // an earlier K leaves more to simulate in full
-      if (!steps) {
+      if (steps) {
+        for (int r = 0; r < q.ranks; ++r) {
+          Schedule s = build(q, whole, r);
+          footprint = std::max(footprint, footprint_elements(q, s, r));
+          budget.count(r, s, k);
+          if (written) done[static_cast<std::size_t>(r)] = phase_of(s, 0, k);
+          rest[static_cast<std::size_t>(r)] = phase_of(std::move(s), k, SIZE_MAX);
+        }
+      } else {
+        tail = std::make_unique<CostSimulation>(q.ranks, Symmetry{}, p, layout);
         build_ranks(q, whole, 0, q.ranks, [&](int r, Schedule s, DataflowPlan plan) {
           footprint = std::max(footprint, footprint_elements(q, s, r));
           budget.count(r, s, k);
           if (written && r < sym.block) later_of_block.push_back(phase_of(s, k, SIZE_MAX));
           tail->add(s, std::move(plan), r % sym.block);
         });
-      }
-      for (int r = 0; r < q.ranks && steps; ++r) {
-        Schedule s = build(q, whole, r);
-        footprint = std::max(footprint, footprint_elements(q, s, r));
-        budget.count(r, s, k);
-        if (written) done[static_cast<std::size_t>(r)] = phase_of(s, 0, k);
-        rest[static_cast<std::size_t>(r)] = phase_of(std::move(s), k, SIZE_MAX);
       }
     } catch (const std::invalid_argument&) {
       return std::nullopt;  // the paths after this one say so
