@@ -384,15 +384,17 @@ std::optional<Prediction> periodic(const PredictRequest& q, const CostParams& p)
   return std::nullopt;
 }
 
-// The split path, step by step only: where a call's steps before some step K are
-// symmetric and the rest are not (a reduce-scatter by recursive halving, then a gather
-// to the root), the first phase is simulated as one block and the second for every
-// rank, each rank starting it where the first phase left its mirror in block 0. Step by
-// step, a rank starts its second phase only once its first is complete, so its own
-// ports are free by then; a host's link may not be, if another rank of the host is
-// still in its first phase, and two messages of the second phase matched at one instant
-// may take a port in another order than one simulation of the whole call would: either
-// declines. K is the latest of rank 0's step numbers before which blocks of one host's
+// The split path: where a call's steps before some step K are symmetric and the rest
+// are not (a reduce-scatter by recursive halving, then a gather to the root), the first
+// phase is simulated as one block and the rest for every rank. Step by step each rank
+// starts its second phase where the first left its mirror in block 0, its own ports free
+// by then; a host's link may not be, if another rank of the host is still in its first
+// phase (declines), and with shared ports two messages of the second phase matched at
+// one instant may share a port otherwise than one simulation of the whole call would
+// (declines). In dataflow order every rank's whole schedule runs with its first phase
+// replayed from its mirror's trace (CostSimulation::add with a mirror), declined where
+// the phases would meet (CostResult::phases_apart), shared ports or receivers copying.
+// K is the latest of rank 0's step numbers before which blocks of one host's
 // ranks are images (found by halving), or failing the host test an earlier one.
 std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bool only_where_it_saves) {
   const bool steps = q.order == ExecutionOrder::steps;
@@ -721,9 +723,10 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
     std::optional<Prediction> phases = split(q, p, false);
     if (!phases)
       throw std::invalid_argument("--method split does not hold for " + q.algorithm->name +
-                                  " here: it needs the steps order, a first phase whose ranks are images of each "
-                                  "other, a second phase small enough to simulate in full, and host links free "
-                                  "between the two");
+                                  " here: it needs a first phase whose ranks are images of each other, a second "
+                                  "phase small enough to simulate in full, and host links free between the two; in "
+                                  "dataflow order also ports not shared, receivers that do not copy, and a second "
+                                  "phase that takes no port beside the first");
     out = *phases;
   } else if (method == PredictMethod::periodic) {
     std::optional<Prediction> line = periodic(q, p);

@@ -9,12 +9,12 @@
 // first, and a full simulation whose typical rank has too much, or whose schedules would
 // take longer than kMostBuildSeconds to build, is refused at once.
 //
-// The split path, step by step only, where no symmetry holds for the whole call: a first
-// phase (the steps before some step K) whose blocks are images of block 0 is simulated
-// as one block, the rest for every rank from where the first phase left it; declined
-// where the two could interact (collectives/cost_model/README.md). Unless asked for, it
-// is not tried where more than kMostSplitTail of the call (ranks spread evenly, transfers
-// and steps) comes after K: the full simulation costs little more.
+// The split path, where no symmetry holds for the whole call: a first phase (the steps
+// before some step K) whose blocks are images of block 0 is simulated as one block, the
+// rest for every rank from where the first phase left it (in dataflow order, replayed
+// from its mirror's trace, as the phases overlap); declined where the two could interact
+// (collectives/cost_model/README.md). Unless asked for, it is not tried where more than kMostSplitTail of the call
+// (ranks spread evenly, transfers and steps) comes after K: the full simulation costs little more.
 //
 // The periodic path, for an algorithm whose every segment adds the same time once its
 // pipeline is full (AlgorithmEntry::linear_in_segments: the chain) when no symmetry holds

@@ -46,7 +46,7 @@ CLI::App* add_command(CLI::App& app, CostModelFlags& f) {
                   "--order steps; the published closed forms' assumption)")
         ->capture_default_str();
     s->add_option("--method", f.method,
-                  "auto (the symmetric path where it holds, else the split one (steps order), else a "
+                  "auto (the symmetric path where it holds, else the split one, else a "
                   "pipeline's periodic one, else a closing ring allgather's recurrence, each where it "
                   "holds, else every rank simulated), full, symmetric, split, periodic, or ring_tail")
         ->capture_default_str();
