@@ -633,8 +633,6 @@ class CostSimulation::Simulation {
     if (copier) {
       if (copier->core_free > time && copier->core_taken_at == time) ties_ordered_ = true;
       start = std::max(start, copier->core_free);
-      copier->core_free = start + port;
-      copier->core_taken_at = time;
     }
     Port *hout = nullptr, *hin = nullptr;
     if (!m.local) {
@@ -645,6 +643,11 @@ class CostSimulation::Simulation {
       start = std::max({start, hout->free, hin->free});
     }
     if (has_earlier_) start = after_earlier(time, m, start, port);
+    // The copy is booked once every wait above is known: the core copies as the bytes come in.
+    if (copier) {
+      copier->core_free = start + port;
+      copier->core_taken_at = time;
+    }
     if (hout) note_host_busy(m, start + port);
     for (Port* x : {&out, &in, hout, hin})
       if (x) {

@@ -420,6 +420,32 @@ TEST(CostSimulation, AReceiverThatCopiesCannotReduceMeanwhile) {
   EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 1 + 1 + 4);
 }
 
+TEST(CostSimulation, AReceiverCopiesOnlyOnceItsHostsLinksLetTheMessageIn) {
+  // 2 hosts of 2 ranks, in dataflow order, receivers copying messages between hosts.
+  // Rank 0 sends A to rank 2 and rank 1 sends B to rank 3 at once: B waits for A on
+  // both hosts' links (10 us), then rank 3's core copies it (10 to 20 us). Rank 3 reduces
+  // C, which rank 2 sent it on the host at once (no copy, in at 0.001 us): the core is
+  // promised to B's copy, so the reduction (20 us) runs after it, to 40 us. Had the copy
+  // been booked before the links' wait (0 to 10 us), it would end at 30.001.
+  CostParams p;
+  p.intra = {0, 1e-6};
+  p.inter = {0, 1e-2};
+  p.inter.receiver_copies = true;
+  p.reduce = {0, 2e-2};
+  const std::size_t c = 250;  // 1000 bytes
+  std::vector<Schedule> s(4);
+  s[0].steps = {Step{{{2, {BufferId::send, 0, c}}}, {}, {}}};
+  s[1].steps = {Step{{{3, {BufferId::send, 0, c}}}, {}, {}}};
+  s[2].steps = {Step{{{3, {BufferId::send, 0, c}}}, {{0, {BufferId::recv, 0, c}}}, {}}};
+  s[3].steps = {
+      Step{{},
+           {{2, {BufferId::recv, 0, c}}, {1, {BufferId::recv, c, c}}},
+           {LocalOp{LocalOp::Kind::reduce, {BufferId::send, 0, c}, {BufferId::recv, 0, c}, {BufferId::send, 0, c}}}}};
+  CostLayout l{4, {0, 0, 1, 1}};
+  l.order = ExecutionOrder::dataflow;
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 2 * 10 + 20);
+}
+
 TEST(CostSimulation, RefusesSchedulesThatCannotComplete) {
   std::vector<Schedule> s(2);
   s[0].steps = {Step{{{1, {BufferId::send, 0, 4}}}, {}, {}}};
