@@ -389,6 +389,8 @@ def header(raw, layouts):
             desc.append(f"{key} α {r[0]['alpha_us']:.2f} µs, largest {r[-1]['beta_gbps'] or 0:.3g} GB/s"
                         + (f" (both ways {x:.3g})" if x else ""))
         judged = "judged" if lay["judged"] else "reported, not judged (more ranks than cores, CPU-bound)"
+        if lay.get("env", "-") != "-":
+            desc.insert(0, f"every launch with {lay['env']}")
         out.append(f"- **{label}**: {lay['hosts']} host(s) × {lay['ranks_per_host']}, {size(lay['from_bytes'])}–"
                    f"{size(int(lay['to_bytes']))}, {len(rounds)} rounds, {judged}; {'; '.join(desc)}; "
                    f"collbench {meta.get('git_revision', '?')}")

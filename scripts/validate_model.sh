@@ -9,6 +9,10 @@
 #   100mbe-8x1    8 emulated hosts x 1 rank, 100 Mbit/s, 64 KiB to 1 MiB
 #   1gbe-2x2      2 emulated hosts x 2 ranks, 1 KiB to 16 MiB: 4 ranks on 2 cores,
 #                 CPU-bound, reported, not judged
+# and, only where LABELS names them, 100mbe-4x1-eager and 100mbe-8x1-eager: the same
+# with UCX_RNDV_THRESH=inf (every message eager, no rendezvous handshake), to show what
+# UCX's rendezvous costs the 100 Mbit/s layouts beyond what the model sees (the
+# collective's README, "Validation").
 # Each layout runs in rounds; a round is a link probe (collbench p2p: ping-pong,
 # exchange, exchange of just-written buffers and exchange while reducing, 1 B to the
 # largest size by 2, each test 3 times in turn), right after it one round of each
@@ -139,12 +143,16 @@ json.dump(m, open(sys.argv[2], "w"), indent=1)' "$f-model.json" "$f-model-no-$co
   done
 }
 
-# layout LABEL HOSTS PER_HOST PROFILE FROM TO PROBE_TO JUDGED. The probe stops where a
+# layout LABEL HOSTS PER_HOST PROFILE FROM TO PROBE_TO JUDGED [ENV]. The probe stops where a
 # ping-pong would take a large share of the round (1 Gbit/s: 16 MiB);
-# the fit's last range carries on at the line rate.
+# the fit's last range carries on at the line rate. ENV: variables every launch of an
+# emulated layout gets (none: -).
 layout() {
-  local label=$1 hosts=$2 per=$3 profile=$4 from=$5 to=$6 probe_to=$7 judged=$8
-  echo "$label $hosts $per $profile $(numfmt --from=iec "$from") $(numfmt --from=iec "$to") $judged" >>"$raw/layouts.txt"
+  local label=$1 hosts=$2 per=$3 profile=$4 from=$5 to=$6 probe_to=$7 judged=$8 vars=${9:--}
+  local with=()
+  [ "$vars" = - ] || IFS=, read -ra with <<<"$vars"  # comma-separated
+  echo "$label $hosts $per $profile $(numfmt --from=iec "$from") $(numfmt --from=iec "$to") $judged $vars" \
+    >>"$raw/layouts.txt"
   case $profile in
     shm) validate "$label" 2 "${rounds:-5}" "$from" "$to" "$probe_to" env COLLBENCH_INTERCONNECT=ucx-shm "$mpich" -n 2 ;;
     tcp)
@@ -153,7 +161,7 @@ layout() {
     *)
       scripts/emulate_cluster.sh up --name "$cluster" --hosts "$hosts" --profile "$profile" | tee -a "$raw/emulator.txt"
       validate "$label" $((hosts * per)) "${rounds:-3}" "$from" "$to" "$probe_to" \
-        scripts/emulate_cluster.sh mpiexec --name "$cluster" --ranks-per-host "$per" --
+        env "${with[@]}" scripts/emulate_cluster.sh mpiexec --name "$cluster" --ranks-per-host "$per" --
       scripts/emulate_cluster.sh down --name "$cluster" ;;
   esac
 }
@@ -163,6 +171,8 @@ declare -A layouts=(
   [ucx-shm]="1 2 shm 1K 64M 64M yes" [tcp-loopback]="1 2 tcp 1K 64M 64M yes"
   [1gbe-2x1]="2 1 1gbe 1K 64M 16M yes" [10gbe-2x1]="2 1 10gbe 1K 64M 64M yes"
   [100mbe-4x1]="4 1 100mbe 64K 1M 1M yes" [100mbe-8x1]="8 1 100mbe 64K 1M 1M yes"
+  [100mbe-4x1-eager]="4 1 100mbe 64K 1M 1M yes UCX_RNDV_THRESH=inf"
+  [100mbe-8x1-eager]="8 1 100mbe 64K 1M 1M yes UCX_RNDV_THRESH=inf"
   [1gbe-2x2]="2 2 1gbe 1K 16M 16M no")
 for label in $labels $launch_probes; do
   [ -n "${layouts[$label]:-}" ] || { echo "validate_model: unknown layout '$label'; valid: ${!layouts[*]}" >&2; exit 2; }
@@ -170,7 +180,7 @@ done
 rm -rf "$raw"
 mkdir -p "$raw"
 scripts/machine_facts.sh >"$raw/machine.txt"
-echo "label hosts ranks_per_host profile from_bytes to_bytes judged" >"$raw/layouts.txt"
+echo "label hosts ranks_per_host profile from_bytes to_bytes judged env" >"$raw/layouts.txt"
 for label in $labels; do
   # shellcheck disable=SC2086  # the layout's fields
   layout "$label" ${layouts[$label]}
