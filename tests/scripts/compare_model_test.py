@@ -55,13 +55,14 @@ def fake_run(raw, label, ranks, drift_of_round, predicted_of_round, launch_of_ro
 
 
 class CompareModel(unittest.TestCase):
-    def run_on(self, judged, launch=False):
+    def run_on(self, judged, launch=False, env=None):
         d = tempfile.mkdtemp()
         raw = os.path.join(d, "raw")
         os.makedirs(raw)
         with open(f"{raw}/layouts.txt", "w") as f:
-            f.write("label hosts ranks_per_host profile from_bytes to_bytes judged\n")
-            f.write(f"lay 2 1 1gbe 1024 65536 {judged}\n")
+            # validate_model.sh's env column came later: a file without it still reads.
+            f.write("label hosts ranks_per_host profile from_bytes to_bytes judged" + (" env" if env else "") + "\n")
+            f.write(f"lay 2 1 1gbe 1024 65536 {judged}" + (f" {env}" if env else "") + "\n")
         if launch:
             # Rounds 2 and 3 are 2x slower; their probe launches missed it, the sweep's own launch did not.
             fake_run(raw, "lay", 2, {1: 1.0, 2: 2.0, 3: 2.0}, {1: 1.0, 2: 1.0, 3: 1.0}, {1: 1.0, 2: 2.0, 3: 2.0})
@@ -104,6 +105,13 @@ class CompareModel(unittest.TestCase):
         self.assertIn("| layout | sizes | with all | without written |", summary)
         row = next(l for l in summary.splitlines() if l.startswith("| lay | ≥ 64 KiB | 0.0% (0.0%) |"))
         self.assertTrue(row.endswith("| 50.0% (50.0%) |"), row)
+
+    def test_a_layouts_variables_are_named(self):
+        _, summary = self.run_on("yes", env="UCX_RNDV_THRESH=inf")
+        line = next(l for l in summary.splitlines() if l.startswith("- **lay**"))
+        self.assertIn("every launch with UCX_RNDV_THRESH=inf", line)
+        _, summary = self.run_on("yes", env="-")
+        self.assertNotIn("every launch with", summary)
 
     def test_oversubscribed_layout_is_reported_not_judged(self):
         _, summary = self.run_on("no")
