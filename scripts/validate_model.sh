@@ -145,19 +145,19 @@ json.dump(m, open(sys.argv[2], "w"), indent=1)' "$f-model.json" "$f-model-no-$co
 
 # layout LABEL HOSTS PER_HOST PROFILE FROM TO PROBE_TO JUDGED [ENV]. The probe stops where a
 # ping-pong would take a large share of the round (1 Gbit/s: 16 MiB);
-# the fit's last range carries on at the line rate. ENV: variables every launch of an
-# emulated layout gets (none: -).
+# the fit's last range carries on at the line rate. ENV: comma-separated variables every
+# launch of the layout gets (none: -).
 layout() {
   local label=$1 hosts=$2 per=$3 profile=$4 from=$5 to=$6 probe_to=$7 judged=$8 vars=${9:--}
   local with=()
-  [ "$vars" = - ] || IFS=, read -ra with <<<"$vars"  # comma-separated
+  [ "$vars" = - ] || IFS=, read -ra with <<<"$vars"
   echo "$label $hosts $per $profile $(numfmt --from=iec "$from") $(numfmt --from=iec "$to") $judged $vars" \
     >>"$raw/layouts.txt"
   case $profile in
-    shm) validate "$label" 2 "${rounds:-5}" "$from" "$to" "$probe_to" env COLLBENCH_INTERCONNECT=ucx-shm "$mpich" -n 2 ;;
+    shm) validate "$label" 2 "${rounds:-5}" "$from" "$to" "$probe_to" env COLLBENCH_INTERCONNECT=ucx-shm "${with[@]}" "$mpich" -n 2 ;;
     tcp)
       validate "$label" 2 "${rounds:-5}" "$from" "$to" "$probe_to" \
-        env COLLBENCH_INTERCONNECT=tcp-loopback UCX_TLS=tcp,self "$mpich" -n 2 ;;
+        env COLLBENCH_INTERCONNECT=tcp-loopback UCX_TLS=tcp,self "${with[@]}" "$mpich" -n 2 ;;
     *)
       scripts/emulate_cluster.sh up --name "$cluster" --hosts "$hosts" --profile "$profile" | tee -a "$raw/emulator.txt"
       validate "$label" $((hosts * per)) "${rounds:-3}" "$from" "$to" "$probe_to" \
