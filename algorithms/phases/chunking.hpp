@@ -14,7 +14,8 @@ struct Chunking {
   std::size_t parts;
 
   std::size_t offset(std::size_t i) const {
-    if (i == 0 || count <= ~std::size_t{0} / i) return count * i / parts;  // 64 bits suffice (and are fast)
+    std::size_t product = 0;
+    if (!__builtin_mul_overflow(count, i, &product)) return product / parts;  // 64 bits suffice (and are fast)
     return static_cast<std::size_t>(static_cast<unsigned __int128>(count) * i / parts);
   }
   std::size_t size(std::size_t i) const { return offset(i + 1) - offset(i); }

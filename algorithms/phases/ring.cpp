@@ -16,11 +16,7 @@ Span piece(Span block, std::size_t s, std::size_t segment, std::size_t segments)
   return {block.offset + from, std::min(segment, block.count - from)};
 }
 
-std::size_t largest_block(const Ring& ring) {
-  std::size_t largest = 0;
-  for (int i = 0; i < ring.blocks.size(); ++i) largest = std::max(largest, ring.blocks[i].count);
-  return largest;
-}
+std::size_t largest_block(const Ring& ring) { return ring.blocks.largest(); }
 
 std::size_t segments_of(const Ring& ring, std::size_t largest) {
   if (ring.segment == 0 || largest == 0) return 1;

@@ -8,18 +8,30 @@
 namespace collbench {
 
 Spans Spans::even(std::size_t length, int parts) {
-  const Chunking c{length, static_cast<std::size_t>(parts)};
-  return {parts, [c](int i) {
-            return Span{c.offset(static_cast<std::size_t>(i)), c.size(static_cast<std::size_t>(i))};
-          }};
+  Spans s;
+  s.parts_ = parts;
+  s.even_ = Chunking{length, static_cast<std::size_t>(parts)};
+  return s;
 }
 
 Spans Spans::shifted(std::size_t by) const {
+  if (!at_) {
+    Spans s = *this;
+    s.shift_ += by;
+    return s;
+  }
   return {parts_, [at = at_, by](int i) {
             Span s = at(i);
             s.offset += by;
             return s;
           }};
+}
+
+std::size_t Spans::largest() const {
+  if (!at_) return parts_ > 0 ? even_.largest() : 0;
+  std::size_t most = 0;
+  for (int i = 0; i < parts_; ++i) most = std::max(most, at_(i).count);
+  return most;
 }
 
 Placement::Placement(BufferId buffer, std::size_t base, std::size_t length) {

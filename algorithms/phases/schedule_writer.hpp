@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "algorithms/phases/chunking.hpp"
 #include "collectives/schedule/schedule.hpp"
 
 namespace collbench {
@@ -19,22 +20,33 @@ struct Span {
 
 // Consecutive spans of a logical vector, one per part, each computed when asked for: a
 // rank's schedule that touches O(log n) of n spans then builds in O(log n), which the
-// cost model needs when it builds every rank's.
+// cost model needs when it builds every rank's. Even spans (the usual case) are computed
+// inline: a ring over 65,536 ranks asks for each of its spans several times per rank.
 class Spans {
  public:
   Spans() = default;
   Spans(int parts, std::function<Span(int)> at) : parts_(parts), at_(std::move(at)) {}
   static Spans even(std::size_t length, int parts);  // as Chunking cuts them
   int size() const { return parts_; }
-  Span operator[](int i) const { return at_(i); }
+  Span operator[](int i) const {
+    if (at_) return at_(i);
+    const auto k = static_cast<std::size_t>(i);
+    const std::size_t from = even_.offset(k);
+    return {from + shift_, even_.offset(k + 1) - from};
+  }
   Span range(int first, int end) const {  // spans [first, end) as one
-    return {at_(first).offset, at_(end - 1).end() - at_(first).offset};
+    const Span a = (*this)[first];
+    return {a.offset, (*this)[end - 1].end() - a.offset};
   }
   Spans shifted(std::size_t by) const;
+  // The longest span's count.
+  std::size_t largest() const;
 
  private:
   int parts_ = 0;
-  std::function<Span(int)> at_;
+  std::function<Span(int)> at_;  // empty: even spans
+  Chunking even_{0, 1};
+  std::size_t shift_ = 0;
 };
 
 // Where a span of a logical vector lies in one buffer: logical offset `base` is stored
