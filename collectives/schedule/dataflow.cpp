@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <map>
 #include <memory_resource>
 
 namespace collbench {
@@ -22,14 +21,15 @@ struct Access {
 };
 
 // A buffer's ranges, from each start to the next: a sorted array while few (most
-// schedules: a search and a short shift beat a tree's nodes), a tree once many (a ring
-// over thousands of ranks splits its buffer as often).
+// schedules: a search and a short shift are all they need), then one with a gap that
+// follows the accesses (a ring over thousands of ranks splits its buffer as often, each
+// split beside the last one: there a split moves nothing, and a range is found a few
+// steps from the last one used, else by a search).
 class Ledger {
  public:
-  Ledger(std::pmr::memory_resource* arena, std::size_t most_flat)
-      : most_flat_(most_flat), flat_(arena), ranges_(arena) {
-    flat_.reserve(16);
-    flat_.emplace_back(0, Access{});
+  Ledger(std::pmr::memory_resource* arena, std::size_t most_flat) : most_flat_(most_flat), slots_(arena) {
+    slots_.reserve(16);
+    slots_.emplace_back(0, Access{});
   }
   Ledger(const Ledger&) = delete;
   Ledger& operator=(const Ledger&) = delete;
@@ -38,67 +38,98 @@ class Ledger {
   template <class F>
   void each(std::size_t offset, std::size_t count, F&& f) {
     if (count == 0) return;
-    if (!tree_) {
+    if (!gapped_) {
       const std::size_t first = flat_split(offset), end = flat_split(offset + count);
-      for (std::size_t i = first; i < end; ++i) f(flat_[i].second);
-      if (flat_.size() > most_flat_) to_tree();
+      for (std::size_t i = first; i < end; ++i) f(slots_[i].second);
+      if (slots_.size() > most_flat_) to_gapped();
       return;
     }
-    const auto first = split(offset, beyond(offset));
-    const auto end = split(offset + count, std::next(first));
-    for (auto it = first; it != end; ++it) f(it->second);
+    const std::size_t first = split(offset), end = split(offset + count);  // a split after `first` keeps it
+    for (std::size_t i = first; i < end; ++i) f(slot(i).second);
     finger_ = first;
   }
 
  private:
   using Range = std::pair<std::size_t, Access>;
-  using Iterator = std::pmr::map<std::size_t, Access>::iterator;
 
   // The index of the range starting at `at`, made if need be.
   std::size_t flat_split(std::size_t at) {
     auto after =
-        std::upper_bound(flat_.begin(), flat_.end(), at, [](std::size_t a, const Range& r) { return a < r.first; });
+        std::upper_bound(slots_.begin(), slots_.end(), at, [](std::size_t a, const Range& r) { return a < r.first; });
     const auto it = std::prev(after);
-    if (it->first == at) return static_cast<std::size_t>(it - flat_.begin());
-    const auto made = flat_.insert(after, Range{at, it->second});  // may move the array: begin() after
-    return static_cast<std::size_t>(made - flat_.begin());
+    if (it->first == at) return static_cast<std::size_t>(it - slots_.begin());
+    const auto made = slots_.insert(after, Range{at, it->second});  // may move the array: begin() after
+    return static_cast<std::size_t>(made - slots_.begin());
   }
 
-  void to_tree() {
-    for (const Range& r : flat_) ranges_.emplace_hint(ranges_.end(), r.first, r.second);
-    flat_.clear();
-    tree_ = true;
-    finger_ = ranges_.begin();
+  void to_gapped() {
+    gapped_ = true;
+    grow();
   }
 
-  // The first range starting beyond `at`. Consecutive items mostly touch the range last
-  // used or one beside it (a ring's next block): a few steps from there, else a search.
-  Iterator beyond(std::size_t at) {
-    auto it = finger_;
-    if (it->first <= at) {
-      for (int i = 0; i < 4; ++i)
-        if (++it == ranges_.end() || it->first > at) return it;
+  // Ranges by index, the gap skipped.
+  std::size_t size() const { return slots_.size() - (gap_end_ - gap_begin_); }
+  Range& slot(std::size_t i) { return slots_[i < gap_begin_ ? i : i + (gap_end_ - gap_begin_)]; }
+
+  // The last range starting at or before `at`: a few steps from the one last used, else
+  // a search.
+  std::size_t find(std::size_t at) {
+    const std::size_t n = size();
+    std::size_t i = std::min(finger_, n - 1);
+    if (slot(i).first <= at) {
+      for (int k = 0; k < 4; ++k, ++i)
+        if (i + 1 == n || slot(i + 1).first > at) return i;
     } else {
-      for (int i = 0; i < 4 && it != ranges_.begin(); ++i)
-        if ((--it)->first <= at) return std::next(it);
+      for (int k = 0; k < 4 && i > 0; ++k)
+        if (slot(--i).first <= at) return i;
     }
-    return ranges_.upper_bound(at);
+    std::size_t lo = 0, hi = n;  // slot(lo) starts at or before `at`, slot(hi) beyond it
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      (slot(mid).first <= at ? lo : hi) = mid;
+    }
+    return lo;
   }
 
-  // The range starting at `at`, made if need be; `after` is the first range starting
-  // beyond `at`, or a hint at or before it (a region's end is close to its start).
-  Iterator split(std::size_t at, Iterator after) {
-    while (after != ranges_.end() && after->first <= at) ++after;
-    auto it = std::prev(after);
-    return it->first == at ? it : ranges_.emplace_hint(after, at, it->second);
+  // The index of the range starting at `at`, made if need be.
+  std::size_t split(std::size_t at) {
+    const std::size_t i = find(at);
+    if (slot(i).first == at) return i;
+    if (gap_begin_ == gap_end_) grow();
+    move_gap(i + 1);
+    slots_[gap_begin_++] = Range{at, slot(i).second};
+    return i + 1;
   }
+
+  // The gap moved to start at index `to`, the ranges between shifted across it.
+  void move_gap(std::size_t to) {
+    const auto at = [this](std::size_t k) { return slots_.begin() + static_cast<std::ptrdiff_t>(k); };
+    if (to < gap_begin_) {
+      std::move_backward(at(to), at(gap_begin_), at(gap_end_));
+      gap_end_ -= gap_begin_ - to;
+      gap_begin_ = to;
+    } else if (to > gap_begin_) {
+      const std::size_t moved = to - gap_begin_;
+      std::move(at(gap_end_), at(gap_end_ + moved), at(gap_begin_));
+      gap_begin_ += moved;
+      gap_end_ += moved;
+    }
+  }
+
+  // Every slot holding a range: as many again, as the gap at the end.
+  void grow() {
+    gap_begin_ = slots_.size();
+    gap_end_ = 2 * slots_.size();
+    slots_.resize(gap_end_);
+  }
+
   // Ranges are only ever split, never merged: storage comes from the planner's arena,
   // freed with it.
   std::size_t most_flat_;
-  std::pmr::vector<Range> flat_;
-  bool tree_ = false;
-  std::pmr::map<std::size_t, Access> ranges_;  // once many: range from each key to the next
-  Iterator finger_;                            // the range last used (never erased)
+  std::pmr::vector<Range> slots_;
+  bool gapped_ = false;
+  std::size_t gap_begin_ = 0, gap_end_ = 0;  // slots [gap_begin_, gap_end_) hold no range
+  std::size_t finger_ = 0;                   // the range last used
 };
 
 class Planner {

@@ -85,8 +85,8 @@ void choose_wait_set(const DataflowPlan& plan, const FlowProgress& p, std::span<
                      std::vector<std::size_t>& subset);
 
 // `layout` says where the send buffer really is (inside the receive buffer when in place).
-// A buffer's ranges are kept in a sorted array up to `most_flat_ranges`, in a tree beyond
-// (the same plan either way; the array is faster while short).
+// A buffer's ranges are kept in a sorted array up to `most_flat_ranges`, in one with a
+// gap that follows the accesses beyond (the same plan either way).
 inline constexpr std::size_t kMostFlatRanges = 128;
 DataflowPlan plan_dataflow(const Schedule& s, const BufferLayout& layout,
                            std::size_t most_flat_ranges = kMostFlatRanges);

@@ -113,11 +113,11 @@ TEST(Dataflow, StepOrderWaitsForEverythingBefore) {
   EXPECT_EQ(after(p, FlowQueue::ops, 0, FlowQueue::recvs), 0);
 }
 
-TEST(DataflowPlan, TheSameWhetherABuffersRangesAreInAnArrayOrATree) {
-  // Up to kMostFlatRanges a buffer's ranges sit in a sorted array, then in a tree: every
-  // reference algorithm's plan is the one the tree alone gives, rings over 64 and 256
-  // ranks included (their buffers split into as many ranges, past the array's first
-  // growth and its limit).
+TEST(DataflowPlan, TheSameWhetherABuffersRangesAreInAFlatOrAGappedArray) {
+  // Up to kMostFlatRanges a buffer's ranges sit in a sorted array, then in one with a gap
+  // that follows the accesses: every reference algorithm's plan is the one the gapped
+  // array alone gives, rings over 64 and 256 ranks included (their buffers split into as
+  // many ranges, past the array's first growth and its limit).
   Registry registry;
   register_reference_algorithms(registry);
   int compared = 0;
@@ -129,11 +129,11 @@ TEST(DataflowPlan, TheSameWhetherABuffersRangesAreInAnArrayOrATree) {
           for (int r : {0, 1, n / 3, n - 1}) {
             const AlgorithmParams params;
             const Schedule s = a->build({c, n, r, count, 0, 4, &params});
-            const DataflowPlan flat = plan_dataflow(s, BufferLayout{}), tree = plan_dataflow(s, BufferLayout{}, 0);
+            const DataflowPlan flat = plan_dataflow(s, BufferLayout{}), gapped = plan_dataflow(s, BufferLayout{}, 0);
             for (std::size_t q = 0; q < kFlowQueues; ++q) {
-              ASSERT_EQ(flat.items[q].size(), tree.items[q].size());
+              ASSERT_EQ(flat.items[q].size(), gapped.items[q].size());
               for (std::size_t i = 0; i < flat.items[q].size(); ++i)
-                ASSERT_EQ(flat.items[q][i].after, tree.items[q][i].after)
+                ASSERT_EQ(flat.items[q][i].after, gapped.items[q][i].after)
                     << a->name << " on " << n << " ranks, rank " << r << ", count " << count << ", queue " << q
                     << ", item " << i;
             }
