@@ -32,13 +32,27 @@ int btree_parent(int n, int r) {
   return up < n ? up : (r ^ bit);
 }
 
+// Every rank's height in the first tree over n ranks (a leaf: 0), found once per n and
+// thread: the cost model builds every rank's schedule, and walking each rank's subtree
+// would cost O(n log n) per tree.
+const std::vector<int>& first_tree_heights(int n) {
+  thread_local std::map<int, std::vector<int>> known;
+  if (auto it = known.find(n); it != known.end()) return it->second;
+  std::vector<int> h(static_cast<std::size_t>(n), 0);
+  for (int a = 1; a < n; ++a)  // raise each ancestor while the path below it is the longest
+    for (int c = a, p = btree_parent(n, c);
+         p >= 0 && h[static_cast<std::size_t>(p)] < h[static_cast<std::size_t>(c)] + 1; c = p, p = btree_parent(n, c))
+      h[static_cast<std::size_t>(p)] = h[static_cast<std::size_t>(c)] + 1;
+  return known[n] = std::move(h);
+}
+
 // One rank's view of a binary tree over n ranks, computed as needed rather than for all
 // n ranks (the cost model builds every rank's schedule): parents by formula, children
 // among the ranks a power of two away (a child c of r is always r +- lowbit(c)),
-// heights over the subtree, the tree's height once per (n, tree).
+// heights and the tree's height once per n.
 class TreeView {
  public:
-  TreeView(int n, bool second) : n_(n), second_(second) {}
+  TreeView(int n, bool second) : n_(n), second_(second), heights_(first_tree_heights(n)) {}
   // The second tree mirrors the first (n even) or shifts it by one (n odd), so that
   // the leaves of one are the inner nodes of the other.
   int to_first(int r) const { return !second_ ? r : n_ % 2 == 0 ? n_ - 1 - r : (r - 1 + n_) % n_; }
@@ -63,30 +77,15 @@ class TreeView {
     for (int a = to_first(r); a != 0; a = btree_parent(n_, a)) ++d;
     return d;
   }
-  int height(int r) {
-    if (auto it = heights_.find(r); it != heights_.end()) return it->second;
-    int h = 0;
-    for (int c : children(r)) h = std::max(h, height(c) + 1);
-    return heights_[r] = h;
-  }
-  // The tree's height is its deepest rank's depth (the same for both trees), found once
-  // per n and thread: every rank's schedule needs it.
-  int tree_height() const {
-    thread_local std::map<int, int> known;
-    if (auto it = known.find(n_); it != known.end()) return it->second;
-    int h = 0;
-    for (int a = 1; a < n_; ++a) {
-      int d = 0;
-      for (int x = a; x != 0; x = btree_parent(n_, x)) ++d;
-      h = std::max(h, d);
-    }
-    return known[n_] = h;
-  }
+  int height(int r) const { return heights_[static_cast<std::size_t>(to_first(r))]; }
+  // The tree's height is its deepest rank's depth, its root's height (the same for both
+  // trees).
+  int tree_height() const { return heights_[0]; }
 
  private:
   int n_;
   bool second_;
-  std::map<int, int> heights_;
+  const std::vector<int>& heights_;
 };
 
 // One tree's share: segments go up (reduced on the way) and come back down.
