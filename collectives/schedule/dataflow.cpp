@@ -44,9 +44,11 @@ class Ledger {
       if (slots_.size() > most_flat_) to_gapped();
       return;
     }
-    const std::size_t first = split(offset), end = split(offset + count);  // a split after `first` keeps it
-    for (std::size_t i = first; i < end; ++i) f(slot(i).second);
+    // The region's end is searched from its start (a split after `first` keeps it).
+    const std::size_t first = split(offset);
     finger_ = first;
+    const std::size_t end = split(offset + count);
+    for (std::size_t i = first; i < end; ++i) f(slot(i).second);
   }
 
  private:
