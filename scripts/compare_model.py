@@ -227,7 +227,10 @@ def cost_section(points, layouts):
            "the message (without: transfers and reductions overlap). *pair_shares*: from the size p2p's pair test "
            "finds it, one pair's messages in flight at once share its bandwidth (UCX over TCP interleaves them), "
            "and ranks post as the executor does, when the wait they are in returns (without: a pair's messages "
-           "go one after another, and ranks post as soon as their data allows).", "",
+           "go one after another, and ranks post as soon as their data allows). *stream*: the part of a "
+           "message's alpha that p2p's bandwidth test (a window of messages in flight) shows it cannot overlap "
+           "with the next holds its ports, as LogGP's gap (without: messages in flight overlap their whole "
+           "alpha).", "",
            "| layout | sizes | with all | " + " | ".join(f"without {c}" for c in costs) + " |",
            "|---|---|---:|" + "---:|" * len(costs)]
     for lay in layouts:

@@ -967,7 +967,11 @@ MessageCost message_cost(const CostParams& p, const CostLayout& l, bool local, s
   const LinkCost& link = local ? p.intra : p.inter;
   const Charge c =
       charge(link.cost(both_ways, written), static_cast<double>(bytes), l.host_footprint_bytes / (local ? 4 : 2));
-  return {c.alpha_us, p.overhead_us + c.bytes_us};
+  // What a stream of such messages takes each beyond their bytes, up to the whole alpha.
+  const double gap = link.stream.pieces.empty()
+                         ? 0
+                         : std::clamp(link.stream.us(static_cast<double>(bytes)) - c.bytes_us, 0.0, c.alpha_us);
+  return {c.alpha_us - gap, p.overhead_us + gap + c.bytes_us};
 }
 
 const CostPiece& Piecewise::at(double bytes) const {

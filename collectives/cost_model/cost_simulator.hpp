@@ -62,6 +62,11 @@ struct LinkCost : Piecewise {
   // and holds it, so the receiver's reductions and other copies do not overlap it. A
   // NIC's DMA leaves the cores free (false).
   bool receiver_copies = false;
+  // A message's time in a stream of them where given (p2p's bandwidth test: a window of
+  // messages in flight, per message): the part of its alpha that a stream does not
+  // overlap (software per message: handshakes, posting, completion) holds its ports, as
+  // LogGP's gap, and only the rest is latency. One message alone costs the same.
+  Piecewise stream;
   // With shared ports: from this message size on, one pair's messages in flight at once
   // share the pair's bandwidth too instead of going one after another (UCX over TCP
   // interleaves its rendezvous transfers; shared memory's go in turn). p2p's pair test

@@ -161,11 +161,13 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
         std::none_of(lat.begin(), lat.end(), [](const nlohmann::json& r) { return r["beta_gbps"].is_number(); }))
       continue;
     const std::string key = link == "intra-host" ? "intra_host" : "inter_host";
-    nlohmann::json l = {{"ranges", lat},
-                        {"from",
-                         "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
-                         "(latency), exchange from the exchange test, written from the written test where it differs "
-                         "(notes); exchange_means: both from their means, pooled where the two are the same"}};
+    nlohmann::json l = {
+        {"ranges", lat},
+        {"from",
+         "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
+         "(latency), exchange from the exchange test, written from the written test where it differs "
+         "(notes), stream from the bandwidth test (per message); exchange_means: both from their means, "
+         "pooled where the two are the same"}};
     if (ex.empty())
       out["notes"].push_back(key + ": no exchange test in the p2p run, so exchanges cost as one way");
     else
@@ -180,6 +182,13 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
       out["notes"].push_back(note);
     }
     if (!wr.empty() && !same) l["written"] = {{"ranges", wr}};
+    // A stream of messages (the bandwidth test) shows what each costs that a window in
+    // flight cannot overlap: without it, a pipeline's segments overlap their whole alpha.
+    if (const auto st = refit(link, "bandwidth"); !st.empty())
+      l["stream"] = {{"ranges", st}};
+    else
+      out["notes"].push_back(key +
+                             ": no bandwidth test in the p2p run, so messages in flight overlap their whole alpha");
     if (const nlohmann::json m = means(link, same); !m.empty()) l["exchange_means"] = m;
     std::string ratios;
     const std::optional<double> shares_from = pair_shares(link, ratios);

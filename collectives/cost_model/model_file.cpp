@@ -59,6 +59,7 @@ class Reader {
     static_cast<Piecewise&>(l) = piecewise(j_, key, "");
     if (j_[key].contains("exchange")) l.exchange = piecewise(j_[key], "exchange", key + ".");
     if (j_[key].contains("written")) l.written = piecewise(j_[key], "written", key + ".");
+    if (j_[key].contains("stream")) l.stream = piecewise(j_[key], "stream", key + ".");
     if (j_[key].contains("receiver_copies")) {
       if (!j_[key]["receiver_copies"].is_boolean()) fail("\"" + key + ".receiver_copies\" must be true or false");
       l.receiver_copies = j_[key]["receiver_copies"].get<bool>();

@@ -14,7 +14,9 @@
 // (beta_gbps null: times that do not grow within the range), and a link may have an
 // "exchange" cost in the same form: what a message costs while its ranks also send the
 // other way (default: as one way), and a "written" cost: what a message costs whose bytes
-// its sender wrote earlier in the call (default: as an untouched buffer's), and
+// its sender wrote earlier in the call (default: as an untouched buffer's), a "stream"
+// cost: a message's time in a stream of them (p2p's bandwidth test, per message; the part
+// of alpha it does not overlap holds the ports: LinkCost::stream), and
 // "receiver_copies": true where the receiving core copies each message, and
 // "pair_shares": {"from_bytes": N}, the size from which one pair's messages in flight at
 // once share its bandwidth, with shared ports (LinkCost).

@@ -183,7 +183,7 @@ class Sweep {
   // Rank 0: the link probes' rows of this size, kept for the end.
   void keep_link_rows(const SizeMeasured& m) {
     for (std::size_t b : m.link_sizes)
-      for (Row& r : links_->measured_rows(b, 1)) link_rows_.push_back(std::move(r));
+      for (Row& r : links_->measured_rows(b, window_at(P2pOptions{}, b))) link_rows_.push_back(std::move(r));
   }
   // Rank 0: the link probes as a p2p result (measured rows, then the fit).
   nlohmann::json link_document(const nlohmann::json& metadata) const {
@@ -316,7 +316,8 @@ class Sweep {
     size_run.load_inputs();
     const std::string of_rounds = " of " + std::to_string(o_.reps.rounds);
     for (int round = 0; round < o_.reps.rounds; ++round) {
-      for (std::size_t bytes : m.link_sizes) links_wrong_ += links_->measure_round(bytes, round, link_reps_, 1);
+      for (std::size_t bytes : m.link_sizes)
+        links_wrong_ += links_->measure_round(bytes, round, link_reps_, window_at(P2pOptions{}, bytes));
       if (m.bound) {
         progress::set_task(command_ + ", bound probes, " + std::to_string(m.bytes) + " bytes, round " +
                            std::to_string(round + 1) + of_rounds);
@@ -396,7 +397,7 @@ class Sweep {
 }  // namespace
 
 std::vector<P2pTest> link_probe_tests() {
-  return {P2pTest::latency, P2pTest::exchange, P2pTest::written, P2pTest::busy, P2pTest::pair};
+  return {P2pTest::latency, P2pTest::bandwidth, P2pTest::exchange, P2pTest::written, P2pTest::busy, P2pTest::pair};
 }
 
 Repetitions link_probe_repetitions(const Repetitions& run) {

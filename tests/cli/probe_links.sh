@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# run --probe-links: p2p's four tests at every power of 2 from 1 B to the largest size,
+# run --probe-links: p2p's six tests at every power of 2 from 1 B to the largest size,
 # in the run's rounds, written as a p2p result that model fit turns into a model that
-# predicts; the run's own rows still checked; an existing probe file kept.
+# predicts (with a stream cost from the bandwidth test's windows); the run's own rows
+# still checked; an existing probe file kept.
 # usage: probe_links.sh MPIEXEC COLLBENCH
 set -u
 mpiexec=$1 collbench=$2
@@ -18,7 +19,7 @@ assert sorted({int(r["bytes"]) for r in run}) == [1024, 8192, 65536] and all(r["
 doc = json.load(open(d + "/links.json"))
 assert doc["completed"] is True
 p2p = doc["metadata"]["p2p"]
-assert p2p["options"]["tests"] == ["latency", "exchange", "written", "busy", "pair"], p2p
+assert p2p["options"]["tests"] == ["latency", "bandwidth", "exchange", "written", "busy", "pair"], p2p
 assert p2p["probed_in"].startswith("collbench run allreduce"), p2p
 assert "--probe-links" in doc["metadata"]["command_line"], doc["metadata"]["command_line"]
 measured = [r for r in doc["rows"] if r["kind"] == "measured"]
@@ -27,11 +28,14 @@ for test in p2p["options"]["tests"]:
     assert sizes == [1 << k for k in range(17)], (test, sizes)  # 1 B .. 64 KiB, each once
 assert all(r["rounds"] == 2 and len(r["round_mean_us"]) == 2 and r["errors"] == 0 and r["p50_us"] > 0
            for r in measured), measured
+assert all(r["window"] == (64 if r["test"] == "bandwidth" else 1) for r in measured), measured
 assert any(r["kind"] == "fit" for r in doc["rows"])
 print("ok:", len(measured), "link rows beside", len(run), "run rows")
 PY
 "$mpiexec" -n 2 "$collbench" model fit --p2p "$dir/links.json" --out "$dir/model.json" >"$dir/fit" 2>&1 ||
   { cat "$dir/fit"; fail "model fit of the probes exited $?"; }
+python3 -c 'import json, sys; assert "stream" in json.load(open(sys.argv[1]))["intra_host"]' "$dir/model.json" ||
+  fail "no stream cost fitted from the probes' bandwidth test"
 "$mpiexec" -n 1 "$collbench" model predict -m "$dir/model.json" -n 2 -a ring -b 64K -e 64K --csv "$dir/p.csv" \
   >/dev/null 2>&1 || fail "the probes' model does not predict"
 # An existing probe file is kept, and nothing is measured.

@@ -345,6 +345,40 @@ TEST(CostLinkSharing, SharedPortsSplitTheBandwidthAmongMessagesInFlight) {
   EXPECT_DOUBLE_EQ(shared.finish_us[1], simulate_schedules(s, p, {}).finish_us[1]);
 }
 
+TEST(CostLinkSharing, AStreamsGapHoldsThePortsAndTheRestOfAlphaOverlaps) {
+  // Rank 0 sends 4 messages of 1000 bytes to rank 1 at once. Without a stream cost they
+  // cross the port one after another and overlap their alpha (5 us): 5 + 4 us. Where a
+  // stream of them takes 3 us each (2 beyond the bytes), those 2 hold the port: the last
+  // arrives after 4 x 3 us and the 3 us of alpha left. One message alone costs the same.
+  CostParams p;
+  p.intra = {5, 1e-3};
+  std::vector<Schedule> s(2);
+  for (std::size_t i = 0; i < 4; ++i) {
+    s[0].steps.push_back(Step{{{1, {BufferId::send, 250 * i, 250}}}, {}, {}});
+    s[1].steps.push_back(Step{{}, {{0, {BufferId::recv, 250 * i, 250}}}, {}});
+  }
+  CostLayout l;
+  l.order = ExecutionOrder::dataflow;
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 5 + 4 * 1.0);
+  p.intra.stream = {3, 0};
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 3 + 4 * 3.0);
+  for (bool shared : {false, true}) {
+    p.shared_ports = shared;
+    EXPECT_DOUBLE_EQ(message_cost(p, l, true, 1000, false, false).alpha_us, 3);
+    EXPECT_DOUBLE_EQ(message_cost(p, l, true, 1000, false, false).port_us, 2 + 1.0);
+  }
+  p.shared_ports = false;
+  // A stream no slower than the bytes leaves alpha as it was; one slower than a message
+  // alone is held to the whole alpha.
+  p.intra.stream = {0.5, 0};
+  EXPECT_DOUBLE_EQ(message_cost(p, l, true, 1000, false, false).alpha_us, 5);
+  p.intra.stream = {9, 0};
+  EXPECT_DOUBLE_EQ(message_cost(p, l, true, 1000, false, false).alpha_us, 0);
+  EXPECT_DOUBLE_EQ(message_cost(p, l, true, 1000, false, false).port_us, 6);
+  s[0].steps.resize(1), s[1].steps.resize(1);
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, l).time_us, 5 + 1.0);
+}
+
 TEST(CostLinkSharing, BinomialBroadcastsRootSendsShareItsPortInDataflowOrder) {
   // 4 hosts x 1: step by step the root sends to 2, then to 1 while 2 forwards to 3 (two
   // message times); in dataflow order it sends to 2 and 1 at once, and with a shared

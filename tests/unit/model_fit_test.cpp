@@ -1,6 +1,7 @@
 // model fit's pure part: a p2p result's fit rows into a model's link classes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "collectives/cost_model/model_file.hpp"
@@ -24,7 +25,8 @@ TEST(ModelFit, LinksArePingPongRangesWithTheExchangeTestsCostsBothWays) {
                                 fit_row("intra-host", "latency", 1, 4096, 0.15, 55.9),
                                 fit_row("intra-host", "latency", 8192, 16 << 20, 2, 10),
                                 fit_row("intra-host", "exchange", 1, 16 << 20, 0.2, 5.2),  // ~2x: takes turns
-                                fit_row("intra-host", "bandwidth", 1, 1 << 20, 0.05, 12.8)}}};
+                                fit_row("intra-host", "bandwidth", 1, 1 << 20, 0.05, 12.8),
+                                fit_row("inter-host", "bandwidth", 1, 1 << 20, 4, 0.13)}}};
   const nlohmann::json links = links_from_p2p(doc, "x.json");
   EXPECT_EQ(links["inter_host"]["ranges"].size(), 2u);
   EXPECT_EQ(links["intra_host"]["exchange"]["ranges"].size(), 1u);
@@ -234,4 +236,27 @@ TEST(ModelFit, PairSharingFromTheSizeThePairTestTakesTwoMessagesTimeOn) {
   EXPECT_THROW(parse_model(bad, "m.json"), std::invalid_argument);
   bad["intra_host"]["pair_shares"] = 65536;
   EXPECT_THROW(parse_model(bad, "m.json"), std::invalid_argument);
+}
+
+TEST(ModelFit, TheBandwidthTestBecomesTheLinksStreamCost) {
+  // A ping-pong of 5 us + 1 ns/byte; a window of messages in flight takes 3 us + 1 ns/byte
+  // each: 3 of the 5 us are each message's own (they hold the ports), 2 overlap.
+  nlohmann::json rows = nlohmann::json::array();
+  for (double b = 1; b <= 1 << 20; b *= 4)
+    for (auto [test, us] : {std::pair{"latency", 5 + b * 1e-3}, std::pair{"bandwidth", 3 + b * 1e-3}})
+      rows.push_back({{"kind", "measured"}, {"link", "intra-host"}, {"test", test}, {"bytes", b}, {"p50_us", us}});
+  const nlohmann::json links = links_from_p2p({{"rows", rows}}, "x.json");
+  ASSERT_TRUE(links["intra_host"].contains("stream"));
+  const CostModelFile m = parse_model(
+      {{"ranks_per_node", 1}, {"intra_host", links["intra_host"]}, {"inter_host", links["inter_host"]}}, "fitted");
+  const CostParams p = cost_params(m, DType::f32, ReduceOp::sum);
+  const MessageCost c = message_cost(p, {}, true, 4096, false, false);
+  EXPECT_NEAR(c.alpha_us, 2, 1e-6);
+  EXPECT_NEAR(c.port_us, 3 + 4096 * 1e-3, 1e-6);
+  // Without the test: no stream cost, and a note says what that means.
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const nlohmann::json& r) { return r["test"] == "bandwidth"; }),
+             rows.end());
+  const nlohmann::json plain = links_from_p2p({{"rows", rows}}, "x.json");
+  EXPECT_FALSE(plain["intra_host"].contains("stream"));
+  EXPECT_NE(plain["notes"].dump().find("no bandwidth test"), std::string::npos);
 }
