@@ -22,6 +22,9 @@
 namespace collbench {
 namespace {
 
+// --probe-links' bandwidth test: its window at one message size, as `collbench p2p` picks it.
+int link_probe_window(std::size_t bytes) { return window_at(P2pOptions{}, bytes); }
+
 // The buffers of a run, allocated once at the largest size: inputs and the output of
 // the algorithm under test, in the transport's memory space; where that is not the host,
 // host copies of both that inputs are written to and results checked in.
@@ -183,7 +186,7 @@ class Sweep {
   // Rank 0: the link probes' rows of this size, kept for the end.
   void keep_link_rows(const SizeMeasured& m) {
     for (std::size_t b : m.link_sizes)
-      for (Row& r : links_->measured_rows(b, window_at(P2pOptions{}, b))) link_rows_.push_back(std::move(r));
+      for (Row& r : links_->measured_rows(b, link_probe_window(b))) link_rows_.push_back(std::move(r));
   }
   // Rank 0: the link probes as a p2p result (measured rows, then the fit).
   nlohmann::json link_document(const nlohmann::json& metadata) const {
@@ -317,7 +320,7 @@ class Sweep {
     const std::string of_rounds = " of " + std::to_string(o_.reps.rounds);
     for (int round = 0; round < o_.reps.rounds; ++round) {
       for (std::size_t bytes : m.link_sizes)
-        links_wrong_ += links_->measure_round(bytes, round, link_reps_, window_at(P2pOptions{}, bytes));
+        links_wrong_ += links_->measure_round(bytes, round, link_reps_, link_probe_window(bytes));
       if (m.bound) {
         progress::set_task(command_ + ", bound probes, " + std::to_string(m.bytes) + " bytes, round " +
                            std::to_string(round + 1) + of_rounds);
