@@ -15,19 +15,23 @@
 # collective's README, "Validation").
 # Each layout runs in rounds; a round is a link probe (collbench p2p: ping-pong,
 # exchange, exchange of just-written buffers and exchange while reducing, 1 B to the
-# largest size by 2, each test 3 times in turn), right after it one round of each
+# largest size by 2, each test 3 times in turn, each iteration after the pair meets as
+# each collective call follows a barrier: --timing per-call), right after it one round of each
 # collective's sweep on the same ranks, then `model fit` on the probe (launched as the
 # collectives are) and `model predict` of every allreduce, broadcast and reduce algorithm
 # (also without each added cost). compare_model.py predicts each round's measurements
 # from the links measured next to them (same-run) and from round 1's (fit once), and
 # writes errors.csv, SUMMARY.md and predicted_vs_measured.png.
 # Links measured in the collectives' own launch (LAUNCH_PROBES, default the two one-host
-# layouts): on one host the price of sending just-written data was seen to change between
-# launches tens of seconds apart, so a probe launch and a sweep launch agreed by chance.
+# layouts and 10 Gbit/s): on one host the price of sending just-written data was seen to
+# change between launches tens of seconds apart, so a probe launch and a sweep launch
+# agreed by chance; at 10 Gbit/s the veth pair, not the shaper, sets the pace, and it drifts
+# between launches as TCP loopback does (one run: 7.4% (90th 43.8%) from the probe launch,
+# 4.9% (13.0%) from the sweep's own).
 # There every sweep launch also runs p2p's tests itself (run --probe-links: each message
 # size next to the first collective size that large, in the same launch), and is predicted
 # from its own fit; compare_model.py judges those layouts by it and reports the probe
-# launch's errors beside it. Shaped links are steady; their probe launch serves.
+# launch's errors beside it. Links the shaper paces are steady; their probe launch serves.
 # Rounds: 5 on one host (shared memory, TCP loopback), 3 on emulated hosts. TCP loopback
 # here has slow episodes of a few seconds about every 20 s (scripts/measure_link_stability.sh:
 # a 1 MiB ping-pong 3.6x slower), which hit a probe or a sweep but not both; a point's
@@ -40,8 +44,8 @@
 # The 65,536-rank timing is scripts/model_at_scale.sh.
 # Environment: BUILD (build), ROUNDS (every layout's rounds; default 5 or 3 as above),
 # BUDGET (seconds of timed calls per algorithm and size and round, 0.3), LABELS (all
-# seven), COLLECTIVES (allreduce broadcast reduce), LAUNCH_PROBES (ucx-shm tcp-loopback;
-# empty: none).
+# seven), COLLECTIVES (allreduce broadcast reduce), LAUNCH_PROBES (ucx-shm tcp-loopback
+# 10gbe-2x1; empty: none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/model}
@@ -52,7 +56,7 @@ rounds=${ROUNDS:-}
 budget=${BUDGET:-0.3}
 labels=${LABELS:-ucx-shm tcp-loopback 1gbe-2x1 10gbe-2x1 100mbe-4x1 100mbe-8x1 1gbe-2x2}
 collectives=${COLLECTIVES:-allreduce broadcast reduce}
-launch_probes=${LAUNCH_PROBES-ucx-shm tcp-loopback}
+launch_probes=${LAUNCH_PROBES-ucx-shm tcp-loopback 10gbe-2x1}
 # Costs the model adds to each message's link cost, each also left out once to show its
 # effect (model file keys, of the links or the whole model): a message of bytes its sender
 # wrote earlier in the call; messages in flight at once sharing a port's bandwidth; both
@@ -121,7 +125,7 @@ validate() {
     # slow link's large sizes), so that an exchange's mean over its two modes is not
     # the luck of 10 calls.
     checked "$f-p2p.json" "$@" "$bin" p2p -t latency,bandwidth,exchange,written,busy,pair -b 1 -e "$probe_to" -f 2 --rounds 3 \
-      --time-budget "$budget" --csv "$f-p2p.csv" --json "$f-p2p.json"
+      --timing per-call --time-budget "$budget" --csv "$f-p2p.csv" --json "$f-p2p.json"
     # The sweep right after the probe: fitting and predicting take seconds, in which the
     # links may change.
     sweep "$label" "$ranks" "$r" "$from" "$to" "$@"

@@ -24,7 +24,7 @@ int run_command(const P2pOptions& o, const Invocation& inv) {
   ResultSink sink = ResultSink::open(out, "p2p", p2p_columns(), metadata, inv.comm);
   if (inv.rank == 0) print_p2p_header(metadata);
 
-  P2pProbe probe(transport, pairs, o.tests, o.sizes.max_bytes, o.check, inv.comm);
+  P2pProbe probe(transport, pairs, o.tests, o.sizes.max_bytes, o.timing, o.check, inv.comm);
   const std::int64_t wrong = measure_keeping_results(inv, sink, [&] {
     std::int64_t total = 0;
     for (std::size_t bytes : checked_sweep_sizes(o.sizes, 1, true)) {

@@ -87,6 +87,14 @@ class PairLink {
     reduce(DType::f32, ReduceOp::sum, work_.data() + 2 * count, work_.data(), work_.data() + count, count);
   }
 
+  // Untimed, before an iteration timed per call: both ranks send and receive 4 bytes (a
+  // 2-rank barrier's messages), so the link idles between iterations as between calls.
+  void meet() {
+    tickets_.assign({t_.start_recv({peer_, b_.control.data() + kAckBytes, kAckBytes}),
+                     t_.start_send({peer_, b_.control.data(), kAckBytes})});
+    t_.wait_all(tickets_);
+  }
+
   // The leading rank's iteration count reaches the other through the transport.
   int agree(int iters) {
     std::int64_t n = iters;
@@ -150,7 +158,7 @@ P2pBuffers::P2pBuffers(Transport& t, std::size_t max_bytes, std::size_t receives
       control(t.allocate(64)) {}
 
 PairRound run_pair_round(Transport& t, P2pBuffers& b, const LinkPair& pair, P2pTest test, std::size_t bytes, int window,
-                         const Repetitions& reps, int round, bool check) {
+                         const Repetitions& reps, TimingPolicy timing, int round, bool check) {
   PairLink link(t, b, pair);
   PairRound out;
   out.warmup = reps.warmup_at(bytes);
@@ -159,6 +167,7 @@ PairRound run_pair_round(Transport& t, P2pBuffers& b, const LinkPair& pair, P2pT
   out.us.reserve(static_cast<std::size_t>(iters));
   for (int i = 0; i < iters; ++i) {
     progress::set_call("timed iteration", i, iters);
+    if (timing == TimingPolicy::per_call) link.meet();
     out.us.push_back(link.iterate(test, bytes, window) * 1e6);
   }
   if (check) out.wrong = link.checked_exchange(bytes, round);

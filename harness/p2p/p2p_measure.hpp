@@ -39,8 +39,8 @@ struct PairRound {
 // One round of `test` at `bytes` (warm-up, then timed iterations, then, with `check`,
 // one untimed message each way whose bytes are checked). Both ranks of the pair call
 // it; `first` picks the iteration count after the warm-up (Repetitions, within the
-// budget) and tells `second`.
+// budget) and tells `second`. Per call: the pair meets before each timed iteration.
 PairRound run_pair_round(Transport& t, P2pBuffers& b, const LinkPair& pair, P2pTest test, std::size_t bytes, int window,
-                         const Repetitions& reps, int round, bool check);
+                         const Repetitions& reps, TimingPolicy timing, int round, bool check);
 
 }  // namespace collbench

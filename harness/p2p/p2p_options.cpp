@@ -54,6 +54,10 @@ CLI::App* add_command(CLI::App& app, P2pFlags& f) {
                 "Bandwidth test: messages in flight per iteration, or auto (64 as osu_bw, "
                 "fewer above 256 KiB so an iteration moves about 16 MiB)")
       ->capture_default_str();
+  p->add_option("--timing", f.timing,
+                "loop (iterations back to back, as osu_latency and osu_bw) or per-call (the pair exchanges 4 bytes, "
+                "untimed, before each timed iteration, as run --timing per-call puts a barrier before each call)")
+      ->capture_default_str();
   add_transport_flag(*p, f.transport, TransportUser::p2p);
   p->add_flag("--check,!--no-check", o.check, "Check the bytes of the last message of every round (default on)");
   p->add_option("--fit-ranges", o.fit.max_ranges, "At most this many size ranges with their own alpha and beta")
@@ -79,6 +83,7 @@ P2pOptions resolve_command(const P2pFlags& f, const CommandContext& c) {
   o.transport = resolve_transport(f.transport, MemoryKind::host, TransportUser::p2p, [] { return GpuInventory{}; });
   o.reps.warmup = parse_count_or_auto(f.warmup, "--warmup", 0);
   o.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
+  o.timing = kTimingPolicyNames.parse_or_throw(f.timing, "timing policy");
   o.window = f.window == "auto" ? 0 : parse_count_or_auto(f.window, "--window", 1);
   if (o.window > 4096)
     throw std::invalid_argument("--window must be auto or a whole number from 1 to 4096, not '" + f.window + "'");

@@ -36,6 +36,9 @@ struct P2pOptions {
   SizeRange sizes{1, std::size_t{4} << 20, 2};  // OSU's point-to-point default
   Repetitions reps;
   int window = 0;  // bandwidth: messages in flight per iteration; 0: auto (window_at)
+  // loop: iterations back to back (osu_latency, osu_bw); per-call: the pair meets before
+  // each timed one, as run's calls follow a barrier (a shaped link's bucket refills).
+  TimingPolicy timing = TimingPolicy::loop;
   TransportKind transport = TransportKind::mpi;
   bool check = true;
   FitSettings fit;
@@ -50,7 +53,7 @@ int window_at(const P2pOptions& o, std::size_t bytes);
 
 struct P2pFlags {
   std::string tests = "latency,bandwidth,exchange", min_bytes = "1", max_bytes = "4M", warmup = "auto", iters = "auto",
-              window = "auto";
+              window = "auto", timing = "loop";
   TransportFlags transport;
   P2pOptions parsed;
 };

@@ -9,11 +9,12 @@
 namespace collbench {
 
 P2pProbe::P2pProbe(Transport& transport, std::vector<LinkPair> pairs, std::vector<P2pTest> tests, std::size_t max_bytes,
-                   bool check, MPI_Comm comm)
+                   TimingPolicy timing, bool check, MPI_Comm comm)
     : transport_(transport),
       pairs_(std::move(pairs)),
       tests_(std::move(tests)),
       buffers_(transport, max_bytes, std::count(tests_.begin(), tests_.end(), P2pTest::pair) ? 2 : 1),
+      timing_(timing),
       check_(check),
       comm_(comm),
       transport_name_(transport.name()) {}
@@ -29,7 +30,7 @@ std::int64_t P2pProbe::measure_round(std::size_t bytes, int round, const Repetit
       if (rank == pair.first || rank == pair.second) {
         progress::set_task("p2p " + std::string(kP2pTestNames.name(test)) + " " + pair.link + ", " +
                            std::to_string(bytes) + " bytes, round " + std::to_string(round + 1));
-        r = run_pair_round(transport_, buffers_, pair, test, bytes, window, reps, round, check_);
+        r = run_pair_round(transport_, buffers_, pair, test, bytes, window, reps, timing_, round, check_);
       } else {
         progress::set_task("p2p: waiting while ranks " + std::to_string(pair.first) + " and " +
                            std::to_string(pair.second) + " measure");
@@ -81,6 +82,7 @@ nlohmann::json p2p_metadata(const P2pOptions& o, const std::vector<LinkPair>& pa
                   {"repetitions", repetitions_text(o.reps)},
                   {"rounds", o.reps.rounds},
                   {"window", o.window > 0 ? nlohmann::json(o.window) : nlohmann::json("auto")},
+                  {"timing", kTimingPolicyNames.name(o.timing)},
                   {"transport", kTransportKindNames.name(o.transport)},
                   {"check", o.check},
                   {"fit_ranges", o.fit.max_ranges},

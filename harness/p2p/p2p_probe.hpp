@@ -22,7 +22,7 @@ class P2pProbe {
  public:
   // Collective over comm. Buffers for messages up to max_bytes from `transport`.
   P2pProbe(Transport& transport, std::vector<LinkPair> pairs, std::vector<P2pTest> tests, std::size_t max_bytes,
-           bool check, MPI_Comm comm);
+           TimingPolicy timing, bool check, MPI_Comm comm);
   // One round of every pair and test at `bytes` (the ranks outside a pair sleep);
   // returns the wrong bytes every rank received, summed over ranks.
   std::int64_t measure_round(std::size_t bytes, int round, const Repetitions& reps, int window);
@@ -36,6 +36,7 @@ class P2pProbe {
   std::vector<LinkPair> pairs_;
   std::vector<P2pTest> tests_;
   P2pBuffers buffers_;
+  TimingPolicy timing_;
   bool check_;
   MPI_Comm comm_;
   std::string transport_name_;

@@ -273,8 +273,8 @@ class Sweep {
     }
     if (o_.probe_links && !sizes.empty()) {
       max_link_ = std::max<std::size_t>(sizes.back(), 1);  // the largest size requested
-      links_.emplace(transport_, choose_pairs(session_.topology.node_of_rank), link_probe_tests(), max_link_, true,
-                     session_.comm);
+      links_.emplace(transport_, choose_pairs(session_.topology.node_of_rank), link_probe_tests(), max_link_, o_.timing,
+                     true, session_.comm);
       link_reps_ = link_probe_repetitions(o_.reps);
     }
     if (o_.bound)

@@ -20,6 +20,12 @@ done
 "$mpiexec" -n 2 "$collbench" p2p -t written -b 4K -e 64K -f 4 -n 10 -w 1 --csv "$dir/written.csv" >"$dir/written.out" 2>&1 ||
   fail "p2p -t written exited $?"
 grep -q "^# written: exchange whose send buffers" "$dir/written.out" || fail "p2p -t written printed no definition"
+# Timed per call (the pair meets before each iteration, as run's calls): said in the
+# header and the metadata; loop by default.
+"$mpiexec" -n 2 "$collbench" p2p --timing per-call -t latency,exchange -b 1K -e 4K -f 4 -n 10 -w 1 \
+  --json "$dir/per-call.json" --csv /dev/null >"$dir/per-call.out" 2>&1 || fail "p2p --timing per-call exited $?"
+grep -q "^# timing: per-call, the pair exchanges 4 bytes" "$dir/per-call.out" || fail "p2p --timing per-call not in its header"
+grep -q "^# timing: loop, iterations back to back" "$dir/mpi.out" || fail "p2p's default timing is not loop in its header"
 # The pair test (two messages at once, until the first arrives), over MPI and shm.
 for t in mpi shm; do
   "$mpiexec" -n 2 "$collbench" p2p --transport "$t" -t latency,pair -b 1K -e 1M -f 32 -n 10 -w 1 \
@@ -58,6 +64,8 @@ for t, transport in (("mpi", "mpi-p2p"), ("shm", "shm")):
         assert all(a["bytes"] < b["from_bytes"] for a, b in zip(fits, fits[1:])), fits
         assert any(f["alpha_us"] > 0 for f in fits), fits
     assert rows.index(next(r for r in rows if r["kind"] == "fit")) == 30, "fits come after every measured row"
+assert json.load(open(f"{d}/per-call.json"))["metadata"]["p2p"]["options"]["timing"] == "per-call"
+assert json.load(open(f"{d}/mpi.json"))["metadata"]["p2p"]["options"]["timing"] == "loop"
 written = [r for r in csv.DictReader(open(f"{d}/written.csv")) if r["kind"] == "measured"]
 assert [(r["test"], int(r["bytes"]), int(r["errors"])) for r in written] == [("written", b, 0) for b in (4096, 16384, 65536)], written
 for t in ("mpi", "shm"):
@@ -67,5 +75,5 @@ for t in ("mpi", "shm"):
     assert all(float(r["p50_us"]) > 0 for r in pair), pair
 three = list(csv.DictReader(open(f"{d}/three.csv")))
 assert {r["ranks"] for r in three} == {"0,1"} and {r["test"] for r in three} == {"latency"}, three
-print("ok: all three tests, checked, fitted, over mpi and shm; the written and pair tests by name; 3 ranks measure one pair")
+print("ok: all three tests, checked, fitted, over mpi and shm; the written and pair tests by name; 3 ranks measure one pair; per-call timing recorded")
 PY

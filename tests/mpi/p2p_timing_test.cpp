@@ -1,0 +1,63 @@
+// The messages one round of a p2p test sends under each timing policy (every rank on its
+// own: MPI only for the clock).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/p2p/p2p_measure.hpp"
+
+using namespace collbench;
+
+namespace {
+
+// Rank 0 of a pair with rank 1: completes every message at once and logs its bytes.
+class MessageLog final : public Transport {
+ public:
+  std::vector<std::string> log;
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  std::string_view name() const override { return "log"; }
+  Ticket start_send(const Message& m) override { return add("send ", m); }
+  Ticket start_recv(const Message& m) override { return add("recv ", m); }
+  Ticket post_send(int, int, const std::byte*, std::size_t) override { return 0; }
+  Ticket post_recv(int, int, std::byte*, std::size_t) override { return 0; }
+  Completion wait_any(std::span<const Ticket>) override { return {}; }
+  void wait_some(std::span<const Ticket> t, std::vector<std::size_t>& done) override {
+    for (std::size_t i = 0; i < t.size(); ++i) done.push_back(i);
+  }
+  void wait_all(std::span<const Ticket>) override {}
+
+ private:
+  Ticket add(const std::string& what, const Message& m) {
+    log.push_back(what + std::to_string(m.bytes));
+    return static_cast<Ticket>(log.size());
+  }
+};
+
+std::vector<std::string> latency_round(TimingPolicy timing) {
+  MessageLog t;
+  P2pBuffers b(t, 1024, 1);
+  Repetitions reps;
+  reps.warmup = 0;
+  reps.iters = 2;
+  run_pair_round(t, b, {"inter-host", 0, 1}, P2pTest::latency, 1000, 1, reps, timing, 0, false);
+  return t.log;
+}
+
+}  // namespace
+
+// Per call, the pair meets (4 bytes each way, untimed) before each timed iteration, as
+// run's calls follow a barrier; in a loop the iterations follow each other at once.
+TEST(P2pTiming, PerCallMeetsBeforeEachTimedIterationLoopDoesNot) {
+  const std::vector<std::string> ping = {"send 1000", "recv 1000"};
+  std::vector<std::string> loop = {"send 8"};  // the iteration count, to the peer
+  std::vector<std::string> per_call = loop;
+  for (int i = 0; i < 2; ++i) {
+    loop.insert(loop.end(), ping.begin(), ping.end());
+    per_call.insert(per_call.end(), {"recv 4", "send 4"});
+    per_call.insert(per_call.end(), ping.begin(), ping.end());
+  }
+  EXPECT_EQ(latency_round(TimingPolicy::loop), loop);
+  EXPECT_EQ(latency_round(TimingPolicy::per_call), per_call);
+}
