@@ -89,7 +89,8 @@ void print_p2p_header(const nlohmann::json& m) {
     std::printf("# %s: ranks %d (%s) and %d (%s)\n", p["link"].get<std::string>().c_str(), p["ranks"][0].get<int>(),
                 p["hosts"][0].get<std::string>().c_str(), p["ranks"][1].get<int>(),
                 p["hosts"][1].get<std::string>().c_str());
-  const bool per_call = m["p2p"]["options"]["timing"] == "per-call";
+  const bool per_call =
+      kTimingPolicyNames.parse(m["p2p"]["options"]["timing"].get<std::string>()) == TimingPolicy::per_call;
   std::printf("# timing: %s\n", per_call ? "per-call, the pair exchanges 4 bytes (untimed) before each timed iteration"
                                          : "loop, iterations back to back");
   for (const std::string& w : metadata_warnings(m)) std::printf("# WARNING: %s\n", w.c_str());
