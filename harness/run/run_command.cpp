@@ -56,6 +56,7 @@ LinkProbeFile link_probe_file(const RunOptions& o, const SweepSpec& s, const nlo
   p.sizes = {1, s.sizes.max_bytes, 2};
   p.reps = link_probe_repetitions(s.reps);
   p.transport = s.transport;
+  p.timing = s.timing;  // the probes follow run --timing (Sweep's P2pProbe)
   nlohmann::json m = run_metadata;
   m["p2p"] = p2p_metadata(p, choose_pairs(session.topology.node_of_rank), rank_hosts(inv.comm));
   m["p2p"]["probed_in"] =

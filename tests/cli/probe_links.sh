@@ -2,7 +2,7 @@
 # run --probe-links: p2p's six tests at every power of 2 from 1 B to the largest size,
 # in the run's rounds, written as a p2p result that model fit turns into a model that
 # predicts (with a stream cost from the bandwidth test's windows); the run's own rows
-# still checked; an existing probe file kept.
+# still checked; the probes timed as the run's calls are; an existing probe file kept.
 # usage: probe_links.sh MPIEXEC COLLBENCH
 set -u
 mpiexec=$1 collbench=$2
@@ -21,6 +21,8 @@ assert doc["completed"] is True
 p2p = doc["metadata"]["p2p"]
 assert p2p["options"]["tests"] == ["latency", "bandwidth", "exchange", "written", "busy", "pair"], p2p
 assert p2p["probed_in"].startswith("collbench run allreduce"), p2p
+# The probes are timed as the run times its calls (run --timing, per call by default).
+assert p2p["options"]["timing"] == doc["metadata"]["timing_policy"]["name"] == "per-call", p2p["options"]
 assert "--probe-links" in doc["metadata"]["command_line"], doc["metadata"]["command_line"]
 measured = [r for r in doc["rows"] if r["kind"] == "measured"]
 for test in p2p["options"]["tests"]:
