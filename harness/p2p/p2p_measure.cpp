@@ -27,10 +27,7 @@ class PairLink {
 
   // One iteration; returns its seconds per message on the leading rank.
   double iterate(P2pTest test, std::size_t bytes, int window) {
-    // Written: each rank stores to every byte it sends just before, untimed, as a step
-    // sends what the call reduced or received moments earlier (modified in this core's
-    // cache, where a receiver on another core must fetch it from).
-    if (test == P2pTest::written) std::memset(b_.send.data(), static_cast<int>(++writes_ & 0xff), bytes);
+    if (test == P2pTest::written) rewrite(bytes);
     const double t0 = MPI_Wtime();
     if (test == P2pTest::latency) {
       if (leads_)
@@ -77,6 +74,18 @@ class PairLink {
       first = MPI_Wtime();
     }
     return first;
+  }
+
+  // Written: each rank rewrites every byte it sends just before, untimed, with the
+  // collectives' reduction kernel (i32 sum, in place), as a step sends what the call
+  // reduced moments earlier: stored as the kernel stores (through this core's cache, or
+  // past it from the size where the kernel streams), where a receiver on another core
+  // must fetch it. memset's string stores need not leave the lines the same way.
+  void rewrite(std::size_t bytes) {
+    std::byte* p = b_.send.data();
+    const std::size_t words = bytes / sizeof(std::int32_t);
+    reduce(DType::i32, ReduceOp::sum, p, p, p, words);
+    for (std::size_t i = words * sizeof(std::int32_t); i < bytes; ++i) p[i] = static_cast<std::byte>(++writes_);
   }
 
   // A reduction of `bytes` in buffers of its own (f32 sum, c = a + b), as a collective's

@@ -102,8 +102,9 @@ nlohmann::json p2p_definitions() {
            "both ranks post a receive and a send of the size at once and wait for both (a collective's "
            "step between two ranks); one iteration per message pair"},
           {"written",
-           "exchange whose send buffers both ranks have just stored to, untimed (a step sending what the call "
-           "reduced or received earlier: modified in the sender's cache); one iteration per message pair"},
+           "exchange whose send buffers both ranks have just rewritten, untimed, with the collectives' reduction "
+           "kernel (i32 sum in place: a step sending what the call reduced or received earlier, stored as the "
+           "kernel stores); one iteration per message pair"},
           {"busy",
            "an exchange during which each rank, after posting it, sums two f32 arrays of the size into a "
            "third (buffers of their own) and then waits: as long as the exchange and the sum one after "

@@ -1,7 +1,9 @@
-// The messages one round of a p2p test sends under each timing policy (every rank on its
-// own: MPI only for the clock).
+// The messages one round of a p2p test sends under each timing policy, and what the
+// written test sends (every rank on its own: MPI only for the clock).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,7 +20,11 @@ class MessageLog final : public Transport {
   int rank() const override { return 0; }
   int size() const override { return 2; }
   std::string_view name() const override { return "log"; }
-  Ticket start_send(const Message& m) override { return add("send ", m); }
+  std::vector<std::vector<std::byte>> sent;  // each send's bytes when it started
+  Ticket start_send(const Message& m) override {
+    sent.emplace_back(m.data, m.data + m.bytes);
+    return add("send ", m);
+  }
   Ticket start_recv(const Message& m) override { return add("recv ", m); }
   Ticket post_send(int, int, const std::byte*, std::size_t) override { return 0; }
   Ticket post_recv(int, int, std::byte*, std::size_t) override { return 0; }
@@ -60,4 +66,24 @@ TEST(P2pTiming, PerCallMeetsBeforeEachTimedIterationLoopDoesNot) {
   }
   EXPECT_EQ(latency_round(TimingPolicy::loop), loop);
   EXPECT_EQ(latency_round(TimingPolicy::per_call), per_call);
+}
+
+// The written test sends what the collectives' reduction kernel just stored over the
+// buffer (i32 sum in place: each word doubled), not a memset's one repeated byte.
+TEST(P2pWritten, SendsTheReductionKernelsOutput) {
+  MessageLog t;
+  P2pBuffers b(t, 1026, 1);
+  std::vector<std::int32_t> before(256);
+  for (std::size_t i = 0; i < before.size(); ++i) before[i] = static_cast<std::int32_t>(i * 7 + 1);
+  std::memcpy(b.send.data(), before.data(), 1024);
+  Repetitions reps;
+  reps.warmup = 0;
+  reps.iters = 1;
+  run_pair_round(t, b, {"intra-host", 0, 1}, P2pTest::written, 1026, 1, reps, TimingPolicy::loop, 0, false);
+  ASSERT_EQ(t.sent.size(), 2u);  // the iteration count, then the one written exchange
+  const std::vector<std::byte>& sent = t.sent[1];
+  ASSERT_EQ(sent.size(), 1026u);
+  std::vector<std::int32_t> words(256);
+  std::memcpy(words.data(), sent.data(), 1024);
+  for (std::size_t i = 0; i < words.size(); ++i) EXPECT_EQ(words[i], 2 * before[i]) << "word " << i;
 }
