@@ -51,14 +51,8 @@ std::string bytes_definition() {
 // these tests and the run's repetitions would have them) and definitions.
 LinkProbeFile link_probe_file(const RunOptions& o, const SweepSpec& s, const nlohmann::json& run_metadata,
                               const Session& session, const Transport& references, const Invocation& inv) {
-  P2pOptions p;
-  p.tests = link_probe_tests();
-  p.sizes = {1, s.sizes.max_bytes, 2};
-  p.reps = link_probe_repetitions(s.reps);
-  p.transport = s.transport;
-  p.timing = s.timing;  // the probes follow run --timing (Sweep's P2pProbe)
   nlohmann::json m = run_metadata;
-  m["p2p"] = p2p_metadata(p, choose_pairs(session.topology.node_of_rank), rank_hosts(inv.comm));
+  m["p2p"] = p2p_metadata(link_probe_options(s), choose_pairs(session.topology.node_of_rank), rank_hosts(inv.comm));
   m["p2p"]["probed_in"] =
       "collbench run " + std::string(collective_name(s.collective)) +
       ": each message size, in the same rounds as the algorithms, at the first of the run's sizes at least as "

@@ -273,9 +273,10 @@ class Sweep {
     }
     if (o_.probe_links && !sizes.empty()) {
       max_link_ = std::max<std::size_t>(sizes.back(), 1);  // the largest size requested
-      links_.emplace(transport_, choose_pairs(session_.topology.node_of_rank), link_probe_tests(), max_link_, o_.timing,
+      const P2pOptions probe = link_probe_options(o_);
+      links_.emplace(transport_, choose_pairs(session_.topology.node_of_rank), probe.tests, max_link_, probe.timing,
                      true, session_.comm);
-      link_reps_ = link_probe_repetitions(o_.reps);
+      link_reps_ = probe.reps;
     }
     if (o_.bound)
       probes_.emplace(transport_, o_.dtype, o_.op, bound_block_bytes(o_.collective, max_count, nranks_, elem_),
@@ -399,14 +400,15 @@ class Sweep {
 
 }  // namespace
 
-std::vector<P2pTest> link_probe_tests() {
-  return {P2pTest::latency, P2pTest::bandwidth, P2pTest::exchange, P2pTest::written, P2pTest::busy, P2pTest::pair};
-}
-
-Repetitions link_probe_repetitions(const Repetitions& run) {
-  Repetitions r = run;
-  r.warmup = r.iters = Repetitions::kAuto;
-  return r;
+P2pOptions link_probe_options(const SweepSpec& run) {
+  P2pOptions p;
+  p.tests = {P2pTest::latency, P2pTest::bandwidth, P2pTest::exchange, P2pTest::written, P2pTest::busy, P2pTest::pair};
+  p.sizes = {1, run.sizes.max_bytes, 2};
+  p.reps = run.reps;
+  p.reps.warmup = p.reps.iters = Repetitions::kAuto;
+  p.transport = run.transport;
+  p.timing = run.timing;
+  return p;
 }
 
 SweepErrors run_sweep(const SweepSpec& o, Session& session, Transport& transport, ResultSink& sink,

@@ -29,10 +29,10 @@ inline SweepErrors run_sweep(const SweepSpec& spec, Session& session, ResultSink
   return run_sweep(spec, session, session.transport, sink);
 }
 
-// p2p's tests that model fit reads, as --probe-links times them.
-std::vector<P2pTest> link_probe_tests();
-// Their calls: the run's rounds and --time-budget, warm-up and timed calls auto,
-// however many calls the algorithms make.
-Repetitions link_probe_repetitions(const Repetitions& run);
+// What --probe-links measures, as `collbench p2p` with these options would: the tests
+// model fit reads, 1 B to the run's largest size by 2, the run's transport and timing
+// policy, and its rounds and --time-budget (warm-up and timed calls auto, however many
+// calls the algorithms make). The probes and their file's metadata both come from it.
+P2pOptions link_probe_options(const SweepSpec& run);
 
 }  // namespace collbench
