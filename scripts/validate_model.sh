@@ -59,12 +59,13 @@ collectives=${COLLECTIVES:-allreduce broadcast reduce}
 launch_probes=${LAUNCH_PROBES-ucx-shm tcp-loopback 10gbe-2x1}
 # Costs the model adds to each message's link cost, each also left out once to show its
 # effect (model file keys, of the links or the whole model): a message of bytes its sender
-# wrote earlier in the call; messages in flight at once sharing a port's bandwidth; both
+# wrote earlier in the call; an operation storing over bytes the rank sends to a peer on
+# its host, which that peer's core read (p2p's rewrite test); messages in flight at once sharing a port's bandwidth; both
 # ways at once (exchange and written) at the probe's mean instead of its median; the
 # receiver's core copying each message (p2p's busy test), so its reductions wait; one
 # pair's messages in flight at once sharing its bandwidth (p2p's pair test); what a
 # message in a stream of them cannot overlap (p2p's bandwidth test) holding its ports.
-costs="written shared_ports exchange_means receiver_copies pair_shares stream"
+costs="written rewrite shared_ports exchange_means receiver_copies pair_shares stream"
 bin=$PWD/$build/harness/collbench
 cluster=cbvm
 source scripts/emulated_runs.sh
@@ -124,7 +125,7 @@ validate() {
     # 3 rounds in the probe: at least 30 calls a size, where the budget allows fewer (a
     # slow link's large sizes), so that an exchange's mean over its two modes is not
     # the luck of 10 calls.
-    checked "$f-p2p.json" "$@" "$bin" p2p -t latency,bandwidth,exchange,written,busy,pair -b 1 -e "$probe_to" -f 2 --rounds 3 \
+    checked "$f-p2p.json" "$@" "$bin" p2p -t latency,bandwidth,exchange,written,rewrite,busy,pair -b 1 -e "$probe_to" -f 2 --rounds 3 \
       --timing per-call --time-budget "$budget" --csv "$f-p2p.csv" --json "$f-p2p.json"
     # The sweep right after the probe: fitting and predicting take seconds, in which the
     # links may change.

@@ -190,7 +190,8 @@ struct EarlierPhase {
 struct OpItem {
   double bytes = 0;
   bool reduce = false;
-  double us = 0;  // charged when the run starts, the call's footprint known
+  bool rewrites_sent = false;  // its result lands in bytes the rank sends to a peer on its host
+  double us = 0;               // charged when the run starts, the call's footprint known
 };
 
 // One rank as the executor runs it: every transfer and operation of the schedule in its
@@ -308,7 +309,10 @@ class CostSimulation::Simulation {
     }
     for (RankState& st : ranks_)
       for (OpItem& op : st.ops) {
-        const Charge c = charge(op.reduce ? p_.reduce : p_.copy, op.bytes, l_.host_footprint_bytes / 3);
+        // A rewrite is priced as p2p measured it, a pair on one host (4x its bytes).
+        const Charge c = op.rewrites_sent
+                             ? charge(p_.intra.rewrite, op.bytes, l_.host_footprint_bytes / 4)
+                             : charge(op.reduce ? p_.reduce : p_.copy, op.bytes, l_.host_footprint_bytes / 3);
         op.us = c.alpha_us + c.bytes_us;
       }
     // Every transfer finds its channel now, receives first, so that posting looks
@@ -383,13 +387,25 @@ class CostSimulation::Simulation {
       for (const Schedule* part : {earlier, &s, later})
         if (part)
           for (const Step& x : part->steps) written.add(x);
+    // What this rank sends to peers on its host anywhere in the call (back-to-back calls
+    // repeat it): an operation storing there rewrites lines a peer's core has read.
+    WrittenSpans sent_here;
+    if (p_.prices_rewrite()) {
+      const int me = static_cast<int>(ranks_.size()) - 1;
+      for (const Schedule* part : {earlier, &s, later})
+        if (part)
+          for (const Step& x : part->steps)
+            for (const Transfer& t : x.sends)
+              if (same_node(me, t.peer)) sent_here.add(t.region);
+    }
     for (const Step& x : s.steps) {
       const bool both = !x.sends.empty() && !x.recvs.empty();
       for (const Transfer& t : x.recvs) st.recvs.push_back({t.region.count * l_.element_size, t.peer, 0, both});
       for (const Transfer& t : x.sends)
         st.sends.push_back({t.region.count * l_.element_size, t.peer, 0, both, track && written.overlaps(t.region)});
       for (const LocalOp& op : x.ops)
-        st.ops.push_back({static_cast<double>(op.dst.count * l_.element_size), op.kind == LocalOp::Kind::reduce});
+        st.ops.push_back({static_cast<double>(op.dst.count * l_.element_size), op.kind == LocalOp::Kind::reduce,
+                          sent_here.overlaps(op.dst)});
     }
   }
 

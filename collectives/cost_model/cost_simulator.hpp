@@ -57,6 +57,13 @@ struct LinkCost : Piecewise {
   // sender's cache, slower on shared memory than the untouched buffer a ping-pong sends.
   // Measured as an exchange (p2p's written test), it stands for one way too.
   Piecewise written;
+  // An operation whose result lands in bytes this rank sends to a peer on its host (its
+  // reduction or copy rewriting what the peer's core read from this rank's memory, as
+  // shared memory's receiver does) costs this instead of the reduction's or copy's cost
+  // where given (p2p's rewrite test): every line it stores must first be taken back from
+  // the reader's cache, which costs several times a plain store where the two cores share
+  // no cache (results/README.md). Only the host's link (intra) has one.
+  Piecewise rewrite;
   // Whether the receiver's core copies each message (shared memory's single copy by the
   // receiver, a socket's copy out of the kernel): the message then waits for that core
   // and holds it, so the receiver's reductions and other copies do not overlap it. A
@@ -91,6 +98,7 @@ struct CostParams {
   bool shared_ports = false;
   // Whether a link prices sends of bytes written earlier in the call apart.
   bool prices_written() const { return !intra.written.pieces.empty() || !inter.written.pieces.empty(); }
+  bool prices_rewrite() const { return !intra.rewrite.pieces.empty(); }
   // Whether any link lets a pair's messages share its bandwidth (from some size on).
   bool interleaves_pairs() const {
     return shared_ports && (std::isfinite(intra.pair_shares_from_bytes) || std::isfinite(inter.pair_shares_from_bytes));

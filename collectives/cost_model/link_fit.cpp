@@ -161,13 +161,13 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
         std::none_of(lat.begin(), lat.end(), [](const nlohmann::json& r) { return r["beta_gbps"].is_number(); }))
       continue;
     const std::string key = link == "intra-host" ? "intra_host" : "inter_host";
-    nlohmann::json l = {
-        {"ranges", lat},
-        {"from",
-         "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
-         "(latency), exchange from the exchange test, written from the written test where it differs "
-         "(notes), stream from the bandwidth test (per message); exchange_means: both from their means, "
-         "pooled where the two are the same"}};
+    nlohmann::json l = {{"ranges", lat},
+                        {"from",
+                         "p2p medians fitted piecewise (up to 8 ranges within 2%): ranges from ping-pong "
+                         "(latency), exchange from the exchange test, written from the written test where it differs "
+                         "(notes), rewrite from the rewrite test where written is kept, stream from the bandwidth test "
+                         "(per message); exchange_means: both from their means, "
+                         "pooled where the two are the same"}};
     if (ex.empty())
       out["notes"].push_back(key + ": no exchange test in the p2p run, so exchanges cost as one way");
     else
@@ -182,6 +182,13 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
       out["notes"].push_back(note);
     }
     if (!wr.empty() && !same) l["written"] = {{"ranges", wr}};
+    // Storing over bytes the peer read costs apart where the peer's core reads this
+    // rank's memory, which is where a send of modified lines costs apart too: kept with
+    // the written cost (on shared memory 1.2-1.6x a plain store where the two cores share
+    // a cache, 4-5x where they do not; over TCP or a network the reader never touches
+    // the sender's lines). Only between ranks of one host.
+    if (const auto rw = refit(link, "rewrite"); !rw.empty() && l.contains("written") && link == "intra-host")
+      l["rewrite"] = {{"ranges", rw}};
     // A stream of messages (the bandwidth test) shows what each costs that a window in
     // flight cannot overlap: without it, a pipeline's segments overlap their whole alpha.
     if (const auto st = refit(link, "bandwidth"); !st.empty())

@@ -60,6 +60,7 @@ class Reader {
     if (j_[key].contains("exchange")) l.exchange = piecewise(j_[key], "exchange", key + ".");
     if (j_[key].contains("written")) l.written = piecewise(j_[key], "written", key + ".");
     if (j_[key].contains("stream")) l.stream = piecewise(j_[key], "stream", key + ".");
+    if (j_[key].contains("rewrite")) l.rewrite = piecewise(j_[key], "rewrite", key + ".");
     if (j_[key].contains("receiver_copies")) {
       if (!j_[key]["receiver_copies"].is_boolean()) fail("\"" + key + ".receiver_copies\" must be true or false");
       l.receiver_copies = j_[key]["receiver_copies"].get<bool>();

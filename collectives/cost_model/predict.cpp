@@ -402,6 +402,10 @@ std::optional<Prediction> split(const PredictRequest& q, const CostParams& p, bo
   // ports the first holds, which shared ports and receivers' copying would blur.
   if (q.ranks < 2 || (!steps && (p.shared_ports || p.intra.receiver_copies || p.inter.receiver_copies)))
     return std::nullopt;
+  // A first-phase reduction storing over bytes the rank sends within its host in the
+  // second phase costs the rewrite: its price would depend on the rank's own second
+  // phase, which its mirror's need not share (a gather's sender and its root).
+  if (p.prices_rewrite()) return std::nullopt;
   Built whole = prepared(q);
   std::vector<std::size_t> numbers;  // where a first phase may end
   {

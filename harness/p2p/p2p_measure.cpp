@@ -43,6 +43,13 @@ class PairLink {
       return MPI_Wtime() - t0;
     }
     if (test == P2pTest::pair) return first_of_two(bytes) - t0;
+    if (test == P2pTest::rewrite) {
+      tickets_.assign({t_.start_recv({peer_, b_.recv.data(), bytes}), t_.start_send({peer_, b_.send.data(), bytes})});
+      t_.wait_all(tickets_);
+      const double t1 = MPI_Wtime();
+      sum_into_sent(bytes);
+      return MPI_Wtime() - t1;
+    }
     tickets_.clear();
     for (int i = 0; i < window; ++i)
       tickets_.push_back(leads_ ? t_.start_send({peer_, b_.send.data(), bytes})
@@ -94,6 +101,16 @@ class PairLink {
     const std::size_t count = bytes / sizeof(float);
     if (work_.size() < 3 * count) work_.assign(3 * count, 1.0f);
     reduce(DType::f32, ReduceOp::sum, work_.data() + 2 * count, work_.data(), work_.data() + count, count);
+  }
+
+  // Rewrite: f32 a + b (arrays of its own) stored over the first `bytes` of the send
+  // buffer, which the peer received a moment ago: as a collective's reduction stores into
+  // a block it sends. Where the receiver read those lines from this rank's memory (shared
+  // memory's single copy), each store first takes its line back from the reader's cache.
+  void sum_into_sent(std::size_t bytes) {
+    const std::size_t count = bytes / sizeof(float);
+    if (work_.size() < 3 * count) work_.assign(3 * count, 1.0f);
+    reduce(DType::f32, ReduceOp::sum, b_.send.data(), work_.data(), work_.data() + count, count);
   }
 
   // Untimed, before an iteration timed per call: both ranks send and receive 4 bytes (a

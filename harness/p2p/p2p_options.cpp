@@ -29,7 +29,8 @@ CLI::App* add_command(CLI::App& app, P2pFlags& f) {
        "has just written, untimed: a step sending what it reduced or received earlier in the call), busy (an "
        "exchange during which each rank reduces as many bytes of f32 elsewhere: whether receiving "
        "holds the core), pair (the peer sends two messages at once: when the first arrives, whether a pair's "
-       "messages go in turn or share the link)")
+       "messages go in turn or share the link), rewrite (after an untimed exchange, each rank sums f32 arrays "
+       "of its own into the bytes it just sent: what storing over lines the peer read costs)")
       ->capture_default_str();
   p->add_option("-b,--minbytes", f.min_bytes, "Smallest message in bytes (K/M/G suffixes)")->capture_default_str();
   p->add_option("-e,--maxbytes", f.max_bytes, "Largest message in bytes (K/M/G suffixes)")->capture_default_str();

@@ -23,13 +23,14 @@ class App;
 
 namespace collbench {
 
-enum class P2pTest { latency, bandwidth, exchange, written, busy, pair };
-inline constexpr NameTable<P2pTest, 6> kP2pTestNames{{{{P2pTest::latency, "latency"},
+enum class P2pTest { latency, bandwidth, exchange, written, busy, pair, rewrite };
+inline constexpr NameTable<P2pTest, 7> kP2pTestNames{{{{P2pTest::latency, "latency"},
                                                        {P2pTest::bandwidth, "bandwidth"},
                                                        {P2pTest::exchange, "exchange"},
                                                        {P2pTest::written, "written"},
                                                        {P2pTest::busy, "busy"},
-                                                       {P2pTest::pair, "pair"}}}};
+                                                       {P2pTest::pair, "pair"},
+                                                       {P2pTest::rewrite, "rewrite"}}}};
 
 struct P2pOptions {
   std::vector<P2pTest> tests{P2pTest::latency, P2pTest::bandwidth, P2pTest::exchange};

@@ -105,6 +105,12 @@ nlohmann::json p2p_definitions() {
            "exchange whose send buffers both ranks have just rewritten, untimed, with the collectives' reduction "
            "kernel (i32 sum in place: a step sending what the call reduced or received earlier, stored as the "
            "kernel stores); one iteration per message pair"},
+          {"rewrite",
+           "after an untimed exchange, both ranks sum two f32 arrays of the size (buffers of their own) into "
+           "the send buffer the peer has just received from: a collective's reduction storing into bytes the "
+           "rank sent (shared memory's receiver read them from the sender's memory, so every line is taken "
+           "back from the reader's cache first); the sum's time per iteration (model fit keeps it where it "
+           "keeps the written cost)"},
           {"busy",
            "an exchange during which each rank, after posting it, sums two f32 arrays of the size into a "
            "third (buffers of their own) and then waits: as long as the exchange and the sum one after "

@@ -95,7 +95,7 @@ void print_p2p_header(const nlohmann::json& m) {
                                          : "loop, iterations back to back");
   for (const std::string& w : metadata_warnings(m)) std::printf("# WARNING: %s\n", w.c_str());
   for (const char* k :
-       {"latency", "exchange", "written", "busy", "pair", "bandwidth", "times", "link", "errors", "fit"})
+       {"latency", "exchange", "written", "rewrite", "busy", "pair", "bandwidth", "times", "link", "errors", "fit"})
     std::printf("# %s: %s\n", k, m["definitions"][k].get<std::string>().c_str());
   std::printf("# %-9s %-10s %-5s %11s %6s %10s %10s %10s %10s %10s %9s %6s\n", "test", "link", "ranks", "bytes",
               "window", "min_us", "avg_us", "p50_us", "p99_us", "max_us", "GB/s", "errors");

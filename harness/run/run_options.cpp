@@ -94,7 +94,8 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
                "times a ring needs and report their sum as row 'bound', and every algorithm's share of it "
                "(allreduce, reduce_scatter, allgather)");
   run.add_option("--probe-links", f.parsed.probe_links_path,
-                 "Also time p2p's link tests (latency, exchange, written, busy) in this launch, each message size "
+                 "Also time p2p's link tests (latency, bandwidth, exchange, written, busy, pair, rewrite) in this "
+                 "launch, each message size "
                  "between the collective's sizes at the first one at least as large, in the same rounds, and write "
                  "them to this JSON as `collbench p2p` would (model fit --p2p reads it): links measured as the "
                  "collectives met them");

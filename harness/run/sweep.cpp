@@ -402,7 +402,8 @@ class Sweep {
 
 P2pOptions link_probe_options(const SweepSpec& run) {
   P2pOptions p;
-  p.tests = {P2pTest::latency, P2pTest::bandwidth, P2pTest::exchange, P2pTest::written, P2pTest::busy, P2pTest::pair};
+  p.tests = {P2pTest::latency, P2pTest::bandwidth, P2pTest::exchange, P2pTest::written,
+             P2pTest::busy,    P2pTest::pair,      P2pTest::rewrite};
   p.sizes = {1, run.sizes.max_bytes, 2};
   p.reps = run.reps;
   p.reps.warmup = p.reps.iters = Repetitions::kAuto;

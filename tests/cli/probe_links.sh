@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run --probe-links: p2p's six tests at every power of 2 from 1 B to the largest size,
+# run --probe-links: p2p's seven tests at every power of 2 from 1 B to the largest size,
 # in the run's rounds, written as a p2p result that model fit turns into a model that
 # predicts (with a stream cost from the bandwidth test's windows); the run's own rows
 # still checked; the probes timed as the run's calls are; an existing probe file kept.
@@ -19,7 +19,7 @@ assert sorted({int(r["bytes"]) for r in run}) == [1024, 8192, 65536] and all(r["
 doc = json.load(open(d + "/links.json"))
 assert doc["completed"] is True
 p2p = doc["metadata"]["p2p"]
-assert p2p["options"]["tests"] == ["latency", "bandwidth", "exchange", "written", "busy", "pair"], p2p
+assert p2p["options"]["tests"] == ["latency", "bandwidth", "exchange", "written", "busy", "pair", "rewrite"], p2p
 assert p2p["probed_in"].startswith("collbench run allreduce"), p2p
 # The probes are timed as the run times its calls (run --timing, per call by default).
 assert p2p["options"]["timing"] == doc["metadata"]["timing_policy"]["name"] == "per-call", p2p["options"]

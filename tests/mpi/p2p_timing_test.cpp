@@ -87,3 +87,23 @@ TEST(P2pWritten, SendsTheReductionKernelsOutput) {
   std::memcpy(words.data(), sent.data(), 1024);
   for (std::size_t i = 0; i < words.size(); ++i) EXPECT_EQ(words[i], 2 * before[i]) << "word " << i;
 }
+
+// The rewrite test exchanges first (the peer reads the send buffer), then stores the
+// f32 sum of two arrays of its own (1 + 1) over the bytes it just sent.
+TEST(P2pRewrite, StoresTheSumOverTheBytesJustSent) {
+  MessageLog t;
+  P2pBuffers b(t, 1026, 1);
+  std::vector<float> before(256);
+  for (std::size_t i = 0; i < before.size(); ++i) before[i] = static_cast<float>(i) + 0.5f;
+  std::memcpy(b.send.data(), before.data(), 1024);
+  Repetitions reps;
+  reps.warmup = 0;
+  reps.iters = 1;
+  run_pair_round(t, b, {"intra-host", 0, 1}, P2pTest::rewrite, 1024, 1, reps, TimingPolicy::loop, 0, false);
+  ASSERT_EQ(t.log, (std::vector<std::string>{"send 8", "recv 1024", "send 1024"}));
+  std::vector<float> sent(256), after(256);
+  std::memcpy(sent.data(), t.sent[1].data(), 1024);
+  std::memcpy(after.data(), b.send.data(), 1024);
+  EXPECT_EQ(sent, before);                   // sent as it was
+  for (float x : after) EXPECT_EQ(x, 2.0f);  // then stored over
+}

@@ -270,6 +270,29 @@ TEST(CostLinkSharing, SendsOfBytesWrittenInTheCallTakeTheWrittenCost) {
   EXPECT_DOUBLE_EQ(time(build_recursive_doubling_allreduce), doubling);
 }
 
+TEST(CostLinkSharing, ReductionsStoringOverBytesSentToAPeerOnTheHostCostTheRewrite) {
+  // Ring allreduce on 2 ranks reduces into the half it then sends (its peer's core reads
+  // it, and the next call's reduction stores over it); recursive doubling reduces into a
+  // buffer it never sends. Step order: exchange, reduce, exchange.
+  CostParams p;
+  p.intra = {0, 1e-3};
+  p.reduce = {0, 1e-4};
+  const std::size_t count = 1000;  // f32: 2000-byte halves, 4000-byte whole
+  auto time = [&](ScheduleBuilder b, std::vector<int> nodes = {}) {
+    CostLayout l;
+    l.node_of_rank = std::move(nodes);
+    return simulate_schedules(all_ranks(b, Collective::allreduce, 2, count), p, l).time_us;
+  };
+  EXPECT_DOUBLE_EQ(time(build_ring_allreduce), 2 * 2000 * 1e-3 + 2000 * 1e-4);
+  EXPECT_DOUBLE_EQ(time(build_recursive_doubling_allreduce), 4000 * 1e-3 + 4000 * 1e-4);
+  p.intra.rewrite = {3, 2e-3};
+  EXPECT_DOUBLE_EQ(time(build_ring_allreduce), 2 * 2000 * 1e-3 + 3 + 2000 * 2e-3);
+  EXPECT_DOUBLE_EQ(time(build_recursive_doubling_allreduce), 4000 * 1e-3 + 4000 * 1e-4);
+  // Its peer on another host never reads this rank's memory: a plain reduction.
+  p.inter = p.intra;
+  EXPECT_DOUBLE_EQ(time(build_ring_allreduce, {0, 1}), 2 * 2000 * 1e-3 + 2000 * 1e-4);
+}
+
 TEST(CostLinkSharing, WrittenSpansFollowEveryReceiveAndOperation) {
   // Rank 0 receives [0, 100) and reduces into [200, 300) of recv; it then sends pieces
   // that touch them or not: only the touching ones take the written cost.

@@ -58,6 +58,31 @@ TEST(ModelFit, TheWrittenTestBecomesTheLinksWrittenCost) {
   EXPECT_FALSE(plain["intra_host"].contains("written"));
 }
 
+TEST(ModelFit, TheRewriteTestIsKeptWhereTheWrittenCostIs) {
+  // Shared memory: written 1.4x the exchange, and storing over bytes just sent 3x a
+  // plain store. Where the written test measures the exchange (the peer never reads the
+  // sender's memory), the rewrite test's sum is an ordinary reduction: not kept. Nor
+  // between hosts.
+  auto rows_with = [](const char* link, double written_factor) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (double b : {65536.0, 262144.0, 1048576.0, 4194304.0}) {
+      const double t = 1 + b * 1e-4;
+      for (auto [test, f] : {std::pair{"latency", 1.0}, std::pair{"exchange", 1.0},
+                             std::pair{"written", written_factor}, std::pair{"rewrite", 3.0}})
+        rows.push_back(
+            {{"kind", "measured"}, {"link", link}, {"test", test}, {"bytes", b}, {"p50_us", f * t}, {"avg_us", f * t}});
+    }
+    return nlohmann::json{{"rows", rows}};
+  };
+  const nlohmann::json shm = links_from_p2p(rows_with("intra-host", 1.4), "x.json");
+  ASSERT_TRUE(shm["intra_host"].contains("rewrite"));
+  const CostModelFile m = parse_model(
+      {{"ranks_per_node", 2}, {"intra_host", shm["intra_host"]}, {"inter_host", shm["inter_host"]}}, "fitted");
+  EXPECT_NEAR(m.intra.rewrite.us(1048576), 3 * (1 + 1048576 * 1e-4), 1e-6);
+  EXPECT_FALSE(links_from_p2p(rows_with("intra-host", 1.02), "x.json")["intra_host"].contains("rewrite"));
+  EXPECT_FALSE(links_from_p2p(rows_with("inter-host", 1.4), "x.json")["inter_host"].contains("rewrite"));
+}
+
 TEST(ModelFit, BothWaysCostsAtTheirMeansStandInForTheMedians) {
   // An exchange on a FIFO link that sometimes takes turns: median 1 us + 1 ns/byte, mean
   // half again as much; ping-pong has no such second mode.

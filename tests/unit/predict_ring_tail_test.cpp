@@ -65,7 +65,7 @@ Agreement agree_up_to_64_ranks(ExecutionOrder order) {
   register_reference_algorithms(registry);
   const AlgorithmEntry* a = registry.find(Collective::broadcast, "scatter_allgather");
   EXPECT_NE(a, nullptr);
-  const char* settings[] = {"", ", shared ports", ", written cost", ", receivers copy",
+  const char* settings[] = {"", ", shared ports", ", written and rewrite costs", ", receivers copy",
                             ", shared ports, receivers copy"};
   const CostParams plain = two_tier();
   Agreement out;
@@ -74,6 +74,7 @@ Agreement agree_up_to_64_ranks(ExecutionOrder order) {
     if (setting == 2) {  // sends of bytes received earlier (the scatter's, the ring's) cost more
       p.intra.written = {2.5, 3e-4};
       p.inter.written = {11, 6e-3};
+      p.intra.rewrite = {4, 5e-4};  // and copies storing over bytes sent within a host
     }
     p.shared_ports = setting == 1 || setting == 4;
     p.intra.receiver_copies = p.inter.receiver_copies = setting >= 3;

@@ -52,11 +52,13 @@ TEST(PredictFastPath, EveryAlgorithmAgreesWithTheFullSimulationUpTo64Ranks) {
   CostParams p = two_tier();
   std::map<std::string, int> symmetric, wider;  // per algorithm: cases taken by symmetry, by a block wider than a host
   int compared = 0;
-  // Also where receivers copy (their cores a resource the messages and reductions share).
+  // Also where receivers copy (their cores a resource the messages and reductions share),
+  // and with it reductions storing over bytes sent to a peer on the host priced apart.
   for (bool copies : {false, true})
     for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
       for (const AlgorithmEntry* a : registry.for_collective(c)) {
         p.intra.receiver_copies = p.inter.receiver_copies = copies;
+        p.intra.rewrite = copies ? Piecewise{4, 5e-4} : Piecewise{};
         if (a->is_baseline()) continue;
         for (int n = 1; n <= 64; ++n)
           for (int per_host : {1, 2, 4, 8}) {
@@ -67,7 +69,7 @@ TEST(PredictFastPath, EveryAlgorithmAgreesWithTheFullSimulationUpTo64Ranks) {
               for (std::size_t segment : {std::size_t{0}, std::size_t{8}})
                 for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
                   const PredictRequest q = request(a, c, n, per_host, count, segment, order);
-                  const std::string where = describe(q) + (copies ? ", receivers copy" : "");
+                  const std::string where = describe(q) + (copies ? ", receivers copy, rewrite cost" : "");
                   Prediction fast, full;
                   ASSERT_NO_THROW(fast = predict(q, p)) << where;
                   ASSERT_NO_THROW(full = predict(q, p, PredictMethod::full)) << where;
@@ -247,6 +249,24 @@ TEST(PredictSplitPath, DeclinesInDataflowOrderWhereTheSecondPhaseWouldDelayTheFi
     const Prediction phases = predict(q, p, PredictMethod::split);
     EXPECT_NEAR(phases.time_us, predict(q, p, PredictMethod::full).time_us, phases.time_us * 1e-12);
   }
+}
+
+TEST(PredictSplitPath, DeclinesWhereTheModelPricesRewrites) {
+  // Reduce by reduce-scatter then gather on 2 ranks of one host: rank 1 sends the half
+  // its first phase reduced, rank 0 (its mirror, a block of 1) does not, so their first
+  // phases cost differently with the rewrite priced: declined, and auto gives the full
+  // simulation's time (without the check the split gave 4.6 us where the call takes 8.4).
+  Registry registry;
+  register_reference_algorithms(registry);
+  CostParams p = two_tier();
+  p.intra.rewrite = {4, 5e-4};
+  const AlgorithmEntry* a = registry.find(Collective::reduce, "reduce_scatter_gather");
+  ASSERT_NE(a, nullptr);
+  const PredictRequest q = request(a, Collective::reduce, 2, 2, 8, 0, ExecutionOrder::steps);
+  EXPECT_THROW(predict(q, p, PredictMethod::split), std::invalid_argument);
+  EXPECT_NEAR(predict(q, p).time_us, predict(q, p, PredictMethod::full).time_us, 1e-9);
+  p.intra.rewrite = {};
+  EXPECT_EQ(predict(q, p, PredictMethod::split).method, PredictMethod::split);
 }
 
 TEST(PredictSplitPath, AutomaticTakesItOnlyWhereMostOfTheCallIsInTheSymmetricPhase) {
