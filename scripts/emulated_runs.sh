@@ -24,6 +24,16 @@ keep_earlier_results() {  # OUT
   exit 2
 }
 
+# `fresh_raw OUT`: keep_earlier_results, then an empty OUT/raw with the machine's facts
+# (raw/machine.txt); sets `raw`.
+fresh_raw() {  # OUT
+  keep_earlier_results "$1"
+  raw=$1/raw
+  rm -rf "$raw"
+  mkdir -p "$raw"
+  scripts/machine_facts.sh >"$raw/machine.txt"
+}
+
 # `checked JSON COMMAND...` runs a collbench command writing JSON; anything but a clean
 # exit stops the script. (Runs across emulated hosts once hung in MPI_Finalize over UCX's
 # TCP transport and were accepted when their JSON was complete; collbench now ends MPI

@@ -17,11 +17,7 @@ duration=${DURATION:-300}
 [[ $duration =~ ^[1-9][0-9]*$ ]] ||
   { echo "measure_link_stability: DURATION must be a whole number of seconds, at least 1, not '$duration'" >&2; exit 2; }
 source scripts/emulated_runs.sh
-keep_earlier_results "$out"
-raw=$out/raw
-rm -rf "$raw"
-mkdir -p "$raw"
-scripts/machine_facts.sh >"$raw/machine.txt"
+fresh_raw "$out"
 # The two interconnects alternate launch by launch, so that each one's slow episodes can be
 # set beside the other's: at once (the machine) or apart (the transport).
 labels=(ucx-shm tcp-loopback)

@@ -36,6 +36,7 @@ struct Posted {
   std::uint32_t item = 0;  // its position in the poster's receive or send queue
   bool both_ways = false;  // the poster's step sends and receives
   bool written = false;    // a send of bytes the poster writes in the call
+  bool rewrites = false;   // a receive into bytes the poster sends to a peer on its host
 };
 
 // Sends or receives of one (sender, receiver) pair waiting for their match, oldest
@@ -92,7 +93,7 @@ struct Message {
   int from = 0, to = 0;  // simulated sender and receiver
   std::size_t bytes = 0;
   std::uint32_t send_item = 0, recv_item = 0;
-  bool local = true, both_ways = false, written = false;
+  bool local = true, both_ways = false, written = false, rewrites = false;
   std::uint32_t flow = 0, version = 0;  // with shared ports: its flow, and which of its end times
 };
 
@@ -143,7 +144,8 @@ struct TransferItem {
   int peer = 0;
   std::uint32_t channel = 0;
   bool both_ways = false;
-  bool written = false;  // a send of bytes this rank receives or computes in the call
+  bool written = false;   // a send of bytes this rank receives or computes in the call
+  bool rewrites = false;  // a receive into bytes this rank sends to a peer on its host
 };
 
 // The parts of each buffer a rank has written so far in a call (received into, or an
@@ -400,7 +402,8 @@ class CostSimulation::Simulation {
     }
     for (const Step& x : s.steps) {
       const bool both = !x.sends.empty() && !x.recvs.empty();
-      for (const Transfer& t : x.recvs) st.recvs.push_back({t.region.count * l_.element_size, t.peer, 0, both});
+      for (const Transfer& t : x.recvs)
+        st.recvs.push_back({t.region.count * l_.element_size, t.peer, 0, both, false, sent_here.overlaps(t.region)});
       for (const Transfer& t : x.sends)
         st.sends.push_back({t.region.count * l_.element_size, t.peer, 0, both, track && written.overlaps(t.region)});
       for (const LocalOp& op : x.ops)
@@ -590,7 +593,8 @@ class CostSimulation::Simulation {
             tr.last_posted[static_cast<std::size_t>(q)] = t;
             if (every_hold_) tr.posted[static_cast<std::size_t>(q)][i] = t;
           }
-          post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways, x.written}, q == FlowQueue::sends);
+          post(x.channel, {t, x.bytes, static_cast<std::uint32_t>(i), x.both_ways, x.written, x.rewrites},
+               q == FlowQueue::sends);
         }
       // An operation waits for the core; while a shared-port copy holds it for a time not
       // yet known, the copy's end comes back here.
@@ -628,12 +632,20 @@ class CostSimulation::Simulation {
       throw std::runtime_error("cost simulation: rank " + std::to_string(ch.from) + " sends " +
                                std::to_string(a.bytes) + " bytes where rank " + std::to_string(ch.to) + " receives " +
                                std::to_string(b.bytes));
-    const Message m{ch.from, ch.to, a.bytes, a.item, b.item, ch.local, a.both_ways || b.both_ways, a.written};
+    const Message m{ch.from,
+                    ch.to,
+                    a.bytes,
+                    a.item,
+                    b.item,
+                    ch.local,
+                    a.both_ways || b.both_ways,
+                    a.written,
+                    ch.local && b.rewrites};
     events_.push(std::max(a.at, b.at), Events::Kind::start, m, canonical_ ? start_order(m) : 0);
   }
 
   MessageCost message_charge(const Message& m) const {
-    return message_cost(p_, l_, m.local, m.bytes, m.both_ways, m.written);
+    return message_cost(p_, l_, m.local, m.bytes, m.both_ways, m.written, m.rewrites);
   }
 
   // A message holds the sender's way out and the receiver's way in; between hosts,
@@ -978,8 +990,15 @@ bool wrote(const Schedule& s, const Region& r) {
   return written.overlaps(r);
 }
 
+double rewrite_extra_us(const CostParams& p, const CostLayout& l, double bytes) {
+  if (p.intra.rewrite.pieces.empty() || bytes <= 0) return 0;
+  const Charge r = charge(p.intra.rewrite, bytes, l.host_footprint_bytes / 4),
+               plain = charge(p.reduce, bytes, l.host_footprint_bytes / 3);
+  return std::max(0.0, r.alpha_us + r.bytes_us - plain.alpha_us - plain.bytes_us);
+}
+
 MessageCost message_cost(const CostParams& p, const CostLayout& l, bool local, std::size_t bytes, bool both_ways,
-                         bool written) {
+                         bool written, bool rewrites) {
   const LinkCost& link = local ? p.intra : p.inter;
   const Charge c =
       charge(link.cost(both_ways, written), static_cast<double>(bytes), l.host_footprint_bytes / (local ? 4 : 2));
@@ -987,7 +1006,8 @@ MessageCost message_cost(const CostParams& p, const CostLayout& l, bool local, s
   const double gap = link.stream.pieces.empty()
                          ? 0
                          : std::clamp(link.stream.us(static_cast<double>(bytes)) - c.bytes_us, 0.0, c.alpha_us);
-  return {c.alpha_us - gap, p.overhead_us + gap + c.bytes_us};
+  const double extra = rewrites ? rewrite_extra_us(p, l, static_cast<double>(bytes)) : 0;
+  return {c.alpha_us - gap, p.overhead_us + gap + c.bytes_us + extra};
 }
 
 const CostPiece& Piecewise::at(double bytes) const {

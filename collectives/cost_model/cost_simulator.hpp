@@ -62,7 +62,8 @@ struct LinkCost : Piecewise {
   // shared memory's receiver does) costs this instead of the reduction's or copy's cost
   // where given (p2p's rewrite test): every line it stores must first be taken back from
   // the reader's cache, which costs several times a plain store where the two cores share
-  // no cache (results/README.md). Only the host's link (intra) has one.
+  // no cache (results/README.md). A receive from a peer on the host into such bytes holds
+  // its ports for the excess over a reduction too. Only the host's link (intra) has one.
   Piecewise rewrite;
   // Whether the receiver's core copies each message (shared memory's single copy by the
   // receiver, a socket's copy out of the kernel): the message then waits for that core
@@ -124,8 +125,12 @@ struct CostLayout {
 struct MessageCost {
   double alpha_us = 0, port_us = 0;
 };
+// `rewrites`: a receive into bytes the receiver sends to a peer on its host (the receiving
+// core's stores take each line back from that peer's cache first): its ports are held
+// for the rewrite cost's excess over a reduction of as many bytes (rewrite_extra_us).
 MessageCost message_cost(const CostParams& p, const CostLayout& l, bool local, std::size_t bytes, bool both_ways,
-                         bool written);
+                         bool written, bool rewrites = false);
+double rewrite_extra_us(const CostParams& p, const CostLayout& l, double bytes);
 // When a message matched at `start` completes where nothing else holds its ports, its
 // receiver's core or its hosts' links: the simulation's own arithmetic, so that a path
 // that computes such messages outside it gets the same times to the last bit.

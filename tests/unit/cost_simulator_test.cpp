@@ -293,6 +293,27 @@ TEST(CostLinkSharing, ReductionsStoringOverBytesSentToAPeerOnTheHostCostTheRewri
   EXPECT_DOUBLE_EQ(time(build_ring_allreduce, {0, 1}), 2 * 2000 * 1e-3 + 2000 * 1e-4);
 }
 
+TEST(CostLinkSharing, AReceiveIntoBytesSentWithinTheHostHoldsItsPortsForTheRewritesExcess) {
+  // A broadcast by scatter and allgather on 2 ranks: the root receives back the half it
+  // sent (its peer read it from the root's memory), rank 1 receives the half it forwards.
+  // Each receive holds its ports for the rewrite's excess over a reduction of its bytes.
+  CostParams p;
+  p.intra = {0, 1e-3};
+  p.reduce = {0, 1e-4};
+  const Region half{BufferId::recv, 500, 500};  // 2000 bytes
+  std::vector<Schedule> s(2);
+  s[0].steps = {Step{{{1, half}}, {}, {}}, Step{{}, {{1, half}}, {}}};
+  s[1].steps = {Step{{}, {{0, half}}, {}}, Step{{{0, half}}, {}, {}}};
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, {}).time_us, 2 * 2000 * 1e-3);
+  p.intra.rewrite = {1, 3e-4};
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, {}).time_us, 2 * (2000 * 1e-3 + 1 + 2000 * 2e-4));
+  // Between hosts the peer never reads this rank's memory.
+  p.inter = p.intra;
+  CostLayout apart;
+  apart.node_of_rank = {0, 1};
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, apart).time_us, 2 * 2000 * 1e-3);
+}
+
 TEST(CostLinkSharing, WrittenSpansFollowEveryReceiveAndOperation) {
   // Rank 0 receives [0, 100) and reduces into [200, 300) of recv; it then sends pieces
   // that touch them or not: only the touching ones take the written cost.

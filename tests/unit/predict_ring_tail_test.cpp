@@ -65,7 +65,7 @@ Agreement agree_up_to_64_ranks(ExecutionOrder order) {
   register_reference_algorithms(registry);
   const AlgorithmEntry* a = registry.find(Collective::broadcast, "scatter_allgather");
   EXPECT_NE(a, nullptr);
-  const char* settings[] = {"", ", shared ports", ", written and rewrite costs", ", receivers copy",
+  const char* settings[] = {"", ", shared ports", ", written cost", ", receivers copy",
                             ", shared ports, receivers copy"};
   const CostParams plain = two_tier();
   Agreement out;
@@ -74,7 +74,6 @@ Agreement agree_up_to_64_ranks(ExecutionOrder order) {
     if (setting == 2) {  // sends of bytes received earlier (the scatter's, the ring's) cost more
       p.intra.written = {2.5, 3e-4};
       p.inter.written = {11, 6e-3};
-      p.intra.rewrite = {4, 5e-4};  // and copies storing over bytes sent within a host
     }
     p.shared_ports = setting == 1 || setting == 4;
     p.intra.receiver_copies = p.inter.receiver_copies = setting >= 3;
@@ -165,6 +164,14 @@ TEST(PredictRingTailPath, DeclinesWhatIsNotARingTail) {
   EXPECT_THROW(
       predict(request(registry.find(Collective::broadcast, "linear"), 48, 8, 192, 5), p, PredictMethod::ring_tail),
       std::invalid_argument);
+  // A model pricing rewrites: a ring receive into a block forwarded within the host costs
+  // more, which the recurrence does not know; auto simulates every rank.
+  CostParams rewrites = p;
+  rewrites.intra.rewrite = {4, 5e-4};
+  const PredictRequest q = request(a, 16, 16, 64, 5);  // one host: every ring message within it
+  EXPECT_THROW(predict(q, rewrites, PredictMethod::ring_tail), std::invalid_argument);
+  EXPECT_NEAR(predict(q, rewrites).time_us, predict(q, rewrites, PredictMethod::full).time_us, 1e-9);
+  EXPECT_GT(predict(q, rewrites).time_us, predict(q, p).time_us);
 }
 
 TEST(PredictRingTailPath, DeclinesInDataflowOrderWhereALinkSharesAPairsMessages) {
