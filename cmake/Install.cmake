@@ -1,7 +1,7 @@
 # `cmake --install BUILD --prefix P`: the programs in P/bin (collbench-mpiexec is the
 # launcher of the MPI the tree was built with), the tools that run outside the source
 # tree in P/share/collbench/scripts, and the documentation in P/share/doc/collbench.
-install(TARGETS collbench collbench-kernels collbench-plain-loop RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS collbench collbench-kernels collbench-plain-loop collbench-core-handoff RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(PROGRAMS ${COLLBENCH_MPIEXEC_SCRIPT} DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME collbench-mpiexec)
 install(PROGRAMS
   scripts/emulate_cluster.sh scripts/machine_facts.sh

@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$prefix" "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install exited $?"; }
-for f in bin/collbench bin/collbench-kernels bin/collbench-plain-loop bin/collbench-mpiexec \
+for f in bin/collbench bin/collbench-kernels bin/collbench-plain-loop bin/collbench-core-handoff bin/collbench-mpiexec \
   share/collbench/scripts/emulate_cluster.sh share/collbench/scripts/plot_sweep.py \
   share/doc/collbench/README.md share/doc/collbench/results/README.md; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
