@@ -38,7 +38,7 @@ class PairLink {
     }
     if (test == P2pTest::exchange || test == P2pTest::written || test == P2pTest::busy) {
       tickets_.assign({t_.start_recv({peer_, b_.recv.data(), bytes}), t_.start_send({peer_, b_.send.data(), bytes})});
-      if (test == P2pTest::busy) sum_elsewhere(bytes);
+      if (test == P2pTest::busy) sum_f32(bytes);
       t_.wait_all(tickets_);
       return MPI_Wtime() - t0;
     }
@@ -47,7 +47,7 @@ class PairLink {
       tickets_.assign({t_.start_recv({peer_, b_.recv.data(), bytes}), t_.start_send({peer_, b_.send.data(), bytes})});
       t_.wait_all(tickets_);
       const double t1 = MPI_Wtime();
-      sum_into_sent(bytes);
+      sum_f32(bytes, b_.send.data());
       return MPI_Wtime() - t1;
     }
     tickets_.clear();
@@ -95,22 +95,16 @@ class PairLink {
     for (std::size_t i = words * sizeof(std::int32_t); i < bytes; ++i) p[i] = static_cast<std::byte>(++writes_);
   }
 
-  // A reduction of `bytes` in buffers of its own (f32 sum, c = a + b), as a collective's
-  // step reduces one block while the next arrives.
-  void sum_elsewhere(std::size_t bytes) {
+  // f32 a + b of `bytes` from arrays of its own, stored into `dst` (null: a third array of
+  // its own). Busy: as a collective's step reduces one block while the next arrives.
+  // Rewrite: into the send buffer the peer received from a moment ago, as a collective's
+  // reduction stores into a block it sends; where the receiver read those lines from this
+  // rank's memory (shared memory's single copy), each store first takes its line back.
+  void sum_f32(std::size_t bytes, std::byte* dst = nullptr) {
     const std::size_t count = bytes / sizeof(float);
     if (work_.size() < 3 * count) work_.assign(3 * count, 1.0f);
-    reduce(DType::f32, ReduceOp::sum, work_.data() + 2 * count, work_.data(), work_.data() + count, count);
-  }
-
-  // Rewrite: f32 a + b (arrays of its own) stored over the first `bytes` of the send
-  // buffer, which the peer received a moment ago: as a collective's reduction stores into
-  // a block it sends. Where the receiver read those lines from this rank's memory (shared
-  // memory's single copy), each store first takes its line back from the reader's cache.
-  void sum_into_sent(std::size_t bytes) {
-    const std::size_t count = bytes / sizeof(float);
-    if (work_.size() < 3 * count) work_.assign(3 * count, 1.0f);
-    reduce(DType::f32, ReduceOp::sum, b_.send.data(), work_.data(), work_.data() + count, count);
+    void* out = dst ? static_cast<void*>(dst) : static_cast<void*>(work_.data() + 2 * count);
+    reduce(DType::f32, ReduceOp::sum, out, work_.data(), work_.data() + count, count);
   }
 
   // Untimed, before an iteration timed per call: both ranks send and receive 4 bytes (a
