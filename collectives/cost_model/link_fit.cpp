@@ -187,8 +187,8 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
     // the written cost (on shared memory 1.2-1.6x a plain store where the two cores share
     // a cache, 4-5x where they do not; over TCP or a network the reader never touches
     // the sender's lines). Only between ranks of one host.
-    if (const auto rw = refit(link, "rewrite"); !rw.empty() && l.contains("written") && link == "intra-host")
-      l["rewrite"] = {{"ranges", rw}};
+    if (link == "intra-host" && l.contains("written"))
+      if (const auto rw = refit(link, "rewrite"); !rw.empty()) l["rewrite"] = {{"ranges", rw}};
     // A stream of messages (the bandwidth test) shows what each costs that a window in
     // flight cannot overlap: without it, a pipeline's segments overlap their whole alpha.
     if (const auto st = refit(link, "bandwidth"); !st.empty())

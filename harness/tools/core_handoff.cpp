@@ -101,7 +101,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: collbench-core-handoff [CPU_A CPU_B]\n");
     return 2;
   }
-  const int a = argc == 3 ? std::atoi(argv[1]) : 0, b = argc == 3 ? std::atoi(argv[2]) : 1;
+  auto cpu = [](const char* text) {  // -1 unless a whole number
+    char* end = nullptr;
+    const long v = std::strtol(text, &end, 10);
+    return end != text && *end == 0 && v >= 0 && v < 1 << 20 ? static_cast<int>(v) : -1;
+  };
+  const int a = argc == 3 ? cpu(argv[1]) : 0, b = argc == 3 ? cpu(argv[2]) : 1;
+  if (a < 0 || b < 0) {
+    std::fprintf(stderr, "collbench-core-handoff: CPU_A and CPU_B must be CPU numbers, not '%s' '%s'\n", argv[1],
+                 argv[2]);
+    return 2;
+  }
   if (a == b || !pin(a) || !pin(b)) {
     std::fprintf(stderr, "collbench-core-handoff: CPUs %d and %d must be two CPUs this process may run on\n", a, b);
     return 2;
