@@ -736,12 +736,18 @@ class CostSimulation::Simulation {
 
   // Shared ports: a message crossing its ports at a share of their bandwidth. Ports are
   // numbered: ranks' ways out, ranks' ways in, hosts' ways out, hosts' ways in.
+  // With shared ports a message is priced both ways (the link's exchange cost) while its
+  // sender also receives or its receiver also sends, as it happens, not as its step
+  // says: in dataflow order a step's send and receive need not overlap (a scatter's
+  // forwarding send starts once its block has arrived).
   struct Flow {
     Message m;
-    double left_us = 0;  // port time still to go at the full rate
-    double rate = 0;     // the share it moves at
+    double left_us = 0;  // port time still to go at the full rate, one way
+    double rate = 0;     // the share it moves at, slowed while both ways
     double since = 0;    // when left_us was last brought up to date
-    double alpha_us = 0;
+    double alpha_us = 0, both_alpha_us = 0;
+    double both_speed = 1;  // one way's port time over both ways'
+    bool both = false, ever_both = false;
     std::uint32_t version = 0, seen = 0;
     std::uint32_t ports[5] = {0, 0, 0, 0, 0};
     int port_count = 0;
@@ -791,14 +797,19 @@ class CostSimulation::Simulation {
       copier->core_free = kCopying;
       copier->core_taken_at = time;
     }
-    const MessageCost c = message_charge(m);
+    const MessageCost c = message_cost(p_, l_, m.local, m.bytes, false, m.written, m.rewrites),
+                      both = message_cost(p_, l_, m.local, m.bytes, true, m.written, m.rewrites);
     std::uint32_t id;
     if (free_flows_.empty())
       id = static_cast<std::uint32_t>(flows_.size()), flows_.emplace_back();
     else
       id = free_flows_.back(), free_flows_.pop_back();
     Flow& f = flows_[id];
-    f = Flow{m, c.port_us, 0, time, c.alpha_us, f.version + 1, 0, {}, 0};
+    const std::uint32_t version = f.version + 1;
+    f = Flow{};
+    f.m = m, f.left_us = c.port_us, f.since = time, f.alpha_us = c.alpha_us, f.version = version;
+    f.both_alpha_us = both.alpha_us;
+    if (both.port_us > 0 && c.port_us > 0) f.both_speed = c.port_us / both.port_us;
     f.m.flow = id;
     const std::size_t n = ranks_.size(), h = hosts_;
     f.ports[f.port_count++] = static_cast<std::uint32_t>(m.from);
@@ -815,22 +826,43 @@ class CostSimulation::Simulation {
     reshare(time, id);
   }
 
-  // Every flow through one of `id`'s ports moves at a new share from `time` on.
+  // Whether a flow's sender is receiving or its receiver sending now.
+  bool both_ways_now(const Flow& f) const {
+    return !port_flows_[ranks_.size() + static_cast<std::size_t>(f.m.from)].empty() ||
+           !port_flows_[static_cast<std::size_t>(f.m.to)].empty();
+  }
+
+  // Every flow through one of `id`'s ports moves at a new share from `time` on, and so
+  // does every flow that `id` starting or ending turns both ways or back (those out of
+  // its receiver and into its sender).
   void reshare(double time, std::uint32_t id) {
     const Flow changed = flows_[id];
     ++stamp_;
+    auto update = [&](Flow& f) {
+      f.seen = stamp_;
+      f.left_us = std::max(0.0, f.left_us - (time - f.since) * f.rate);
+      f.since = time;
+      std::size_t crowd = 1;
+      for (int j = 0; j < f.port_count; ++j) crowd = std::max(crowd, port_flows_[f.ports[j]].size());
+      f.both = both_ways_now(f);
+      f.ever_both = f.ever_both || f.both;
+      f.rate = (f.both ? f.both_speed : 1.0) / static_cast<double>(crowd);
+      f.m.version = ++f.version;
+      events_.push(time + f.left_us / f.rate, Events::Kind::flow_end, f.m);
+    };
     for (int i = 0; i < changed.port_count; ++i)
-      for (std::uint32_t other : port_flows_[changed.ports[i]]) {
+      for (std::uint32_t other : port_flows_[changed.ports[i]])
+        if (flows_[other].seen != stamp_) update(flows_[other]);
+    for (const std::size_t port :
+         {static_cast<std::size_t>(changed.m.to), ranks_.size() + static_cast<std::size_t>(changed.m.from)})
+      for (std::uint32_t other : port_flows_[port]) {
         Flow& f = flows_[other];
-        if (f.seen == stamp_) continue;
-        f.seen = stamp_;
-        f.left_us = std::max(0.0, f.left_us - (time - f.since) * f.rate);
-        f.since = time;
-        std::size_t crowd = 1;
-        for (int j = 0; j < f.port_count; ++j) crowd = std::max(crowd, port_flows_[f.ports[j]].size());
-        f.rate = 1.0 / static_cast<double>(crowd);
-        f.m.version = ++f.version;
-        events_.push(time + f.left_us / f.rate, Events::Kind::flow_end, f.m);
+        if (f.seen == stamp_ || f.both == both_ways_now(f)) continue;
+        if (f.both_speed == 1 && f.alpha_us == f.both_alpha_us) {
+          f.both = !f.both;  // nothing it costs changes
+          continue;
+        }
+        update(f);
       }
   }
 
@@ -844,7 +876,7 @@ class CostSimulation::Simulation {
       std::vector<std::uint32_t>& on = port_flows_[f.ports[i]];
       on.erase(std::find(on.begin(), on.end(), m.flow));
     }
-    events_.push(time + f.alpha_us, Events::Kind::done, f.m);
+    events_.push(time + (f.ever_both ? f.both_alpha_us : f.alpha_us), Events::Kind::done, f.m);
     reshare(time, m.flow);
     free_flows_.push_back(m.flow);
     if (RankState* copier = copier_of(m); copier && !(interleaves(m) && core_shared_by_others(m))) {

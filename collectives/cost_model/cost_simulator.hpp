@@ -48,9 +48,12 @@ struct Piecewise {
 
 struct LinkCost : Piecewise {
   using Piecewise::Piecewise;
-  // A message whose sender also receives, or whose receiver also sends, in that step
-  // costs this instead where given: both ways at once is not free on every transport
-  // (TCP over loopback copies both ways on the same cores; rendezvous handshakes cross).
+  // A message whose sender also receives, or whose receiver also sends, costs this
+  // instead where given: both ways at once is not free on every transport (TCP over
+  // loopback copies both ways on the same cores; rendezvous handshakes cross). With
+  // shared ports, while that happens (the message slows and speeds up as the messages
+  // beside it start and end; its alpha is this one's if it ever did); without, where
+  // its step sends and receives.
   Piecewise exchange;
   // A message whose bytes its sender wrote earlier in the call (received or reduced
   // there) costs this where given: the receiving core fetches lines modified in the
@@ -100,6 +103,11 @@ struct CostParams {
   // Whether a link prices sends of bytes written earlier in the call apart.
   bool prices_written() const { return !intra.written.pieces.empty() || !inter.written.pieces.empty(); }
   bool prices_rewrite() const { return !intra.rewrite.pieces.empty(); }
+  // Whether a message's cost follows, as the simulation runs, whether its ends also move
+  // messages the other way (shared ports and a link with an exchange cost).
+  bool exchanges_as_they_happen() const {
+    return shared_ports && (!intra.exchange.pieces.empty() || !inter.exchange.pieces.empty());
+  }
   // Whether any link lets a pair's messages share its bandwidth (from some size on).
   bool interleaves_pairs() const {
     return shared_ports && (std::isfinite(intra.pair_shares_from_bytes) || std::isfinite(inter.pair_shares_from_bytes));

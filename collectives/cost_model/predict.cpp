@@ -654,7 +654,8 @@ std::optional<Prediction> ring_tail(const PredictRequest& q, const CostParams& p
   const int n = q.ranks;
   // A ring receive into a block the rank forwards within its host costs the rewrite,
   // which the recurrence does not price: declined where the model does.
-  if (!head_of || n < 2 || p.prices_rewrite()) return std::nullopt;
+  // Nor does it follow messages turning both ways as they overlap.
+  if (!head_of || n < 2 || p.prices_rewrite() || p.exchanges_as_they_happen()) return std::nullopt;
   Built b = prepared(q);
   auto head = [&](int r, Schedule& h) {
     return head_of({q.collective, n, r, q.count, q.root, q.element_size, &b.params}, h);
@@ -745,13 +746,15 @@ Prediction predict(const PredictRequest& q, const CostParams& p, PredictMethod m
   } else if (method == PredictMethod::ring_tail) {
     std::optional<Prediction> ring = ring_tail(q, p);
     if (!ring)
-      throw std::invalid_argument("--method ring_tail does not hold for " + q.algorithm->name +
-                                  " here: it needs schedules that end in a ring allgather over every rank "
-                                  "(scatter_allgather), a model without a rewrite cost, and, step by step, host links "
-                                  "free when the ring starts; in "
-                                  "dataflow order, steps before the ring without operations, links that send a pair's "
-                                  "messages one after another, and few enough ring steps simulated before every ring "
-                                  "message comes after them on its ports");
+      throw std::invalid_argument(
+          "--method ring_tail does not hold for " + q.algorithm->name +
+          " here: it needs schedules that end in a ring allgather over every rank "
+          "(scatter_allgather), a model without a rewrite cost nor, with shared ports, an exchange "
+          "cost, and, step by step, host links "
+          "free when the ring starts; in "
+          "dataflow order, steps before the ring without operations, links that send a pair's "
+          "messages one after another, and few enough ring steps simulated before every ring "
+          "message comes after them on its ports");
     out = *ring;
   } else {
     out = predict_direct(q, p, method, 0);

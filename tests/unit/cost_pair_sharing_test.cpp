@@ -53,6 +53,42 @@ TEST(CostPairSharing, AScatterAllgatherRootsTwoMessagesToOnePeerShareItsLink) {
   EXPECT_DOUBLE_EQ(simulate_schedules(s, shared_ports(0), {}).time_us, whole);
 }
 
+TEST(CostPairSharing, AMessageCostsTheExchangeOnlyWhileMessagesGoTheOtherWay) {
+  // The same broadcast where both ways at once cost twice one way. The ring step sends
+  // and receives, but in dataflow order rank 1 forwards its half only once both halves
+  // have arrived: nothing overlaps, so it costs what it does without the exchange cost
+  // (priced by its step, the root's ring half and the forward would take 8000 bytes'
+  // time in all).
+  const auto s = all_ranks(build_scatter_allgather_broadcast, 2, 1000, nullptr);
+  const double whole = 4000 * kUsPerByte;
+  CostParams p = shared_ports(0);
+  p.intra.exchange = {0, 2 * kUsPerByte};
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, dataflow()).time_us, 1.5 * whole);
+}
+
+TEST(CostPairSharing, AMessageSlowsWhileTheOtherWayStartsAndTakesTheExchangesAlpha) {
+  // Rank 0 sends 1000 bytes at 0; rank 1 sends 1000 bytes back once a copy of 0.5 us
+  // ends. Alone each takes 1 us; both ways at once each moves at half speed. Rank 0's:
+  // 0.5 alone, the other 0.5 at half speed, to 1.5; rank 1's: from 0.5 at half speed to
+  // 1.5, its other half alone, to 2. Both overlapped, so both take the exchange's alpha
+  // (3; one way's is 2).
+  const std::size_t c = 250;
+  std::vector<Schedule> s(2);
+  s[0].steps = {Step{{{1, {BufferId::send, 0, c}}}, {}, {}}, Step{{}, {{1, {BufferId::recv, 0, c}}}, {}}};
+  s[1].steps = {Step{{},
+                     {{0, {BufferId::recv, 0, c}}},
+                     {LocalOp{LocalOp::Kind::copy, {BufferId::recv, c, c}, {BufferId::send, 0, c}, {}}}},
+                Step{{{0, {BufferId::recv, c, c}}}, {}, {}}};
+  CostParams p = shared_ports(kNever);
+  p.copy = {0.5, 0};
+  p.intra.pieces[0].alpha_us = 2;
+  const CostResult one_way = simulate_schedules(s, p, dataflow());
+  EXPECT_DOUBLE_EQ(one_way.time_us, 0.5 + 1 + 2);  // no exchange cost: rank 1's send alone
+  p.intra.exchange = {3, 2 * kUsPerByte};
+  // Priced once as it starts, rank 1's would end at 0.5 + 2 + 3.
+  EXPECT_DOUBLE_EQ(simulate_schedules(s, p, dataflow()).time_us, 2 + 3);
+}
+
 TEST(CostPairSharing, AReceiverThatCopiesCopiesInterleavedMessagesTogether) {
   // The same where the receiving core copies each message: interleaved messages share
   // the core too, so they still arrive together (one after another on the core, the

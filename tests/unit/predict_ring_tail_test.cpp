@@ -23,6 +23,23 @@ CostParams two_tier() {
   return p;
 }
 
+// The reference scatter_allgather, from one registry for the test program.
+const AlgorithmEntry* scatter_allgather() {
+  static const Registry registry = [] {
+    Registry r;
+    register_reference_algorithms(r);
+    return r;
+  }();
+  return registry.find(Collective::broadcast, "scatter_allgather");
+}
+
+// Ports shared as TCP streams share them.
+CostParams shared_two_tier() {
+  CostParams p = two_tier();
+  p.shared_ports = true;
+  return p;
+}
+
 PredictRequest request(const AlgorithmEntry* a, int n, int per_host, std::size_t count, int root,
                        ExecutionOrder order = ExecutionOrder::steps) {
   return {.algorithm = a,
@@ -178,12 +195,9 @@ TEST(PredictRingTailPath, DeclinesInDataflowOrderWhereALinkSharesAPairsMessages)
   // There a ring send may overlap the one before it to the same peer, and ranks post as
   // the executor waits; the recurrence takes a pair's messages in turn. Step by step a
   // ring step's send waits for the step before, so that path still holds.
-  Registry registry;
-  register_reference_algorithms(registry);
-  const AlgorithmEntry* a = registry.find(Collective::broadcast, "scatter_allgather");
+  const AlgorithmEntry* a = scatter_allgather();
   ASSERT_NE(a, nullptr);
-  CostParams p = two_tier();
-  p.shared_ports = true;
+  CostParams p = shared_two_tier();
   p.intra.pair_shares_from_bytes = p.inter.pair_shares_from_bytes = 0;
   for (int n : {2, 5, 16}) {
     const PredictRequest flow = request(a, n, 1, 64 * n, 0, ExecutionOrder::dataflow);
@@ -194,4 +208,21 @@ TEST(PredictRingTailPath, DeclinesInDataflowOrderWhereALinkSharesAPairsMessages)
                 1e-9)
         << n;
   }
+}
+
+TEST(PredictRingTailPath, DeclinesWhereMessagesTurnBothWaysAsTheyOverlap) {
+  // With shared ports and an exchange cost a message slows while its ends also move
+  // messages the other way, which the recurrence does not follow (it prices each as its
+  // step says): declined in either order, the full simulation answering.
+  const AlgorithmEntry* a = scatter_allgather();
+  ASSERT_NE(a, nullptr);
+  CostParams p = shared_two_tier();
+  p.intra.exchange = {2.5, 1.7e-4};
+  p.inter.exchange = {12, 6.5e-3};
+  for (int n : {2, 5, 16})
+    for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
+      const PredictRequest q = request(a, n, 1, 64 * n, 0, order);
+      EXPECT_THROW(predict(q, p, PredictMethod::ring_tail), std::invalid_argument) << n;
+      EXPECT_EQ(predict(q, p).time_us, predict(q, p, PredictMethod::full).time_us) << n;
+    }
 }

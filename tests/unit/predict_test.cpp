@@ -24,6 +24,14 @@ CostParams two_tier() {
   return p;
 }
 
+// Both ways at once slower than one way, on and between hosts: with shared ports a
+// message's cost then follows what else its ends move as the simulation runs.
+CostParams with_exchange_costs(CostParams p) {
+  p.intra.exchange = {2.5, 1.7e-4};
+  p.inter.exchange = {12, 6.5e-3};
+  return p;
+}
+
 // Rooted collectives rooted away from rank 0.
 PredictRequest request(const AlgorithmEntry* a, Collective c, int n, int per_host, std::size_t count,
                        std::size_t segment, ExecutionOrder order) {
@@ -95,6 +103,39 @@ TEST(PredictFastPath, EveryAlgorithmAgreesWithTheFullSimulationUpTo64Ranks) {
   }
 }
 
+TEST(PredictFastPath, WhereMessagesTurnBothWaysAsTheyOverlapEveryAlgorithmAgreesWithTheFullSimulation) {
+  // With shared ports and exchange costs, a message slows while its sender receives or
+  // its receiver sends: the symmetric path must see that from its one block as every
+  // rank would (the ranks it stands for moving messages in lockstep).
+  Registry registry;
+  register_reference_algorithms(registry);
+  CostParams p = with_exchange_costs(two_tier());
+  p.shared_ports = true;
+  std::map<std::string, int> symmetric;
+  int compared = 0;
+  for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
+    for (const AlgorithmEntry* a : registry.for_collective(c)) {
+      if (a->is_baseline()) continue;
+      for (int n = 2; n <= 64; ++n)
+        for (int per_host : {1, 2, 4, 8}) {
+          if (per_host > n || n % per_host) continue;
+          for (std::size_t count : {static_cast<std::size_t>(n + n / 2), static_cast<std::size_t>(4 * n)})
+            for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
+              const PredictRequest q = request(a, c, n, per_host, count, 0, order);
+              Prediction fast, full;
+              ASSERT_NO_THROW(fast = predict(q, p)) << describe(q);
+              ASSERT_NO_THROW(full = predict(q, p, PredictMethod::full)) << describe(q);
+              EXPECT_NEAR(fast.time_us, full.time_us, full.time_us * 1e-12)
+                  << describe(q) << " (" << fast.symmetry << ")";
+              if (fast.method == PredictMethod::symmetric && n > per_host) ++symmetric[a->name];
+              ++compared;
+            }
+        }
+    }
+  EXPECT_GT(compared, 2000);
+  for (const char* a : {"ring", "recursive_doubling", "rabenseifner", "hierarchical"}) EXPECT_GT(symmetric[a], 50) << a;
+}
+
 TEST(PredictSplitPath, SymmetricFirstPhasesAgreeWithTheFullSimulationUpTo64Ranks) {
   // A first phase whose blocks are images of block 0 (a reduce-scatter by recursive
   // halving) simulated as one block, then the rest of every rank: step by step from where
@@ -106,18 +147,20 @@ TEST(PredictSplitPath, SymmetricFirstPhasesAgreeWithTheFullSimulationUpTo64Ranks
   CostParams p;
   std::map<std::string, int> taken, taken_dataflow;
   int compared = 0;
-  const char* settings[] = {"", ", shared ports", ", written cost", ", shared ports, receivers copy"};
+  const char* settings[] = {"", ", shared ports", ", written cost", ", shared ports, receivers copy",
+                            ", shared ports, exchange cost"};
   const CostParams plain = two_tier();
   CostParams written = plain;  // sends of bytes received or reduced earlier, in either phase, cost more
   written.intra.written = {2.5, 3e-4};
   written.inter.written = {11, 6e-3};
+  const CostParams exchanges = with_exchange_costs(plain);
   for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow})
-    for (int setting = 0; setting < 4; ++setting)
+    for (int setting = 0; setting < 5; ++setting)
       for (Collective c : {Collective::allreduce, Collective::broadcast, Collective::reduce})
         for (const AlgorithmEntry* a : registry.for_collective(c)) {
           if (a->is_baseline()) continue;
-          const bool shared = setting == 1 || setting == 3;
-          p = setting == 2 ? written : plain;
+          const bool shared = setting == 1 || setting == 3 || setting == 4;
+          p = setting == 2 ? written : setting == 4 ? exchanges : plain;
           p.intra.receiver_copies = p.inter.receiver_copies = setting == 3;
           for (int n = 2; n <= 64; ++n)
             for (int per_host : {1, 2, 4, 8}) {
