@@ -42,8 +42,14 @@
 # 4 ms a busy core's time slice lasts, and a rank waiting on it yields its core
 # (MPIR_CVAR_POLLS_BEFORE_YIELD=1); below, ranks queue for cores instead.
 # The 65,536-rank timing is scripts/model_at_scale.sh.
+# Within each sweep launch the algorithms (and the launch's own link probes) are timed in
+# LAUNCH_ROUNDS interleaved rounds (run --rounds: every algorithm in turn, then again), the
+# calls of a size spread over them: on one host the machine switches between its slow and
+# fast modes every few seconds, and algorithms timed one after another (one round) each
+# met whichever mode held then, so their measured ratio followed the machine.
 # Environment: BUILD (build), ROUNDS (every layout's rounds; default 5 or 3 as above),
-# BUDGET (seconds of timed calls per algorithm and size and round, 0.3), LABELS (all
+# LAUNCH_ROUNDS (3; 1: each algorithm's calls together, as before),
+# BUDGET (seconds of timed calls per algorithm and size in a launch, all its rounds, 0.3), LABELS (all
 # seven), COLLECTIVES (allreduce broadcast reduce), LAUNCH_PROBES (ucx-shm tcp-loopback
 # 10gbe-2x1; empty: none).
 set -euo pipefail
@@ -54,6 +60,11 @@ rounds=${ROUNDS:-}
 [ -z "$rounds" ] || [[ $rounds =~ ^[1-9][0-9]*$ ]] ||
   { echo "validate_model: ROUNDS must be a whole number of at least 1, not '$rounds'" >&2; exit 2; }
 budget=${BUDGET:-0.3}
+launch_rounds=${LAUNCH_ROUNDS:-3}
+[[ $launch_rounds =~ ^[1-9][0-9]*$ ]] ||
+  { echo "validate_model: LAUNCH_ROUNDS must be a whole number of at least 1, not '$launch_rounds'" >&2; exit 2; }
+# From 4 MiB 3 timed calls per algorithm and size, spread over the launch's rounds.
+fixed_calls=$(((3 + launch_rounds - 1) / launch_rounds))
 labels=${LABELS:-ucx-shm tcp-loopback 1gbe-2x1 10gbe-2x1 100mbe-4x1 100mbe-8x1 1gbe-2x2}
 collectives=${COLLECTIVES:-allreduce broadcast reduce}
 launch_probes=${LAUNCH_PROBES-ucx-shm tcp-loopback 10gbe-2x1}
@@ -89,14 +100,14 @@ sweep() {
     for part in small large all; do
       case $part in
         small) b=$from e=1M fixed=(-w 2) ;;
-        large) b=4M e=$to fixed=(-w 1 -n 3) ;;
-        all) b=$from e=$to fixed=(-w 1 -n 3) ;;
+        large) b=4M e=$to fixed=(-w 1 -n "$fixed_calls") ;;
+        all) b=$from e=$to fixed=(-w 1 -n "$fixed_calls") ;;
       esac
       # all: where ranks outnumber cores, instead of small and large.
       if [ "$ranks" -gt "$(nproc)" ]; then [ $part = all ] || continue; else [ $part != all ] || continue; fi
       local g=$f-$coll-run-$part probe=()
       if [[ " $launch_probes " == *" $label "* ]]; then probe=(--probe-links "$g-links.json"); fi
-      checked "$g.json" "$@" "$bin" run -c "$coll" -b "$b" -e "$e" -f 4 "${fixed[@]}" --rounds 1 \
+      checked "$g.json" "$@" "$bin" run -c "$coll" -b "$b" -e "$e" -f 4 "${fixed[@]}" --rounds "$launch_rounds" \
         --time-budget "$budget" "${probe[@]}" --csv "$g.csv" --json "$g.json"
     done
   done
