@@ -28,7 +28,11 @@ def model(path):
         json.dump({"ranks_per_node": 1, "intra_host": link, "inter_host": link}, f)
 
 
-def fake_run(raw, label, ranks, drift_of_round, predicted_of_round, launch_of_round=None):
+def fake_run(raw, label, ranks, drift_of_round, predicted_of_round, launch_of_round=None, true_us=TRUE_US,
+             measured_us=None):
+    """`true_us` predicted (times the round's prediction factor) and, unless `measured_us` is
+    given, measured (times the round's drift)."""
+    measured = measured_us or true_us
     for rnd, drift in drift_of_round.items():
         f = f"{raw}/{label}-r{rnd}"
         write(f"{f}-p2p.json", [{"kind": "measured", "test": "latency", "link": "inter-host", "bytes": b,
@@ -36,20 +40,20 @@ def fake_run(raw, label, ranks, drift_of_round, predicted_of_round, launch_of_ro
         model(f"{f}-model.json")
         pred = predicted_of_round[rnd]
         write(f"{f}-allreduce-predicted.json",
-              [{"algorithm": a, "bytes": b, "predicted_us": us * pred} for (a, b), us in TRUE_US.items()])
+              [{"algorithm": a, "bytes": b, "predicted_us": us * pred} for (a, b), us in true_us.items()])
         # The same fit without an added cost: everything predicted at half the time.
         write(f"{f}-allreduce-predicted-no-written.json",
-              [{"algorithm": a, "bytes": b, "predicted_us": us * pred / 2} for (a, b), us in TRUE_US.items()])
+              [{"algorithm": a, "bytes": b, "predicted_us": us * pred / 2} for (a, b), us in true_us.items()])
         write(f"{f}-allreduce-run-all.json",
               [{"algorithm": a, "bytes": b, "ranks": ranks, "p50_us": us * drift, "errors": 0}
-               for (a, b), us in TRUE_US.items()])
+               for (a, b), us in measured.items()])
         if launch_of_round:
             # The sweep's own launch probed its links (run --probe-links) and saw `launch`.
             launch = launch_of_round[rnd]
             write(f"{f}-allreduce-run-all-links.json", [{"kind": "measured", "test": "exchange", "link": "inter-host",
                                                          "bytes": 65536, "p50_us": launch * 65.536}])
             write(f"{f}-allreduce-run-all-links-predicted.json",
-                  [{"algorithm": a, "bytes": b, "predicted_us": us * launch} for (a, b), us in TRUE_US.items()])
+                  [{"algorithm": a, "bytes": b, "predicted_us": us * launch} for (a, b), us in true_us.items()])
             write(f"{f}-p2p.json", [{"kind": "measured", "test": "exchange", "link": "inter-host", "bytes": 65536,
                                      "p50_us": predicted_of_round[rnd] * 65.536}])
 
@@ -88,6 +92,26 @@ class CompareModel(unittest.TestCase):
         self.assertIn("| 0.0% |", ratio)
         drift = next(l for l in summary.splitlines() if l.startswith("| lay | latency | inter-host | 2 |"))
         self.assertIn("2.00", drift)
+
+    def test_pairs_priced_alike_show_what_the_measurement_alone_adds(self):
+        # ring and tree predicted alike at 64 KiB, ring measured 10% slower: that pair's error
+        # is the measurement's; at 1 KiB they are priced apart and do not count.
+        d = tempfile.mkdtemp()
+        raw = os.path.join(d, "raw")
+        os.makedirs(raw)
+        with open(f"{raw}/layouts.txt", "w") as f:
+            f.write("label hosts ranks_per_host profile from_bytes to_bytes judged\nlay 2 1 1gbe 1024 65536 yes\n")
+        alike = {("ring", 65536): 100.0, ("tree", 65536): 100.0, ("ring", 1024): 10.0, ("tree", 1024): 8.0}
+        measured = dict(alike)
+        measured[("ring", 65536)] = 110.0
+        fake_run(raw, "lay", 2, {1: 1.0, 2: 1.0, 3: 1.0}, {1: 1.0, 2: 1.0, 3: 1.0}, true_us=alike,
+                 measured_us=measured)
+        r = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True)
+        self.assertTrue(r.returncode == 0 or "no plot" in r.stderr, r.stderr)
+        with open(os.path.join(d, "SUMMARY.md")) as f:
+            ratio = next(l for l in f.read().splitlines() if l.startswith("| lay | 2 |"))
+        cells = [c.strip() for c in ratio.split("|")[1:-1]]
+        self.assertEqual(cells[-2], "10.0% (1)")
 
     def test_links_of_the_sweeps_own_launch_judge_it(self):
         _, summary = self.run_on("yes", launch=True)
