@@ -245,32 +245,28 @@ def cost_section(points, layouts):
     return out
 
 
+def pairs_of(points, label, colls=COLLECTIVES):
+    """Every pair of algorithms of a collective measured at one size, with how many rounds both have."""
+    for c in colls:
+        for b in sorted({p["bytes"] for p in where(points, layout=label, collective=c)}):
+            for x, y in itertools.combinations(where(points, layout=label, collective=c, bytes=b), 2):
+                yield x, y, min(len(x["measured"]), len(y["measured"]))
+
+
 def ratio_errors(points, label, coll=None, key="same"):
     """Per pair of algorithms at one size: median over rounds of |predicted ratio / measured ratio - 1|
     (predictions: `key`'s)."""
-    errs = []
-    for c in [coll] if coll else COLLECTIVES:
-        for b in sorted({p["bytes"] for p in where(points, layout=label, collective=c)}):
-            at = where(points, layout=label, collective=c, bytes=b)
-            for x, y in itertools.combinations(at, 2):
-                n = min(len(x["measured"]), len(y["measured"]))
-                errs.append(statistics.median(abs((x[key][i] / y[key][i]) / (x["measured"][i] / y["measured"][i]) - 1)
-                                              for i in range(n)))
-    return errs
+    return [statistics.median(abs((x[key][i] / y[key][i]) / (x["measured"][i] / y["measured"][i]) - 1)
+                              for i in range(n))
+            for x, y, n in pairs_of(points, label, [coll] if coll else COLLECTIVES)]
 
 
 def measured_noise(points, label):
     """Per pair of algorithms the model prices alike at one size (the same predicted time every
     round: on 2 ranks linear and binomial broadcast are one message): the median over rounds
     of |measured ratio - 1|, which only the measurement contributes."""
-    noise = []
-    for c in COLLECTIVES:
-        for b in sorted({p["bytes"] for p in where(points, layout=label, collective=c)}):
-            for x, y in itertools.combinations(where(points, layout=label, collective=c, bytes=b), 2):
-                n = min(len(x["measured"]), len(y["measured"]))
-                if n and all(x["same"][i] == y["same"][i] for i in range(n)):
-                    noise.append(statistics.median(abs(x["measured"][i] / y["measured"][i] - 1) for i in range(n)))
-    return noise
+    return [statistics.median(abs(x["measured"][i] / y["measured"][i] - 1) for i in range(n))
+            for x, y, n in pairs_of(points, label) if n and all(x["same"][i] == y["same"][i] for i in range(n))]
 
 
 def ratio_section(points, layouts):

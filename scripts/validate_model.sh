@@ -63,7 +63,8 @@ budget=${BUDGET:-0.3}
 launch_rounds=${LAUNCH_ROUNDS:-3}
 [[ $launch_rounds =~ ^[1-9][0-9]*$ ]] ||
   { echo "validate_model: LAUNCH_ROUNDS must be a whole number of at least 1, not '$launch_rounds'" >&2; exit 2; }
-# From 4 MiB 3 timed calls per algorithm and size, spread over the launch's rounds.
+# Where counts are fixed (from 4 MiB; every size where ranks outnumber cores) 3 timed calls
+# per algorithm and size, spread over the launch's rounds.
 fixed_calls=$(((3 + launch_rounds - 1) / launch_rounds))
 labels=${LABELS:-ucx-shm tcp-loopback 1gbe-2x1 10gbe-2x1 100mbe-4x1 100mbe-8x1 1gbe-2x2}
 collectives=${COLLECTIVES:-allreduce broadcast reduce}
