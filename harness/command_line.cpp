@@ -15,7 +15,7 @@ namespace {
 // whose folder (harness/<command>/) declares add_command, resolve_command and
 // run_command for it. Adding a command is a row here and an entry in Command.
 using CommandRows = std::tuple<ListOptions, RunFlags, PsCommandFlags, ReplayFlags, WorkloadsFlags, ScheduleFlags,
-                               P2pFlags, CostModelFlags>;
+                               P2pFlags, CostModelFlags, TuneFlags>;
 
 // One resolved command, or a variant of them (`model fit` beside predict and best).
 template <class T>

@@ -14,6 +14,7 @@
 #include "harness/replay/replay_command.hpp"
 #include "harness/run/run_command.hpp"
 #include "harness/schedule/schedule_command.hpp"
+#include "harness/tune/tune_command.hpp"
 #include "harness/workloads/workloads_command.hpp"
 
 namespace collbench {
@@ -26,8 +27,9 @@ struct CommandError {
 };
 
 // Every command's options; each has a run_command(options, invocation) in its folder.
-using Command = std::variant<CommandError, HelpText, ListOptions, RunOptions, PsOptions, ReplayOptions,
-                             WorkloadsOptions, ScheduleOptions, P2pOptions, CostModelOptions, ModelFitOptions>;
+using Command =
+    std::variant<CommandError, HelpText, ListOptions, RunOptions, PsOptions, ReplayOptions, WorkloadsOptions,
+                 ScheduleOptions, P2pOptions, CostModelOptions, ModelFitOptions, TuneOptions>;
 
 // "collbench VERSION (git REVISION, build type, MPI built with, CUDA, NCCL)", as --version prints it.
 std::string version_text();

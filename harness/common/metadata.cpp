@@ -67,14 +67,14 @@ nlohmann::json relevant_environment() {
   return env;
 }
 
+}  // namespace
+
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
 }
-
-}  // namespace
 
 nlohmann::json gpu_json(const GpuInventory& g) {
   nlohmann::json devices = nlohmann::json::array();

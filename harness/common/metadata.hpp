@@ -24,6 +24,9 @@ std::vector<std::string> metadata_warnings(const nlohmann::json& metadata);
 // A GPU inventory as the metadata records it (per host, under "gpus").
 nlohmann::json gpu_json(const GpuInventory& g);
 
+// Now, as "2026-11-29T05:40:00Z".
+std::string utc_now();
+
 // "0,2,5"
 std::string join_ranks(const std::vector<int>& ranks);
 

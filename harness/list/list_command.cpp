@@ -79,7 +79,10 @@ nlohmann::json as_json(const Registry& registry) {
           {"protocols", protocols},
           {"dtypes", dtypes},
           {"ops", ops},
-          {"mpi_library", {{"summary", mpi_library().summary}, {"algorithms", library_algorithms}}}};
+          {"mpi_library",
+           {{"summary", mpi_library().summary},
+            {"algorithms", library_algorithms},
+            {"tuning_file_settings", mpi_tuning_file_settings()}}}};
 }
 
 }  // namespace

@@ -177,4 +177,16 @@ AlgorithmChoices mpi_algorithm_choices(Collective c) {
   return out;
 }
 
+std::vector<std::string> mpi_tuning_file_settings() {
+  switch (mpi_library().family) {
+    case MpiFamily::mpich: return {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={}"};
+    // coll/han would take allreduce, bcast, reduce, gather and allgather from coll/tuned.
+    case MpiFamily::open_mpi:
+      return {"OMPI_MCA_coll_tuned_use_dynamic_rules=1", "OMPI_MCA_coll_tuned_dynamic_rules_filename={}",
+              "OMPI_MCA_coll=^han"};
+    case MpiFamily::other: break;
+  }
+  return {};
+}
+
 }  // namespace collbench

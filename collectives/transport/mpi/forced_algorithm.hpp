@@ -33,4 +33,8 @@ struct AlgorithmChoices {
 };
 AlgorithmChoices mpi_algorithm_choices(Collective c);
 
+// How the running library is told to read a tuning file (`collbench tune`), NAME=VALUE
+// with {} where the file's path goes; empty for a library collbench cannot tune.
+std::vector<std::string> mpi_tuning_file_settings();
+
 }  // namespace collbench

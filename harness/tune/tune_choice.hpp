@@ -1,0 +1,75 @@
+#pragma once
+// `collbench tune`'s choice: per collective, communicator size and message size, the MPI
+// library's own algorithm to use, from forced-algorithm rows (mpi[NAME], as
+// scripts/mpi_algorithms.sh measures them) beside the library's default (mpi). The
+// measured fastest is chosen only where it beats the default beyond the run-to-run
+// spread (its slowest round faster than the default's fastest); anywhere else, and
+// wherever the measurement cannot tell, the library keeps its own choice.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+
+namespace collbench {
+
+// One row of a collbench result: the library's default ("mpi") or one of its algorithms
+// forced ("mpi[NAME]"); other rows (collbench's own algorithms) are not choices.
+struct TuneMeasurement {
+  Collective collective = Collective::allreduce;
+  int ranks = 0;
+  std::size_t bytes = 0;  // as run's -b/-e count it (bytes column)
+  std::string label;      // "mpi" or "mpi[NAME]"
+  double p50_us = 0;
+  std::vector<double> round_us;  // each round's mean (run --rounds)
+  long long errors = 0;          // wrong elements; -1 unchecked
+};
+
+// What one measured size gets: a library algorithm, or the library's default ("").
+struct SizeChoice {
+  std::size_t bytes = 0;
+  std::string algorithm;  // the library's name; "" keeps the default
+  std::string reason;     // why, in a few words (printed and kept in the file's notes)
+  double default_us = 0;  // p50 of the default
+  std::string fastest;    // the fastest forced algorithm measured here ("" if none)
+  double fastest_us = 0;
+};
+
+struct CommunicatorChoices {
+  int ranks = 0;
+  std::vector<SizeChoice> sizes;  // ascending bytes
+};
+
+struct CollectiveChoices {
+  Collective collective = Collective::allreduce;
+  std::vector<CommunicatorChoices> communicators;  // ascending ranks
+};
+
+// The forced algorithm's name in a row label: "mpi[ring]" -> "ring"; nullopt for "mpi"
+// and for rows that are not the library's.
+std::optional<std::string> forced_algorithm_of(const std::string& label);
+
+// The choice at every (collective, communicator size, message size) the rows measured:
+// a size with no default row, or whose default has wrong results, is left out (the
+// writers then apply the rule for sizes between measured ones); a forced algorithm
+// with wrong (or unchecked) results is never chosen; ties go to the lower p50, then the
+// name. With fewer than two rounds on either side there is no spread to beat, so the
+// default is kept.
+std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasurement>& rows);
+
+// The choice in force at `bytes` under the rule both writers apply: a size takes the
+// choice of the nearest measured size at or below it; below the smallest and above the
+// largest measured size the library keeps its default ("").
+std::string choice_at(const CommunicatorChoices& c, std::size_t bytes);
+
+// The same rule as ranges of sizes, [from, below) (the last one unbounded), each with
+// one choice, neighbours with the same choice merged: what both file formats write.
+struct SizeBand {
+  std::size_t from = 0;
+  std::optional<std::size_t> below;  // none: to any size
+  std::string algorithm;             // "" keeps the default
+};
+std::vector<SizeBand> size_bands(const CommunicatorChoices& c);
+
+}  // namespace collbench

@@ -1,0 +1,301 @@
+#include "harness/tune/tune_command.hpp"
+
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "collectives/dtype.hpp"
+#include "collectives/transport/mpi/forced_algorithm.hpp"
+#include "collectives/transport/mpi/library.hpp"
+#include "collectives/transport/mpi/mpi_names.hpp"
+#include "collectives/transport/mpi/selection_defaults.hpp"
+#include "collectives/transport/mpi/tool_interface.hpp"
+#include "generated/build_info.hpp"
+#include "harness/common/metadata.hpp"
+#include "harness/common/output_file.hpp"
+#include "harness/common/run_error.hpp"
+#include "harness/tune/mpich_selection.hpp"
+#include "harness/tune/open_mpi_rules.hpp"
+
+namespace collbench {
+
+CLI::App* add_command(CLI::App& app, TuneFlags& f) {
+  CLI::App* tune =
+      app.add_subcommand("tune",
+                         "Write the running MPI library's tuning file (MPICH's collective selection JSON, Open MPI's "
+                         "coll/tuned dynamic rules) from collbench results of its forced algorithms, or check one");
+  TuneOptions& o = f.parsed;
+  tune->add_option("results", o.results,
+                   "collbench JSON results with the library's default (mpi) and forced rows (mpi[NAME]), "
+                   "as scripts/mpi_algorithms.sh writes them");
+  tune->add_option("--out", o.out_path, "The tuning file to write");
+  tune->add_option("--check", o.check_path, "Check a tuning file for the running library instead");
+  tune->add_flag("--overwrite", o.overwrite, "Replace --out if it exists");
+  return tune;
+}
+
+TuneOptions resolve_command(const TuneFlags& f, const CommandContext&) {
+  const TuneOptions& o = f.parsed;
+  if (!o.check_path.empty() && (!o.results.empty() || !o.out_path.empty()))
+    throw std::invalid_argument("tune --check FILE takes no results and no --out");
+  if (o.check_path.empty() && (o.results.empty() || o.out_path.empty()))
+    throw std::invalid_argument("tune needs results to choose from and --out FILE (or --check FILE)");
+  for (const std::string& r : o.results)
+    if (r.size() < 5 || r.compare(r.size() - 5, 5, ".json") != 0)
+      throw std::invalid_argument("tune reads collbench's JSON results (each round's mean is there), not " + r);
+  return o;
+}
+
+namespace {
+
+std::string read_file(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw RunError(std::string("cannot read ") + what + " " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+using OrderedJson = nlohmann::ordered_json;
+
+OrderedJson library_selection() {
+  const std::string text = mpich_default_selection_text();
+  if (text.empty())
+    throw RunError("cannot find the selection tree built into this MPICH (" + mpi_library().summary +
+                   "), so collbench cannot write a file that covers every collective");
+  return OrderedJson::parse(text);
+}
+
+struct Results {
+  std::vector<TuneMeasurement> rows;
+  std::vector<std::string> notes;
+  std::size_t element_bytes = 0;
+};
+
+std::string hosts_text(const nlohmann::json& run) {
+  if (!run.contains("hosts") || !run["hosts"].is_object()) return "hosts not recorded";
+  std::string out;
+  for (const auto& [host, ranks] : run["hosts"].items())
+    out += (out.empty() ? "" : ", ") + host + " (" + std::to_string(ranks.size()) + ")";
+  return out;
+}
+
+Results read_results(const std::vector<std::string>& paths) {
+  Results r;
+  std::map<std::tuple<Collective, int, std::size_t, std::string>, std::string> seen;
+  const std::string library = mpi_library().summary;
+  for (const std::string& path : paths) {
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(read_file(path, "result"));
+    } catch (const nlohmann::json::exception& e) {
+      throw RunError(path + ": not a collbench JSON result (" + e.what() + ")");
+    }
+    if (!doc.contains("rows") || !doc["rows"].is_array())
+      throw RunError(path + ": not a collbench result (no \"rows\")");
+    const nlohmann::json runs = doc.value(
+        "runs", doc.contains("metadata") ? nlohmann::json::array({doc["metadata"]}) : nlohmann::json::array());
+    for (const nlohmann::json& run : runs) {
+      const std::string measured = run.contains("mpi") ? run["mpi"].value("library", "") : "";
+      if (measured != library)
+        throw RunError(path + " was measured with " + (measured.empty() ? "an unrecorded library" : measured) +
+                       ", but this is " + library +
+                       ": algorithm names and defaults are the library's own; tune with the library measured");
+      r.notes.push_back(
+          path + ": " + run.value("started_utc", "?") + ", collbench " + run.value("git_revision", "?") + ", " +
+          std::to_string(run.value("ranks", 0)) + " ranks on " + hosts_text(run) +
+          (run.contains("interconnect") && run["interconnect"].is_object() && run["interconnect"].contains("summary")
+               ? ", " + run["interconnect"]["summary"].get<std::string>()
+               : ""));
+    }
+    for (const nlohmann::json& row : doc["rows"]) {
+      const std::string label = row.value("algorithm", "");
+      if (label != "mpi" && !forced_algorithm_of(label)) continue;
+      const auto c = parse_collective(row.value("collective", ""));
+      if (!c) throw RunError(path + ": a row of unknown collective " + row.value("collective", ""));
+      TuneMeasurement m{*c,
+                        row.value("ranks", 0),
+                        row.value("bytes", std::size_t{0}),
+                        label,
+                        row.value("p50_us", 0.0),
+                        row.value("round_mean_us", std::vector<double>{}),
+                        row.value("errors", -1LL)};
+      const auto dtype = parse_dtype(row.value("dtype", ""));
+      if (!dtype) throw RunError(path + ": a row without a known dtype");
+      if (r.element_bytes != 0 && r.element_bytes != dtype_size(*dtype))
+        throw RunError("the results mix datatypes; tune from one datatype's measurements");
+      r.element_bytes = dtype_size(*dtype);
+      const auto key = std::tuple{m.collective, m.ranks, m.bytes, m.label};
+      if (auto [it, fresh] = seen.emplace(key, path); !fresh)
+        throw RunError(label + " " + row.value("collective", "") + " at " + std::to_string(m.bytes) + " bytes on " +
+                       std::to_string(m.ranks) + " ranks is in " + it->second + " and in " + path +
+                       "; pass each measurement once");
+      r.rows.push_back(std::move(m));
+    }
+  }
+  if (r.rows.empty()) throw RunError("the results hold no rows of the MPI library (mpi, mpi[NAME])");
+  return r;
+}
+
+// Which fan-in/out Open MPI 4.1's forced path passes for each collective (do_this's
+// tree_fanout or chain_fanout), so the file's rules run the algorithm as it was measured.
+const char* open_mpi_fanout(Collective c) {
+  switch (c) {
+    case Collective::broadcast:
+    case Collective::reduce:
+    case Collective::reduce_scatter: return "chain_fanout";
+    default: return "tree_fanout";
+  }
+}
+
+std::map<Collective, OpenMpiAlgorithms> open_mpi_algorithms() {
+  std::map<Collective, OpenMpiAlgorithms> out;
+  for (Collective c : kAllCollectives) {
+    if (open_mpi_collective_id(c) < 0) continue;
+    const std::string base = "coll_tuned_" + std::string(mpi_names(c).open_mpi_name) + "_algorithm";
+    const std::string fanout = base + "_" + open_mpi_fanout(c), segsize = base + "_segmentsize";
+    const auto vars = read_control_variables({base, fanout, segsize});
+    if (!vars.count(base)) continue;
+    OpenMpiAlgorithms a;
+    for (const auto& [id, name] : vars.at(base).choices)
+      if (id != 0) a.ids[name] = static_cast<int>(id);
+    if (vars.count(fanout)) a.faninout = static_cast<int>(vars.at(fanout).number);
+    if (vars.count(segsize)) a.segsize = static_cast<int>(vars.at(segsize).number);
+    out[c] = a;
+  }
+  if (out.empty())
+    throw RunError("this Open MPI does not show coll/tuned's algorithms through MPI_T (is coll/tuned in use?)");
+  return out;
+}
+
+std::string format_choice(const CollectiveChoices& cc, const CommunicatorChoices& comm, const SizeChoice& s) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s, %d ranks, %zu B: default %.4g us, fastest %s%s%.4g us: ",
+                std::string(collective_name(cc.collective)).c_str(), comm.ranks, s.bytes, s.default_us,
+                s.fastest.empty() ? "none" : s.fastest.c_str(), s.fastest.empty() ? "" : " ", s.fastest_us);
+  return buf + (s.algorithm.empty() ? "default kept (" + s.reason + ")" : s.algorithm + " (" + s.reason + ")");
+}
+
+struct Written {
+  std::string text;
+  std::vector<std::string> choices;  // one line per measured size, as the file's notes
+};
+
+std::vector<std::string> check_text(const std::string& text);
+
+Written write_file(const TuneOptions& o) {
+  const Results results = read_results(o.results);
+  const std::vector<CollectiveChoices> choices = choose_algorithms(results.rows);
+  const MpiLibrary& lib = mpi_library();
+  std::vector<std::string> notes = {
+      "collbench tune " + std::string(build_info::version) + " (git " + build_info::git_revision + "), " + utc_now(),
+      "for " + lib.summary + "; use with: " +
+          [&] {
+            std::string s;
+            for (const std::string& e : tuning_file_settings(o.out_path)) s += (s.empty() ? "" : " ") + e;
+            return s;
+          }(),
+      "rule: a size takes the choice of the nearest measured size at or below it; below the smallest and above the "
+      "largest measured size, and at communicator sizes not measured, the library keeps its own choice",
+      "a forced algorithm is chosen where every round of it beat the default's fastest round; else the default",
+      "measured:"};
+  for (const std::string& n : results.notes) notes.push_back("  " + n);
+  Written w;
+  for (const CollectiveChoices& cc : choices)
+    for (const CommunicatorChoices& comm : cc.communicators)
+      for (const SizeChoice& s : comm.sizes) w.choices.push_back(format_choice(cc, comm, s));
+  notes.push_back("choices:");
+  for (const std::string& c : w.choices) notes.push_back("  " + c);
+  std::vector<CollectiveChoices> tunable;
+  for (const CollectiveChoices& cc : choices) {
+    const bool ok =
+        lib.family == MpiFamily::mpich ? mpich_tunable(cc.collective) : open_mpi_collective_id(cc.collective) >= 0;
+    if (ok)
+      tunable.push_back(cc);
+    else
+      std::fprintf(stderr, "collbench: %s cannot be tuned through %s's file; left out\n",
+                   std::string(collective_name(cc.collective)).c_str(), lib.name.c_str());
+  }
+  if (lib.family == MpiFamily::mpich)
+    w.text = write_mpich_selection(library_selection(), tunable, results.element_bytes, notes);
+  else if (lib.family == MpiFamily::open_mpi)
+    w.text = write_open_mpi_rules(tunable, open_mpi_algorithms(), notes);
+  else
+    throw RunError("collbench writes tuning files for MPICH and Open MPI only, not " + lib.summary);
+  // What is written must pass what --check would say of it.
+  if (const std::vector<std::string> problems = check_text(w.text); !problems.empty())
+    throw std::logic_error("collbench wrote a tuning file its own check refuses: " + problems.front());
+  return w;
+}
+
+std::vector<std::string> check_text(const std::string& text) {
+  const MpiLibrary& lib = mpi_library();
+  if (lib.family == MpiFamily::mpich) {
+    const OrderedJson defaults = library_selection();
+    return check_mpich_selection(text, defaults, mpich_known_containers(defaults));
+  }
+  if (lib.family == MpiFamily::open_mpi) {
+    std::map<long, long> largest;
+    for (const auto& [c, a] : open_mpi_algorithms())
+      for (const auto& [name, id] : a.ids)
+        largest[open_mpi_collective_id(c)] = std::max(largest[open_mpi_collective_id(c)], static_cast<long>(id));
+    return read_open_mpi_rules(text, largest).problems;
+  }
+  throw RunError("collbench checks tuning files for MPICH and Open MPI only, not " + lib.summary);
+}
+
+}  // namespace
+
+std::vector<std::string> tuning_file_settings(const std::string& path) {
+  std::vector<std::string> out = mpi_tuning_file_settings();
+  for (std::string& s : out)
+    if (const std::size_t at = s.find("{}"); at != std::string::npos) s.replace(at, 2, path);
+  return out;
+}
+
+int run_command(const TuneOptions& o, const Invocation& inv) {
+  std::string error;
+  std::vector<std::string> problems;
+  Written written;
+  if (inv.rank == 0) try {
+      if (!o.check_path.empty())
+        problems = check_text(read_file(o.check_path, "tuning file"));
+      else {
+        OutputFile out(o.out_path, o.overwrite ? ExistingFile::replace : ExistingFile::refuse, "tuning file");
+        written = write_file(o);
+        out.append(written.text);
+        out.publish();
+      }
+    } catch (const std::exception& e) {  // RunError, a writer's invalid_argument, a JSON error
+      error = e.what();
+    }
+  int bad = error.empty() && problems.empty() ? 0 : 1;
+  MPI_Bcast(&bad, 1, MPI_INT, 0, inv.comm);
+  if (inv.rank != 0) {
+    if (bad) throw RunError("refused on rank 0");
+    return 0;
+  }
+  if (!error.empty()) throw RunError(error);
+  if (!o.check_path.empty()) {
+    if (!problems.empty()) {
+      std::string all = o.check_path + " would not be read as written by " + mpi_library().summary + ":";
+      for (const std::string& p : problems) all += "\n  " + p;
+      throw RunError(all);
+    }
+    std::printf("%s: a valid tuning file for %s\n", o.check_path.c_str(), mpi_library().summary.c_str());
+    return 0;
+  }
+  for (const std::string& c : written.choices) std::printf("%s\n", c.c_str());
+  std::string use;
+  for (const std::string& e : tuning_file_settings(o.out_path)) use += " " + e;
+  std::printf("wrote %s for %s; use it with:%s\n", o.out_path.c_str(), mpi_library().summary.c_str(), use.c_str());
+  return 0;
+}
+
+}  // namespace collbench
