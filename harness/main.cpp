@@ -26,6 +26,7 @@
 #include "harness/common/topology.hpp"
 #include "harness/common/watchdog.hpp"
 #include "harness/common/writers.hpp"
+#include "harness/tune/tune_command.hpp"
 #include "workloads/input_files.hpp"
 
 using namespace collbench;
@@ -43,9 +44,13 @@ std::uint64_t hash_arguments(int argc, const char* const* argv) {
 // node lacks the memory refuses alone). Throws RunError on every rank alike.
 void require_agreement(const Invocation& inv, const Command& cmd) {
   const auto* error = std::get_if<CommandError>(&cmd);
+  // A tuning file the library ignores or would misread refuses the run; ranks that read
+  // different files (hosts with different copies) too.
+  const TuningFileInUse& tuning = tuning_file_in_use();
   const nlohmann::json mine = {{"args", std::to_string(hash_arguments(inv.argc, inv.argv))},
                                {"inputs", input_files_summary()},
-                               {"error", error ? error->text : ""}};
+                               {"tuning", tuning.path + " " + tuning.fnv1a},
+                               {"error", error ? error->text : tuning.refused}};
   std::vector<nlohmann::json> all;
   for (const std::string& text : control_allgather(json_text(mine), inv.comm))
     all.push_back(nlohmann::json::parse(text));
@@ -53,6 +58,10 @@ void require_agreement(const Invocation& inv, const Command& cmd) {
     if (all[r]["args"] != all[0]["args"])
       throw RunError("ranks were launched with different arguments (rank 0 and rank " + std::to_string(r) +
                      " differ); every rank must get the same command line");
+  for (std::size_t r = 1; r < all.size(); ++r)
+    if (all[r]["tuning"] != all[0]["tuning"])
+      throw RunError("ranks read different tuning files (rank 0: " + all[0]["tuning"].get<std::string>() + ", rank " +
+                     std::to_string(r) + ": " + all[r]["tuning"].get<std::string>() + ")");
   std::vector<std::string> inputs;
   for (const nlohmann::json& j : all) inputs.push_back(j["inputs"].get<std::string>());
   if (const std::string differ = input_files_disagreement(inputs); !differ.empty()) throw RunError(differ);
@@ -104,6 +113,13 @@ int dispatch(const Invocation& inv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // MPICH reads a tuning file inside MPI_Init and asserts or aborts there on a bad one:
+  // refused before, with one message (from the first rank, by the launcher's numbering).
+  if (const std::string why = mpich_tuning_file_refusal_before_init(); !why.empty()) {
+    const char* rank = std::getenv("PMI_RANK");
+    if (!rank || std::string(rank) == "0") std::fprintf(stderr, "collbench: error: %s\n", why.c_str());
+    return kExitRefused;
+  }
   MPI_Init(&argc, &argv);
   int rc = 0;
   // A bad COLLBENCH_FINALIZE_QUIET_MS or _CONNECT is refused before anything runs; MPI then ends as the library needs.

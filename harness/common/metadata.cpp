@@ -15,6 +15,7 @@
 #include "harness/common/clocks.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/launcher.hpp"
+#include "harness/tune/tune_command.hpp"
 
 extern char** environ;
 
@@ -157,6 +158,9 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
               {"library_version", mpi_library_version()},
               {"built_with", build_info::mpi_build},
               {"large_counts", large_counts_description()}};
+  // The tuning file the library read (a run whose file it would not read is refused).
+  if (const TuningFileInUse t = tuning_file_in_use(); !t.path.empty())
+    m["mpi"]["tuning_file"] = {{"path", t.path}, {"setting", t.setting}, {"bytes", t.bytes}, {"fnv1a", t.fnv1a}};
   // How the run ends MPI (a bad variable was refused before the run started).
   const FinalizePolicy finalize = finalize_policy_here();
   m["mpi"]["finalize"] = {

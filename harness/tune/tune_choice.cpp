@@ -9,7 +9,8 @@
 namespace collbench {
 
 std::optional<std::string> forced_algorithm_of(const std::string& label) {
-  if (label.size() < 6 || label.rfind("mpi[", 0) != 0 || label.back() != ']') return std::nullopt;
+  if (label.size() < 6 || label.rfind("mpi[", 0) != 0 || label.back() != ']' || label == "mpi[tuned]")
+    return std::nullopt;
   return label.substr(4, label.size() - 5);
 }
 

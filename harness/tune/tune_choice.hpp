@@ -46,8 +46,8 @@ struct CollectiveChoices {
   std::vector<CommunicatorChoices> communicators;  // ascending ranks
 };
 
-// The forced algorithm's name in a row label: "mpi[ring]" -> "ring"; nullopt for "mpi"
-// and for rows that are not the library's.
+// The forced algorithm's name in a row label: "mpi[ring]" -> "ring"; nullopt for "mpi",
+// "mpi[tuned]" (the library with a tuning file) and rows that are not the library's.
 std::optional<std::string> forced_algorithm_of(const std::string& label);
 
 // The choice at every (collective, communicator size, message size) the rows measured:

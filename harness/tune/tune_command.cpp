@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "collectives/dtype.hpp"
+#include "collectives/process/fnv1a.hpp"
 #include "collectives/transport/mpi/forced_algorithm.hpp"
 #include "collectives/transport/mpi/library.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
@@ -65,7 +67,7 @@ std::string read_file(const std::string& path, const char* what) {
 using OrderedJson = nlohmann::ordered_json;
 
 OrderedJson library_selection() {
-  const std::string text = mpich_default_selection_text();
+  static const std::string text = mpich_default_selection_text();  // a read of the whole libmpich
   if (text.empty())
     throw RunError("cannot find the selection tree built into this MPICH (" + mpi_library().summary +
                    "), so collbench cannot write a file that covers every collective");
@@ -187,8 +189,6 @@ struct Written {
   std::vector<std::string> choices;  // one line per measured size, as the file's notes
 };
 
-std::vector<std::string> check_text(const std::string& text);
-
 Written write_file(const TuneOptions& o) {
   const Results results = read_results(o.results);
   const std::vector<CollectiveChoices> choices = choose_algorithms(results.rows);
@@ -229,12 +229,14 @@ Written write_file(const TuneOptions& o) {
   else
     throw RunError("collbench writes tuning files for MPICH and Open MPI only, not " + lib.summary);
   // What is written must pass what --check would say of it.
-  if (const std::vector<std::string> problems = check_text(w.text); !problems.empty())
+  if (const std::vector<std::string> problems = check_tuning_text(w.text); !problems.empty())
     throw std::logic_error("collbench wrote a tuning file its own check refuses: " + problems.front());
   return w;
 }
 
-std::vector<std::string> check_text(const std::string& text) {
+}  // namespace
+
+std::vector<std::string> check_tuning_text(const std::string& text) {
   const MpiLibrary& lib = mpi_library();
   if (lib.family == MpiFamily::mpich) {
     const OrderedJson defaults = library_selection();
@@ -250,13 +252,57 @@ std::vector<std::string> check_text(const std::string& text) {
   throw RunError("collbench checks tuning files for MPICH and Open MPI only, not " + lib.summary);
 }
 
-}  // namespace
-
 std::vector<std::string> tuning_file_settings(const std::string& path) {
   std::vector<std::string> out = mpi_tuning_file_settings();
   for (std::string& s : out)
     if (const std::size_t at = s.find("{}"); at != std::string::npos) s.replace(at, 2, path);
   return out;
+}
+
+namespace {
+
+// Why a run with this tuning file is refused ("" when it is not).
+std::string refusal(const std::string& path, const std::string& setting, std::string* text_out = nullptr) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "cannot read the tuning file " + path + " (" + setting + ")";
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text_out) *text_out = text.str();
+  try {
+    const std::vector<std::string> problems = check_tuning_text(text.str());
+    if (problems.empty()) return "";
+    return path + " (" + setting + ") would not be read as written by " + mpi_library().summary + ": " +
+           problems.front() +
+           (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more: collbench tune --check)"
+                                : "");
+  } catch (const std::exception& e) {  // the library's own tree not found, an MPI_T failure
+    return e.what();
+  }
+}
+
+}  // namespace
+
+const TuningFileInUse& tuning_file_in_use() {
+  static const TuningFileInUse in_use = [] {
+    const TuningFileRequest& request = mpi_tuning_file_request();
+    TuningFileInUse t{request.path, request.setting, "", request.ignored};
+    if (t.path.empty() || !t.refused.empty()) return t;
+    std::string text;
+    t.refused = refusal(t.path, t.setting, &text);
+    t.bytes = text.size();
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
+    t.fnv1a = digest;
+    return t;
+  }();
+  return in_use;
+}
+
+std::string mpich_tuning_file_refusal_before_init() {
+  const std::string var = "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE";
+  const char* path = std::getenv(var.c_str());
+  if (!path || !*path || mpi_library().family != MpiFamily::mpich) return "";
+  return refusal(path, var + "=" + path);
 }
 
 int run_command(const TuneOptions& o, const Invocation& inv) {
@@ -265,7 +311,7 @@ int run_command(const TuneOptions& o, const Invocation& inv) {
   Written written;
   if (inv.rank == 0) try {
       if (!o.check_path.empty())
-        problems = check_text(read_file(o.check_path, "tuning file"));
+        problems = check_tuning_text(read_file(o.check_path, "tuning file"));
       else {
         OutputFile out(o.out_path, o.overwrite ? ExistingFile::replace : ExistingFile::refuse, "tuning file");
         written = write_file(o);

@@ -62,8 +62,9 @@ TEST(TuneChoice, TiesGoToTheLowerMedianThenTheName) {
 }
 
 TEST(TuneChoice, SizesWithoutACorrectDefaultAreLeftOutAndOtherRowsIgnored) {
-  const auto c = choose_algorithms({row(8, "mpi[ring]", {1, 1}), row(16, "mpi", {5, 5}, 2, 1),
-                                    row(16, "mpi[ring]", {1, 1}), row(32, "mpi", {5, 5}), row(32, "ring", {1, 1})});
+  const auto c =
+      choose_algorithms({row(8, "mpi[ring]", {1, 1}), row(16, "mpi", {5, 5}, 2, 1), row(16, "mpi[ring]", {1, 1}),
+                         row(32, "mpi", {5, 5}), row(32, "ring", {1, 1}), row(32, "mpi[tuned]", {1, 1})});
   ASSERT_EQ(c.at(0).communicators.at(0).sizes.size(), 1u);
   EXPECT_EQ(at(c, 32).algorithm, "");
   EXPECT_EQ(at(c, 32).fastest, "");

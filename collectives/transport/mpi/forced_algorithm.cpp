@@ -75,11 +75,35 @@ std::string choices_text(const ControlVariable& v) {
   return join(offered(v), [](const auto& choice) { return std::to_string(choice.first) + " " + choice.second; });
 }
 
+std::vector<std::string> open_mpi_selection_variables() {
+  std::vector<std::string> names = {"coll", "coll_tuned_priority"};
+  for (const Rival& r : kOpenMpiRivals) names.push_back("coll_" + std::string(r.component) + "_priority");
+  return names;
+}
+
+// Why coll/tuned does not get `c` (it is excluded, or a component of higher priority takes
+// the call first), so that `what` has no effect; "" when it does.
+std::string open_mpi_taken_from_tuned(Collective c, const std::map<std::string, ControlVariable>& vars,
+                                      const std::string& what) {
+  const std::string list = vars.count("coll") ? vars.at("coll").text : std::string();
+  const long long tuned = vars.count("coll_tuned_priority") ? vars.at("coll_tuned_priority").number : 0;
+  if (excluded(list, "tuned")) return "coll/tuned is not in use (coll=" + list + "), so " + what + " has no effect";
+  for (const Rival& r : kOpenMpiRivals) {
+    const auto p = vars.find("coll_" + std::string(r.component) + "_priority");
+    if (p == vars.end() || p->second.number <= tuned || excluded(list, r.component)) continue;
+    if (!r.takes.empty() && std::find(r.takes.begin(), r.takes.end(), c) == r.takes.end()) continue;
+    return "Open MPI's coll/" + std::string(r.component) + " (priority " + std::to_string(p->second.number) +
+           ") takes " + std::string(mpi_names(c).function) + " before coll/tuned (priority " + std::to_string(tuned) +
+           "), so " + what + " would not run; exclude it (OMPI_MCA_coll=^" + r.component + ")";
+  }
+  return "";
+}
+
 ForcedAlgorithm open_mpi_forced(Collective c) {
   ForcedAlgorithm f;
   const std::string var = open_mpi_algorithm_variable(c);
-  std::vector<std::string> names = {var, "coll_tuned_use_dynamic_rules", "coll", "coll_tuned_priority"};
-  for (const Rival& r : kOpenMpiRivals) names.push_back("coll_" + std::string(r.component) + "_priority");
+  std::vector<std::string> names = open_mpi_selection_variables();
+  names.insert(names.end(), {var, "coll_tuned_use_dynamic_rules"});
   const auto vars = read_control_variables(names);
   const auto alg = vars.find(var);
   const std::string asked = env("OMPI_MCA_" + var);
@@ -111,19 +135,8 @@ ForcedAlgorithm open_mpi_forced(Collective c) {
                 "(set OMPI_MCA_coll_tuned_use_dynamic_rules=1)";
     return f;
   }
-  const long long tuned = vars.count("coll_tuned_priority") ? vars.at("coll_tuned_priority").number : 0;
-  if (excluded(list, "tuned")) {
-    f.refused = "coll/tuned is not in use (coll=" + list + "), so " + var + " has no effect";
-    return f;
-  }
-  for (const Rival& r : kOpenMpiRivals) {
-    const auto p = vars.find("coll_" + std::string(r.component) + "_priority");
-    if (p == vars.end() || p->second.number <= tuned || excluded(list, r.component)) continue;
-    if (!r.takes.empty() && std::find(r.takes.begin(), r.takes.end(), c) == r.takes.end()) continue;
-    f.refused = "Open MPI's coll/" + std::string(r.component) + " (priority " + std::to_string(p->second.number) +
-                ") takes " + std::string(mpi_names(c).function) + " before coll/tuned (priority " +
-                std::to_string(tuned) + "), so " + var + " would not run; exclude it (OMPI_MCA_coll=^" + r.component +
-                ")";
+  if (const std::string taken = open_mpi_taken_from_tuned(c, vars, var); !taken.empty()) {
+    f.refused = taken;
     return f;
   }
   f.cautions.push_back(
@@ -150,7 +163,51 @@ const ForcedAlgorithm& forced_mpi_algorithm(Collective c) {
 
 std::string mpi_baseline_row_name(Collective c) {
   const std::string& forced = forced_mpi_algorithm(c).algorithm;
-  return forced.empty() ? "mpi" : "mpi[" + forced + "]";
+  if (!forced.empty()) return "mpi[" + forced + "]";
+  return mpi_tuning_file_request().path.empty() ? "mpi" : "mpi[tuned]";
+}
+
+namespace {
+
+TuningFileRequest mpich_tuning_request() {
+  TuningFileRequest t;
+  const std::string var = "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE";
+  const auto vars = read_control_variables({var});
+  // MPICH 4.0.2's MPI_T reads this string as empty; its value is the environment's.
+  t.path = vars.count(var) && !vars.at(var).text.empty() ? vars.at(var).text : env(var);
+  if (!t.path.empty()) t.setting = var + "=" + t.path;
+  return t;
+}
+
+TuningFileRequest open_mpi_tuning_request() {
+  TuningFileRequest t;
+  const std::string file = "coll_tuned_dynamic_rules_filename", dynamic = "coll_tuned_use_dynamic_rules";
+  std::vector<std::string> names = open_mpi_selection_variables();
+  names.insert(names.end(), {file, dynamic});
+  const auto vars = read_control_variables(names);
+  if (!vars.count(file) || vars.at(file).text.empty()) return t;
+  t.path = vars.at(file).text;
+  t.setting = file + "=" + t.path;
+  if (!vars.count(dynamic) || vars.at(dynamic).number == 0) {
+    t.ignored = "Open MPI ignores " + file + " unless " + dynamic + " is true (set OMPI_MCA_" + dynamic + "=1)";
+    return t;
+  }
+  for (Collective c : kAllCollectives)
+    if (c != Collective::alltoallv)
+      if (std::string taken = open_mpi_taken_from_tuned(c, vars, "the rules file"); !taken.empty()) {
+        t.ignored = taken;
+        break;
+      }
+  return t;
+}
+
+}  // namespace
+
+const TuningFileRequest& mpi_tuning_file_request() {
+  static const TuningFileRequest request = mpi_library().family == MpiFamily::mpich      ? mpich_tuning_request()
+                                           : mpi_library().family == MpiFamily::open_mpi ? open_mpi_tuning_request()
+                                                                                         : TuningFileRequest{};
+  return request;
 }
 
 AlgorithmChoices mpi_algorithm_choices(Collective c) {

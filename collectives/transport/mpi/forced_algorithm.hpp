@@ -21,8 +21,8 @@ struct ForcedAlgorithm {
 };
 const ForcedAlgorithm& forced_mpi_algorithm(Collective c);
 
-// "mpi", or "mpi[<algorithm>]" when the library is forced to one algorithm, so runs with
-// different forced algorithms merge into one table.
+// "mpi", "mpi[<algorithm>]" when the library is forced to one algorithm, or "mpi[tuned]"
+// when it reads a tuning file, so that such runs merge into one table with the default.
 std::string mpi_baseline_row_name(Collective c);
 
 // How the running library is told to use one algorithm, and the names it accepts
@@ -36,5 +36,14 @@ AlgorithmChoices mpi_algorithm_choices(Collective c);
 // How the running library is told to read a tuning file (`collbench tune`), NAME=VALUE
 // with {} where the file's path goes; empty for a library collbench cannot tune.
 std::vector<std::string> mpi_tuning_file_settings();
+
+// The tuning file the running library was asked to read, as it resolved its settings
+// (MPI_T: environment, parameter files and launcher flags alike). Read after MPI_Init.
+struct TuningFileRequest {
+  std::string path;     // "" when none
+  std::string setting;  // NAME=VALUE as the library holds it
+  std::string ignored;  // why the library will not use it as asked ("" when it will)
+};
+const TuningFileRequest& mpi_tuning_file_request();
 
 }  // namespace collbench
