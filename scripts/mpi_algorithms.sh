@@ -18,9 +18,11 @@
 # Environment: BUILD (build tree, default build; its generated BUILD/mpiexec is the
 #              launcher unless MPIEXEC is given), NP (ranks, default 2), MPIEXEC_ARGS,
 #              ALGS (the library's algorithms to force; default: all it offers),
-#              REFERENCE=0 (reuse OUTDIR/parts/COLLECTIVE-reference.csv instead of rerunning it).
+#              REFERENCE=0 (reuse OUTDIR/parts/COLLECTIVE-reference.csv instead of rerunning it),
+#              REFERENCE_ALGORITHMS (the reference run's -a; default: every reference algorithm
+#              and mpi; "mpi": the library's automatic choice alone).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 if [ $# -lt 2 ]; then
   echo "usage: $0 COLLECTIVE OUTDIR [collbench run options...]" >&2
   exit 2
@@ -55,7 +57,8 @@ if [ "${REFERENCE:-1}" = 0 ] && [ -s "$reference" ]; then
   echo "== $coll: reusing $reference"
 else
   echo "== $coll: reference algorithms and $library's automatic choice"
-  run --csv "$reference" --overwrite "$@" || echo "$0: the reference run failed (kept what it measured)" >&2
+  run ${REFERENCE_ALGORITHMS:+-a "$REFERENCE_ALGORITHMS"} --csv "$reference" --overwrite "$@" ||
+    echo "$0: the reference run failed (kept what it measured)" >&2
 fi
 failed=()
 for alg in $algs; do

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""The tuned MPI library against its default and its own best algorithm, from
+scripts/tune_library.sh's OUTDIR: per collective and size, each variant's p50 per
+evaluation round (evaluate/round-N/parts/*.json), their median over rounds and range.
+
+Targets (issue 34): the tuned library's p50 within 5% of the best forced algorithm at
+every size, and never slower than the default beyond the spread (every tuned round slower
+than every default round); where the default is 10% or more slower than the best, the
+gain is reported. Writes the summary (markdown) to stdout and OUTDIR/comparison.csv.
+Usage: summarize_tune.py OUTDIR
+"""
+import csv
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+WITHIN = 0.05  # tuned against the best forced algorithm
+GAP = 0.10  # a default this much slower than the best: report the gain
+
+
+def rows_of(path):
+    with open(path) as f:
+        doc = json.load(f)
+    runs = doc.get("runs") or [doc.get("metadata", {})]
+    return doc.get("rows", []), runs
+
+
+def collect(outdir):
+    """{(collective, ranks, bytes): {label: [p50 per round]}}, wrong elements, metadata."""
+    points, errors, runs = {}, 0, []
+    for rnd, parts in enumerate(sorted(glob.glob(os.path.join(outdir, "evaluate", "round-*", "parts")))):
+        for path in sorted(glob.glob(os.path.join(parts, "*.json"))):
+            rows, meta = rows_of(path)
+            runs.extend(meta)
+            for r in rows:
+                label = r["algorithm"]
+                if label != "mpi" and not label.startswith("mpi["):
+                    continue
+                errors += max(0, int(r["errors"]))
+                if int(r["errors"]) != 0:
+                    continue  # a wrong result is no time
+                key = (r["collective"], int(r["ranks"]), int(r["bytes"]))
+                points.setdefault(key, {}).setdefault(label, {})[rnd] = float(r["p50_us"])
+    return points, errors, runs
+
+
+def choices(outdir):
+    """What the file chose at each measured size, from tune's own lines (tune.txt)."""
+    out = {}
+    path = os.path.join(outdir, "tune.txt")
+    if not os.path.exists(path):
+        return out
+    line_re = re.compile(r"^(\w+), (\d+) ranks, (\d+) B: .*: (default kept|[\w-]+) \(")
+    with open(path) as f:
+        for line in f:
+            m = line_re.match(line)
+            if m:
+                out[(m.group(1), int(m.group(2)), int(m.group(3)))] = "default" if m.group(4) == "default kept" else m.group(4)
+    return out
+
+
+def judge(variants):
+    """One point's verdict from {label: {round: p50}}; None where a variant is missing."""
+    default, tuned = variants.get("mpi"), variants.get("mpi[tuned]")
+    forced = {k[4:-1]: v for k, v in variants.items() if k.startswith("mpi[") and k != "mpi[tuned]"}
+    if not default or not tuned or not forced:
+        return None
+    med = {name: statistics.median(v.values()) for name, v in forced.items()}
+    best = min(med, key=lambda n: (med[n], n))
+    d, t, b = statistics.median(default.values()), statistics.median(tuned.values()), med[best]
+    return {
+        "default_us": d,
+        "tuned_us": t,
+        "best": best,
+        "best_us": b,
+        "tuned_vs_best": t / b - 1,
+        "within": t / b - 1 <= WITHIN,
+        # every tuned round slower than every default round
+        "slower_than_default": min(tuned.values()) > max(default.values()),
+        "default_gap": d / b - 1,
+        "gain": d / t if d / b - 1 >= GAP else None,
+        "rounds": len(tuned),
+    }
+
+
+def size_text(b):
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= scale and b % scale == 0:
+            return f"{b // scale} {unit}"
+    return f"{b} B"
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.exit("usage: summarize_tune.py OUTDIR")
+    outdir = argv[1]
+    points, errors, runs = collect(outdir)
+    chosen = choices(outdir)
+    verdicts = {k: judge(v) for k, v in sorted(points.items())}
+    judged = {k: v for k, v in verdicts.items() if v}
+    library = next((r["mpi"]["library"] for r in runs if "mpi" in r), "?")
+    tuning = next((r["mpi"]["tuning_file"] for r in runs if "mpi" in r and "tuning_file" in r["mpi"]), None)
+    revision = next((r.get("git_revision") for r in runs if r.get("git_revision")), "?")
+    with open(os.path.join(outdir, "comparison.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["collective", "ranks", "bytes", "choice", "default_us", "best", "best_us", "tuned_us",
+                    "tuned_vs_best", "within_5pct", "slower_than_default", "default_gap", "gain", "rounds"])
+        for (c, n, b), v in judged.items():
+            w.writerow([c, n, b, chosen.get((c, n, b), ""), v["default_us"], v["best"], v["best_us"], v["tuned_us"],
+                        v["tuned_vs_best"], v["within"], v["slower_than_default"], v["default_gap"],
+                        v["gain"] if v["gain"] else "", v["rounds"]])
+    print("# The tuned MPI library against its default and its own best algorithm\n")
+    print(f"{library}, collbench {revision}; machine: machine.txt. The tuning file was written by "
+          "`collbench tune` from the measure/ launches and judged on the evaluate/ launches "
+          f"({max((v['rounds'] for v in judged.values()), default=0)} rounds, each the default, every forced "
+          "algorithm and then the tuned library, per collective); p50 is each launch's median, a point's value the "
+          "median over rounds."
+          + (f" Tuning file: {tuning['bytes']} bytes, FNV-1a {tuning['fnv1a']}." if tuning else "") + "\n")
+    print(f"Targets: tuned within {WITHIN:.0%} of the best forced algorithm at every size; never slower than the "
+          "default beyond the spread (every tuned round slower than every default round). Wrong elements in "
+          f"every evaluated row: {errors}.\n")
+    print("| collective | ranks | sizes | within 5% of the best | slower than the default | met |")
+    print("|---|---:|---:|---:|---:|---|")
+    groups = {}
+    for (c, n, b), v in judged.items():
+        groups.setdefault((c, n), []).append(v)
+    for (c, n), vs in groups.items():
+        within = sum(v["within"] for v in vs)
+        slower = sum(v["slower_than_default"] for v in vs)
+        met = within == len(vs) and slower == 0 and errors == 0
+        print(f"| {c} | {n} | {len(vs)} | {within} | {slower} | {'yes' if met else '**no**'} |")
+    missing = [k for k, v in verdicts.items() if not v]
+    if missing:
+        print(f"\nNot judged (a variant missing at the size): {len(missing)} points.")
+    gains = [(k, v) for k, v in judged.items() if v["gain"]]
+    if gains:
+        print("\nWhere the default was 10% or more slower than the best forced algorithm:\n")
+        print("| collective | ranks | size | default / best | default / tuned |")
+        print("|---|---:|---|---:|---:|")
+        for (c, n, b), v in gains:
+            print(f"| {c} | {n} | {size_text(b)} | {1 + v['default_gap']:.2f} | {v['gain']:.2f} |")
+    print("\nPer size (medians over rounds, µs):\n")
+    print("| collective | ranks | size | file's choice | default | best forced | best | tuned | tuned / best − 1 | "
+          "slower than default |")
+    print("|---|---:|---|---|---:|---|---:|---:|---:|---|")
+    for (c, n, b), v in judged.items():
+        print(f"| {c} | {n} | {size_text(b)} | {chosen.get((c, n, b), '')} | {v['default_us']:.4g} | {v['best']} | "
+              f"{v['best_us']:.4g} | {v['tuned_us']:.4g} | {v['tuned_vs_best']:+.1%}{'' if v['within'] else ' **'} | "
+              f"{'**yes**' if v['slower_than_default'] else 'no'} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

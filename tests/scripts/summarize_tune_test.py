@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""summarize_tune.py on a synthetic tune_library.sh directory: two rounds of the default,
+two forced algorithms and the tuned library at three sizes. The verdicts must follow the
+targets: within 5% of the best forced algorithm, slower than the default only where every
+tuned round is, a gain where the default is 10% slower than the best, wrong rows counted
+and left out."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "scripts", "summarize_tune.py")
+
+# (bytes, label) -> p50 in rounds 1 and 2
+P50 = {
+    (8, "mpi"): (10, 10.4), (8, "mpi[a]"): (8, 8.2), (8, "mpi[b]"): (12, 12), (8, "mpi[tuned]"): (8.1, 8.3),
+    (64, "mpi"): (5, 5.2), (64, "mpi[a]"): (6, 6), (64, "mpi[b]"): (7, 7), (64, "mpi[tuned]"): (5.3, 5.4),
+    (512, "mpi"): (20, 20), (512, "mpi[a]"): (19, 19), (512, "mpi[b]"): (30, 30), (512, "mpi[tuned]"): (20.5, 21),
+}
+
+
+def write(path, rows):
+    with open(path, "w") as f:
+        json.dump({"metadata": {"git_revision": "test", "mpi": {"library": "Test MPI 1.0"}}, "rows": rows}, f)
+
+
+class SummarizeTune(unittest.TestCase):
+    def test_verdicts(self):
+        with tempfile.TemporaryDirectory() as d:
+            for rnd in (0, 1):
+                parts = os.path.join(d, "evaluate", f"round-{rnd + 1}", "parts")
+                os.makedirs(parts)
+                for label in ("mpi", "mpi[a]", "mpi[b]", "mpi[tuned]"):
+                    rows = [{"collective": "allreduce", "ranks": 2, "bytes": b, "algorithm": label,
+                             "p50_us": P50[(b, label)][rnd], "errors": 0} for b in (8, 64, 512)]
+                    if label == "mpi[b]":  # a wrong row: counted, not timed
+                        rows.append({"collective": "allreduce", "ranks": 2, "bytes": 8, "algorithm": "mpi[b]",
+                                     "p50_us": 0.1, "errors": 3})
+                    write(os.path.join(parts, f"{label}.json"), rows)
+            with open(os.path.join(d, "tune.txt"), "w") as f:
+                f.write("allreduce, 2 ranks, 8 B: default 10 us, fastest a 8 us: a (every round faster)\n")
+                f.write("allreduce, 2 ranks, 64 B: default 5 us, fastest a 6 us: default kept (fewer than 2 rounds: x)\n")
+            out = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True, check=True).stdout
+            rows = {int(r["bytes"]): r for r in csv.DictReader(open(os.path.join(d, "comparison.csv")))}
+        self.assertIn("Wrong elements in every evaluated row: 6.", out)
+        self.assertEqual(rows[8]["choice"], "a")
+        self.assertEqual(rows[64]["choice"], "default")
+        self.assertEqual(rows[8]["best"], "a")  # the wrong 0.1 us row is not a time
+        self.assertEqual(rows[8]["within_5pct"], "True")  # 8.2 / 8.1
+        self.assertTrue(float(rows[8]["gain"]) > 1.2)  # the default 25% slower than the best
+        self.assertEqual(rows[64]["best"], "a")
+        self.assertEqual(rows[64]["within_5pct"], "True")  # faster than the best forced
+        self.assertEqual(rows[64]["slower_than_default"], "True")  # 5.3, 5.4 against 5, 5.2
+        self.assertEqual(rows[64]["gain"], "")
+        self.assertEqual(rows[512]["within_5pct"], "False")  # 20.75 against 19: 9% slower
+        self.assertIn("| allreduce | 2 | 3 | 2 | 2 | **no** |", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
