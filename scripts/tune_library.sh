@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole tuning loop for the MPI library of BUILD, on the machine or cluster it runs on:
 #  1. measure the library's default and every algorithm it can be forced to, per
-#     collective (scripts/mpi_algorithms.sh: OUTDIR/measure/);
+#     collective, in MEASURE_ROUNDS rounds (scripts/mpi_algorithms.sh:
+#     OUTDIR/measure/round-N/; tune pairs each algorithm with the default of its round);
 #  2. `collbench tune` writes the library's tuning file from them (OUTDIR/tuning-file,
 #     its choices in OUTDIR/tune.txt) and checks it;
 #  3. judge it on new launches: ROUNDS rounds, each the default and every forced algorithm
@@ -13,7 +14,8 @@
 # the verdict on it.
 # Usage: scripts/tune_library.sh OUTDIR [collbench run options, e.g. -b 8 -e 64M -n 20 -w 5 --rounds 3]
 # Environment: BUILD (build tree; build-openmpi for Open MPI), NP (ranks, default 2),
-#              MPIEXEC_ARGS, COLLECTIVES (default: allreduce broadcast), ROUNDS (default 3).
+#              MPIEXEC_ARGS, COLLECTIVES (default: allreduce broadcast), MEASURE_ROUNDS
+#              (default 3), ROUNDS (judging rounds, default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: $0 OUTDIR [collbench run options...]" >&2; exit 2; }
@@ -30,7 +32,7 @@ if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
   echo "$0: $out already holds results; give a new directory (nothing measured is overwritten)" >&2
   exit 2
 fi
-mkdir -p "$out/measure" "$out/evaluate"
+mkdir -p "$out/evaluate"
 scripts/machine_facts.sh >"$out/machine.txt"
 # shellcheck disable=SC2086
 launch() { "$mpiexec" ${MPIEXEC_ARGS:-} "$@"; }
@@ -40,10 +42,14 @@ measure() {  # measure COLLECTIVE DIR [run options]: the default and every force
   REFERENCE_ALGORITHMS=mpi NP=$np BUILD=$build MPIEXEC=$mpiexec scripts/mpi_algorithms.sh "$coll" "$dir" "$@"
 }
 
-echo "== measure"
-for coll in $collectives; do measure "$coll" "$out/measure" "$@"; done
 measured=()
-for coll in $collectives; do measured+=("$out/measure/$coll.json"); done
+for r in $(seq 1 "${MEASURE_ROUNDS:-3}"); do
+  echo "== measure, round $r"
+  for coll in $collectives; do
+    measure "$coll" "$out/measure/round-$r" "$@"
+    measured+=("$out/measure/round-$r/$coll.json")
+  done
+done
 file=$(realpath -m "$out")/tuning-file
 launch -n 1 "$collbench" tune "${measured[@]}" --out "$file" | tee "$out/tune.txt"
 launch -n 1 "$collbench" tune --check "$file"

@@ -6,6 +6,7 @@
 #include "collectives/process/page_bytes.hpp"
 #include "collectives/process/progress.hpp"
 #include "collectives/transport/mpi/communicator.hpp"
+#include "collectives/transport/mpi/forced_algorithm.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/writers.hpp"
@@ -77,7 +78,7 @@ class Replayer {
     const PsRoles roles = ps ? ps_roles(n, r_.servers) : PsRoles{n, 0};
     ReplayConfigResult res;
     res.workload = workload_.name;
-    res.algorithm = c.algorithm->name;
+    res.algorithm = result_row_name(*c.algorithm);
     res.bucketing = std::string(kBucketingNames.name(c.bucketing));
     res.sparse_strategy = std::string(kSparseStrategyNames.name(c.sparse));
     res.ps_mode = ps ? r_.ps_mode->variant : "";

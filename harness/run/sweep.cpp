@@ -177,7 +177,7 @@ class Sweep {
   }
 
   std::string row_name(const AlgorithmEntry* a) const {
-    return a == mpi_ ? mpi_baseline_row_name(o_.collective) : a->name;
+    return result_row_name(*a);
   }
   const std::string& command() const { return command_; }
   bool probes_links() const { return links_.has_value(); }

@@ -22,35 +22,86 @@ std::string format_us(double us) {
   return buf;
 }
 
-SizeChoice choose_one(std::size_t bytes, const TuneMeasurement& fallback,
-                      const std::vector<const TuneMeasurement*>& forced) {
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// One label's measurements at one point, by launch (input file).
+using Series = std::map<int, const TuneMeasurement*>;
+
+double median_p50(const Series& s) {
+  std::vector<double> v;
+  for (const auto& [launch, m] : s) v.push_back(m->p50_us);
+  return median(v);
+}
+
+bool all_correct(const Series& s) {
+  return std::all_of(s.begin(), s.end(), [](const auto& e) { return e.second->errors == 0; });
+}
+
+// Within one launch: the forced algorithm's slowest round against the default's fastest.
+void judge_rounds(SizeChoice& c, const TuneMeasurement& best, const TuneMeasurement& fallback) {
+  if (best.round_us.size() < 2 || fallback.round_us.size() < 2) {
+    c.reason = "one launch of fewer than 2 rounds: no spread to beat";
+    return;
+  }
+  const double best_slowest = *std::max_element(best.round_us.begin(), best.round_us.end());
+  const double default_fastest = *std::min_element(fallback.round_us.begin(), fallback.round_us.end());
+  if (best.p50_us < fallback.p50_us && best_slowest < default_fastest) {
+    c.algorithm = c.fastest;
+    c.reason = "every round faster than the default's fastest (" + format_us(best_slowest) + " < " +
+               format_us(default_fastest) + " us)";
+  } else {
+    c.reason = best.p50_us < fallback.p50_us ? "faster, but within the default's spread" : "the default is as fast";
+  }
+}
+
+// Across launches, each pairing the default with the algorithm measured beside it: a
+// launch's speed can change as a whole (a VM's CPU placement), which rounds inside one
+// launch never show, so the algorithm must win in most launches, not in their pooled times.
+void judge_launches(SizeChoice& c, const Series& best, const Series& fallback) {
+  int launches = 0, wins = 0;
+  for (const auto& [launch, d] : fallback)
+    if (const auto b = best.find(launch); b != best.end()) {
+      ++launches;
+      wins += b->second->p50_us < d->p50_us;
+    }
+  const std::string tally = std::to_string(wins) + " of " + std::to_string(launches) + " launches";
+  if (launches == 0) {
+    c.reason = "never measured in the same launch round (file) as the default: merge each round's files";
+    return;
+  }
+  if (launches == 1) {
+    for (const auto& [launch, d] : fallback)
+      if (best.count(launch)) judge_rounds(c, *best.at(launch), *d);
+    return;
+  }
+  if (2 * wins > launches && c.fastest_us < c.default_us) {
+    c.algorithm = c.fastest;
+    c.reason = "faster than the default in " + tally;
+  } else {
+    c.reason = c.fastest_us < c.default_us ? "faster in only " + tally : "the default is as fast";
+  }
+}
+
+SizeChoice choose_one(std::size_t bytes, const Series& fallback, const std::map<std::string, Series>& forced) {
   SizeChoice c;
   c.bytes = bytes;
-  c.default_us = fallback.p50_us;
-  const TuneMeasurement* best = nullptr;
-  for (const TuneMeasurement* f : forced) {
-    if (f->errors != 0) continue;  // wrong or unchecked results are never a choice
-    if (!best || std::tie(f->p50_us, f->label) < std::tie(best->p50_us, best->label)) best = f;
+  c.default_us = median_p50(fallback);
+  const std::pair<const std::string, Series>* best = nullptr;
+  for (const auto& f : forced) {
+    if (!all_correct(f.second)) continue;  // wrong or unchecked results are never a choice
+    if (!best || std::pair{median_p50(f.second), f.first} < std::pair{median_p50(best->second), best->first}) best = &f;
   }
   if (!best) {
     c.reason = "no forced algorithm with checked, correct results";
     return c;
   }
-  c.fastest = *forced_algorithm_of(best->label);
-  c.fastest_us = best->p50_us;
-  if (best->round_us.size() < 2 || fallback.round_us.size() < 2) {
-    c.reason = "fewer than 2 rounds: no spread to beat";
-    return c;
-  }
-  const double best_slowest = *std::max_element(best->round_us.begin(), best->round_us.end());
-  const double default_fastest = *std::min_element(fallback.round_us.begin(), fallback.round_us.end());
-  if (best->p50_us < fallback.p50_us && best_slowest < default_fastest) {
-    c.algorithm = c.fastest;
-    c.reason = "every round faster than the default's fastest (" + format_us(best_slowest) + " < " +
-               format_us(default_fastest) + " us)";
-  } else {
-    c.reason = "within the default's spread";
-  }
+  c.fastest = *forced_algorithm_of(best->first);
+  c.fastest_us = median_p50(best->second);
+  judge_launches(c, best->second, fallback);
   return c;
 }
 
@@ -58,16 +109,16 @@ SizeChoice choose_one(std::size_t bytes, const TuneMeasurement& fallback,
 
 std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasurement>& rows) {
   struct Point {
-    const TuneMeasurement* fallback = nullptr;
-    std::vector<const TuneMeasurement*> forced;
+    Series fallback;
+    std::map<std::string, Series> forced;
   };
   std::map<Collective, std::map<int, std::map<std::size_t, Point>>> points;
   for (const TuneMeasurement& r : rows) {
     Point& p = points[r.collective][r.ranks][r.bytes];
     if (r.label == "mpi")
-      p.fallback = &r;
+      p.fallback[r.launch] = &r;
     else if (forced_algorithm_of(r.label))
-      p.forced.push_back(&r);
+      p.forced[r.label][r.launch] = &r;
   }
   std::vector<CollectiveChoices> out;
   for (const auto& [collective, by_ranks] : points) {
@@ -75,7 +126,8 @@ std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasureme
     for (const auto& [ranks, by_bytes] : by_ranks) {
       CommunicatorChoices comm{ranks, {}};
       for (const auto& [bytes, p] : by_bytes)
-        if (p.fallback && p.fallback->errors == 0) comm.sizes.push_back(choose_one(bytes, *p.fallback, p.forced));
+        if (!p.fallback.empty() && all_correct(p.fallback))
+          comm.sizes.push_back(choose_one(bytes, p.fallback, p.forced));
       if (!comm.sizes.empty()) cc.communicators.push_back(std::move(comm));
     }
     if (!cc.communicators.empty()) out.push_back(std::move(cc));

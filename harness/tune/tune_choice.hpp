@@ -3,8 +3,8 @@
 // library's own algorithm to use, from forced-algorithm rows (mpi[NAME], as
 // scripts/mpi_algorithms.sh measures them) beside the library's default (mpi). The
 // measured fastest is chosen only where it beats the default beyond the run-to-run
-// spread (its slowest round faster than the default's fastest); anywhere else, and
-// wherever the measurement cannot tell, the library keeps its own choice.
+// spread; anywhere else, and wherever the measurement cannot tell, the library keeps its
+// own choice.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -24,6 +24,7 @@ struct TuneMeasurement {
   double p50_us = 0;
   std::vector<double> round_us;  // each round's mean (run --rounds)
   long long errors = 0;          // wrong elements; -1 unchecked
+  int launch = 0;                // which launch (input file) measured it: launches pair up
 };
 
 // What one measured size gets: a library algorithm, or the library's default ("").
@@ -50,12 +51,14 @@ struct CollectiveChoices {
 // "mpi[tuned]" (the library with a tuning file) and rows that are not the library's.
 std::optional<std::string> forced_algorithm_of(const std::string& label);
 
-// The choice at every (collective, communicator size, message size) the rows measured:
-// a size with no default row, or whose default has wrong results, is left out (the
-// writers then apply the rule for sizes between measured ones); a forced algorithm
-// with wrong (or unchecked) results is never chosen; ties go to the lower p50, then the
-// name. With fewer than two rounds on either side there is no spread to beat, so the
-// default is kept.
+// The choice at every (collective, communicator size, message size) the rows measured.
+// The fastest forced algorithm (lowest median p50 over launches; ties to the name) is
+// chosen where, over several launches, it beat the default measured in the same launch in
+// most of them and in the median; from one launch, where every round of it beat the
+// default's fastest round (with fewer than two rounds there is no spread to beat). A size
+// with no default row, or whose default has wrong results, is left out (the writers then
+// apply the rule for sizes between measured ones); a forced algorithm with wrong (or
+// unchecked) results in any launch is never chosen.
 std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasurement>& rows);
 
 // The choice in force at `bytes` under the rule both writers apply: a size takes the

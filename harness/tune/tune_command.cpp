@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -90,9 +91,15 @@ std::string hosts_text(const nlohmann::json& run) {
 
 Results read_results(const std::vector<std::string>& paths) {
   Results r;
-  std::map<std::tuple<Collective, int, std::size_t, std::string>, std::string> seen;
+  // Each file is one launch round (the default and each forced algorithm measured side by
+  // side): the same point may come from several, once from each.
+  std::set<std::tuple<int, Collective, int, std::size_t, std::string>> seen;
   const std::string library = mpi_library().summary;
-  for (const std::string& path : paths) {
+  for (std::size_t launch = 0; launch < paths.size(); ++launch) {
+    const std::string& path = paths[launch];
+    if (std::find(paths.begin(), paths.begin() + static_cast<std::ptrdiff_t>(launch), path) !=
+        paths.begin() + static_cast<std::ptrdiff_t>(launch))
+      throw RunError(path + " is given twice; pass each measurement once");
     nlohmann::json doc;
     try {
       doc = nlohmann::json::parse(read_file(path, "result"));
@@ -127,17 +134,17 @@ Results read_results(const std::vector<std::string>& paths) {
                         label,
                         row.value("p50_us", 0.0),
                         row.value("round_mean_us", std::vector<double>{}),
-                        row.value("errors", -1LL)};
+                        row.value("errors", -1LL),
+                        static_cast<int>(launch)};
       const auto dtype = parse_dtype(row.value("dtype", ""));
       if (!dtype) throw RunError(path + ": a row without a known dtype");
       if (r.element_bytes != 0 && r.element_bytes != dtype_size(*dtype))
         throw RunError("the results mix datatypes; tune from one datatype's measurements");
       r.element_bytes = dtype_size(*dtype);
-      const auto key = std::tuple{m.collective, m.ranks, m.bytes, m.label};
-      if (auto [it, fresh] = seen.emplace(key, path); !fresh)
+      if (!seen.emplace(m.launch, m.collective, m.ranks, m.bytes, m.label).second)
         throw RunError(label + " " + row.value("collective", "") + " at " + std::to_string(m.bytes) + " bytes on " +
-                       std::to_string(m.ranks) + " ranks is in " + it->second + " and in " + path +
-                       "; pass each measurement once");
+                       std::to_string(m.ranks) + " ranks is in " + path +
+                       " twice; a file holds one launch round (merge_results.py of one mpi_algorithms.sh run)");
       r.rows.push_back(std::move(m));
     }
   }
@@ -203,7 +210,8 @@ Written write_file(const TuneOptions& o) {
           }(),
       "rule: a size takes the choice of the nearest measured size at or below it; below the smallest and above the "
       "largest measured size, and at communicator sizes not measured, the library keeps its own choice",
-      "a forced algorithm is chosen where every round of it beat the default's fastest round; else the default",
+      "a forced algorithm is chosen where it beat the default in most launch rounds (input files) and in the median; "
+      "from one file, where every round of it beat the default's fastest round; else the default",
       "measured:"};
   for (const std::string& n : results.notes) notes.push_back("  " + n);
   Written w;

@@ -35,7 +35,9 @@ sweep=(run -c allreduce -a mpi -b 8 -e 4K -f 8 -n 20 -w 2 --rounds 2)
 with "$forcing" "$algorithm" "$mpiexec" -n 2 "$collbench" "${sweep[@]}" --json forced.json --csv forced.csv >/dev/null ||
   fail "forced run"
 
-"$mpiexec" -n 1 "$collbench" tune default.json forced.json --out tuned >tune.out 2>&1 || { cat tune.out; fail "tune"; }
+# One launch round: the default and the forced algorithm in one file, as mpi_algorithms.sh merges them.
+python3 "$here/../../scripts/merge_results.py" round default.csv forced.csv >/dev/null || fail "merge"
+"$mpiexec" -n 1 "$collbench" tune round.json --out tuned >tune.out 2>&1 || { cat tune.out; fail "tune"; }
 grep -q "allreduce, 2 ranks, 8 B: default" tune.out || { cat tune.out; fail "tune printed no choice per size"; }
 grep -q "use it with:" tune.out || fail "tune did not say how to use the file"
 "$mpiexec" -n 1 "$collbench" tune --check tuned || fail "tune --check refused tune's own file"
@@ -68,7 +70,8 @@ refused_run() {  # refused_run PATTERN FILE [VAR=VALUE...]: a run with the libra
 }
 refused_run "cannot read the tuning file $dir/nowhere" "$dir/nowhere"
 cp tuned before
-refused "exists" tune default.json forced.json --out tuned
+refused "exists" tune round.json --out tuned
+refused "given twice" tune round.json round.json --out other
 cmp -s tuned before || fail "an existing --out was changed"
 refused "JSON results" tune default.csv --out other
 python3 - default.json <<'PY'
@@ -78,7 +81,7 @@ for run in d.get("runs", [d.get("metadata", {})]):
     run["mpi"]["library"] = "Another MPI 9.9"
 json.dump(d, open("foreign.json", "w"))
 PY
-refused "measured with Another MPI 9.9" tune foreign.json forced.json --out other
+refused "measured with Another MPI 9.9" tune foreign.json round.json --out other
 [ ! -e other ] || fail "a refused tune left a file"
 if [ "$family" = MPICH ]; then
   python3 - tuned <<'PY'

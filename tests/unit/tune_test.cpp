@@ -2,6 +2,8 @@
 // read back the way csel.c selects), and Open MPI's dynamic rules (written, then read).
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <nlohmann/json.hpp>
 
 #include "collectives/transport/mpi/selection_defaults.hpp"
@@ -39,6 +41,40 @@ TEST(TuneChoice, AForcedAlgorithmWinsOnlyWhereEveryRoundBeatsTheDefaultsFastest)
   EXPECT_EQ(at(c, 16).algorithm, "");
   EXPECT_EQ(at(c, 16).fastest, "ring");
   EXPECT_EQ(at(c, 32).algorithm, "");
+}
+
+TEST(TuneChoice, OverSeveralLaunchesTheAlgorithmMustWinInMostOfThemSideBySide) {
+  // Whole launches run fast or slow (a VM's CPU placement): pooled, ring's slowest launch
+  // (12) is slower than the default's fastest (5), yet it won beside it in every launch.
+  const auto launch = [](TuneMeasurement m, int l) {
+    m.launch = l;
+    return m;
+  };
+  std::vector<TuneMeasurement> rows;
+  const std::vector<std::array<double, 2>> times = {{10, 5}, {5, 4}, {20, 12}};
+  for (int l = 0; l < 3; ++l) {
+    rows.push_back(launch(row(8, "mpi", {times[l][0]}), l));
+    rows.push_back(launch(row(8, "mpi[ring]", {times[l][1]}), l));
+  }
+  // At 16 bytes ring is faster in the median but wins only 2 of 4 launches.
+  const std::vector<std::array<double, 2>> split = {{10, 1}, {10, 2}, {10, 11}, {10, 12}};
+  for (int l = 0; l < 4; ++l) {
+    rows.push_back(launch(row(16, "mpi", {split[l][0]}), l));
+    rows.push_back(launch(row(16, "mpi[ring]", {split[l][1]}), l));
+  }
+  // At 32 bytes the winner had wrong results in one launch.
+  for (int l = 0; l < 3; ++l) {
+    rows.push_back(launch(row(32, "mpi", {10}), l));
+    rows.push_back(launch(row(32, "mpi[ring]", {1}, 2, l == 1 ? 4 : 0), l));
+    rows.push_back(launch(row(32, "mpi[tree]", {8}), l));
+  }
+  const auto c = choose_algorithms(rows);
+  EXPECT_EQ(at(c, 8).algorithm, "ring");
+  EXPECT_EQ(at(c, 8).reason, "faster than the default in 3 of 3 launches");
+  EXPECT_DOUBLE_EQ(at(c, 8).default_us, 10);  // medians over launches
+  EXPECT_EQ(at(c, 16).algorithm, "");
+  EXPECT_EQ(at(c, 16).reason, "faster in only 2 of 4 launches");
+  EXPECT_EQ(at(c, 32).algorithm, "tree");
 }
 
 TEST(TuneChoice, OneRoundHasNoSpreadSoTheDefaultStays) {

@@ -167,6 +167,10 @@ std::string mpi_baseline_row_name(Collective c) {
   return mpi_tuning_file_request().path.empty() ? "mpi" : "mpi[tuned]";
 }
 
+std::string result_row_name(const AlgorithmEntry& a) {
+  return a.is_baseline_of("mpi") ? mpi_baseline_row_name(a.collective) : a.name;
+}
+
 namespace {
 
 TuningFileRequest mpich_tuning_request() {

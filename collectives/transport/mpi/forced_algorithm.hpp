@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/schedule/registry.hpp"
 
 namespace collbench {
 
@@ -24,6 +25,9 @@ const ForcedAlgorithm& forced_mpi_algorithm(Collective c);
 // "mpi", "mpi[<algorithm>]" when the library is forced to one algorithm, or "mpi[tuned]"
 // when it reads a tuning file, so that such runs merge into one table with the default.
 std::string mpi_baseline_row_name(Collective c);
+// The name every command's rows give an algorithm: MPI's baseline as above (so that run,
+// ps and replay all say mpi[NAME] or mpi[tuned]), any other its own.
+std::string result_row_name(const AlgorithmEntry& a);
 
 // How the running library is told to use one algorithm, and the names it accepts
 // (empty when collbench does not know how to force this library).
