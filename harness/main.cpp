@@ -15,6 +15,7 @@
 #include "collectives/process/fnv1a.hpp"
 #include "collectives/transport/mpi/clean_finalize.hpp"
 #include "collectives/transport/mpi/communicator.hpp"
+#include "collectives/transport/mpi/forced_algorithm.hpp"
 #include "collectives/transport/shm_memory.hpp"
 #include "harness/command_line.hpp"
 #include "harness/common/control.hpp"
@@ -46,11 +47,11 @@ void require_agreement(const Invocation& inv, const Command& cmd) {
   const auto* error = std::get_if<CommandError>(&cmd);
   // A tuning file the library ignores or would misread refuses the run; ranks that read
   // different files (hosts with different copies) too.
-  const TuningFileInUse& tuning = tuning_file_in_use();
+  const TuningFileRequest& tuning = mpi_tuning_file_request();
   const nlohmann::json mine = {{"args", std::to_string(hash_arguments(inv.argc, inv.argv))},
                                {"inputs", input_files_summary()},
                                {"tuning", tuning.path + " " + tuning.fnv1a},
-                               {"error", error ? error->text : tuning.refused}};
+                               {"error", error ? error->text : tuning_file_refusal()}};
   std::vector<nlohmann::json> all;
   for (const std::string& text : control_allgather(json_text(mine), inv.comm))
     all.push_back(nlohmann::json::parse(text));

@@ -9,13 +9,13 @@
 #include "collectives/kernels/reduce_kernels.hpp"
 #include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/transport/mpi/clean_finalize.hpp"
+#include "collectives/transport/mpi/forced_algorithm.hpp"
 #include "collectives/transport/mpi/library.hpp"
 #include "collectives/transport/mpi/library_call.hpp"
 #include "generated/build_info.hpp"
 #include "harness/common/clocks.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/launcher.hpp"
-#include "harness/tune/tune_command.hpp"
 
 extern char** environ;
 
@@ -159,8 +159,8 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
               {"built_with", build_info::mpi_build},
               {"large_counts", large_counts_description()}};
   // The tuning file the library read (a run whose file it would not read is refused).
-  if (const TuningFileInUse t = tuning_file_in_use(); !t.path.empty())
-    m["mpi"]["tuning_file"] = {{"path", t.path}, {"setting", t.setting}, {"bytes", t.bytes}, {"fnv1a", t.fnv1a}};
+  if (const TuningFileRequest& t = mpi_tuning_file_request(); !t.path.empty())
+    m["mpi"]["tuning_file"] = {{"path", t.path}, {"setting", t.setting}, {"bytes", t.text.size()}, {"fnv1a", t.fnv1a}};
   // How the run ends MPI (a bad variable was refused before the run started).
   const FinalizePolicy finalize = finalize_policy_here();
   m["mpi"]["finalize"] = {

@@ -122,6 +122,7 @@ Json guarded(const MpichCollective& m, Json tree, const Json& fallback) {
 }
 
 bool per_call_key(const std::string& key);  // a condition csel.c tests per call, not per communicator
+bool is_container(const std::string& key);  // "algorithm=..." or "composition=..."
 
 // The library's tree with each per-call subtree (where it stops testing the
 // communicator) replaced by what `at_call` makes of it, so that communicator conditions
@@ -129,8 +130,7 @@ bool per_call_key(const std::string& key);  // a condition csel.c tests per call
 // per-call condition MPICH 4.0.2 tests comm_size<N as comm_size<=N (tried, with an
 // algorithm that asserts when reached).
 Json lift(const Json& tree, const std::function<Json(const Json&)>& at_call) {
-  if (!tree.is_object() || tree.empty() || per_call_key(tree.begin().key()) ||
-      tree.begin().key().rfind("algorithm=", 0) == 0 || tree.begin().key().rfind("composition=", 0) == 0)
+  if (!tree.is_object() || tree.empty() || per_call_key(tree.begin().key()) || is_container(tree.begin().key()))
     return at_call(tree);
   Json out = Json::object();
   for (auto it = tree.begin(); it != tree.end(); ++it) out[it.key()] = lift(it.value(), at_call);

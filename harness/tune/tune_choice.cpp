@@ -5,6 +5,9 @@
 #include <iterator>
 #include <map>
 #include <tuple>
+#include <utility>
+
+#include "harness/common/stats.hpp"
 
 namespace collbench {
 
@@ -22,19 +25,13 @@ std::string format_us(double us) {
   return buf;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // One label's measurements at one point, by launch (input file).
 using Series = std::map<int, const TuneMeasurement*>;
 
 double median_p50(const Series& s) {
   std::vector<double> v;
   for (const auto& [launch, m] : s) v.push_back(m->p50_us);
-  return median(v);
+  return percentile(std::move(v), 50);
 }
 
 bool all_correct(const Series& s) {

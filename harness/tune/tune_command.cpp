@@ -7,13 +7,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "collectives/dtype.hpp"
-#include "collectives/process/fnv1a.hpp"
+#include "collectives/names.hpp"
 #include "collectives/transport/mpi/forced_algorithm.hpp"
 #include "collectives/transport/mpi/library.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
@@ -202,12 +203,7 @@ Written write_file(const TuneOptions& o) {
   const MpiLibrary& lib = mpi_library();
   std::vector<std::string> notes = {
       "collbench tune " + std::string(build_info::version) + " (git " + build_info::git_revision + "), " + utc_now(),
-      "for " + lib.summary + "; use with: " +
-          [&] {
-            std::string s;
-            for (const std::string& e : tuning_file_settings(o.out_path)) s += (s.empty() ? "" : " ") + e;
-            return s;
-          }(),
+      "for " + lib.summary + "; use with: " + join(tuning_file_settings(o.out_path), std::identity{}, " "),
       "rule: a size takes the choice of the nearest measured size at or below it; below the smallest and above the "
       "largest measured size, and at communicator sizes not measured, the library keeps its own choice",
       "a forced algorithm is chosen where it beat the default in most launch rounds (input files) and in the median; "
@@ -269,15 +265,10 @@ std::vector<std::string> tuning_file_settings(const std::string& path) {
 
 namespace {
 
-// Why a run with this tuning file is refused ("" when it is not).
-std::string refusal(const std::string& path, const std::string& setting, std::string* text_out = nullptr) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "cannot read the tuning file " + path + " (" + setting + ")";
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text_out) *text_out = text.str();
+// Why a run with this text as its tuning file is refused ("" when it is not).
+std::string refusal(const std::string& path, const std::string& setting, const std::string& text) {
   try {
-    const std::vector<std::string> problems = check_tuning_text(text.str());
+    const std::vector<std::string> problems = check_tuning_text(text);
     if (problems.empty()) return "";
     return path + " (" + setting + ") would not be read as written by " + mpi_library().summary + ": " +
            problems.front() +
@@ -288,29 +279,33 @@ std::string refusal(const std::string& path, const std::string& setting, std::st
   }
 }
 
+std::string unreadable(const std::string& path, const std::string& setting) {
+  return "cannot read the tuning file " + path + " (" + setting + ")";
+}
+
 }  // namespace
 
-const TuningFileInUse& tuning_file_in_use() {
-  static const TuningFileInUse in_use = [] {
-    const TuningFileRequest& request = mpi_tuning_file_request();
-    TuningFileInUse t{request.path, request.setting, "", request.ignored};
-    if (t.path.empty() || !t.refused.empty()) return t;
-    std::string text;
-    t.refused = refusal(t.path, t.setting, &text);
-    t.bytes = text.size();
-    char digest[17];
-    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
-    t.fnv1a = digest;
-    return t;
+const std::string& tuning_file_refusal() {
+  static const std::string why = [] {
+    const TuningFileRequest& t = mpi_tuning_file_request();
+    if (t.path.empty() || !t.ignored.empty()) return t.ignored;
+    return t.readable ? refusal(t.path, t.setting, t.text) : unreadable(t.path, t.setting);
   }();
-  return in_use;
+  return why;
 }
 
 std::string mpich_tuning_file_refusal_before_init() {
   const std::string var = "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE";
   const char* path = std::getenv(var.c_str());
   if (!path || !*path || mpi_library().family != MpiFamily::mpich) return "";
-  return refusal(path, var + "=" + path);
+  const std::string setting = var + "=" + path;
+  std::string text;
+  try {
+    text = read_file(path, "tuning file");
+  } catch (const RunError&) {
+    return unreadable(path, setting);
+  }
+  return refusal(path, setting, text);
 }
 
 int run_command(const TuneOptions& o, const Invocation& inv) {
@@ -346,9 +341,8 @@ int run_command(const TuneOptions& o, const Invocation& inv) {
     return 0;
   }
   for (const std::string& c : written.choices) std::printf("%s\n", c.c_str());
-  std::string use;
-  for (const std::string& e : tuning_file_settings(o.out_path)) use += " " + e;
-  std::printf("wrote %s for %s; use it with:%s\n", o.out_path.c_str(), mpi_library().summary.c_str(), use.c_str());
+  std::printf("wrote %s for %s; use it with: %s\n", o.out_path.c_str(), mpi_library().summary.c_str(),
+              join(tuning_file_settings(o.out_path), std::identity{}, " ").c_str());
   return 0;
 }
 

@@ -34,14 +34,11 @@ std::vector<std::string> tuning_file_settings(const std::string& path);
 // What the running library would misread in a tuning file's text ({} when nothing).
 std::vector<std::string> check_tuning_text(const std::string& text);
 
-// A run with a tuning file: the file the library was asked to read, its size and digest,
-// or why the run is refused (the library ignores it, cannot read it, or would misread it:
-// check_tuning_text). Every command checks it before it runs.
-struct TuningFileInUse {
-  std::string path, setting, fnv1a, refused;
-  std::size_t bytes = 0;
-};
-const TuningFileInUse& tuning_file_in_use();  // after MPI_Init; read once
+// Why a run with the tuning file the library was asked to read (mpi_tuning_file_request)
+// is refused: the library ignores it, cannot read it, or would misread it
+// (check_tuning_text); "" when there is none or it is fine. Every command asks before it
+// runs. After MPI_Init; decided once.
+const std::string& tuning_file_refusal();
 // MPICH reads its file inside MPI_Init and aborts there on a bad one, so its file is
 // checked before: why the run is refused, or "" (also for every other library).
 std::string mpich_tuning_file_refusal_before_init();

@@ -1,10 +1,13 @@
 #include "collectives/transport/mpi/forced_algorithm.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <sstream>
 
+#include "collectives/process/fnv1a.hpp"
 #include "collectives/transport/mpi/library.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
 #include "collectives/transport/mpi/tool_interface.hpp"
@@ -208,9 +211,21 @@ TuningFileRequest open_mpi_tuning_request() {
 }  // namespace
 
 const TuningFileRequest& mpi_tuning_file_request() {
-  static const TuningFileRequest request = mpi_library().family == MpiFamily::mpich      ? mpich_tuning_request()
-                                           : mpi_library().family == MpiFamily::open_mpi ? open_mpi_tuning_request()
-                                                                                         : TuningFileRequest{};
+  static const TuningFileRequest request = [] {
+    TuningFileRequest t = mpi_library().family == MpiFamily::mpich      ? mpich_tuning_request()
+                          : mpi_library().family == MpiFamily::open_mpi ? open_mpi_tuning_request()
+                                                                        : TuningFileRequest{};
+    if (std::ifstream in(t.path, std::ios::binary); !t.path.empty() && in) {
+      std::ostringstream text;
+      text << in.rdbuf();
+      t.readable = true;
+      t.text = text.str();
+      char digest[17];
+      std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(fnv1a(t.text)));
+      t.fnv1a = digest;
+    }
+    return t;
+  }();
   return request;
 }
 

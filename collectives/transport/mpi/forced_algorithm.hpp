@@ -47,6 +47,9 @@ struct TuningFileRequest {
   std::string path;     // "" when none
   std::string setting;  // NAME=VALUE as the library holds it
   std::string ignored;  // why the library will not use it as asked ("" when it will)
+  bool readable = false;
+  std::string text;   // the file as this rank read it
+  std::string fnv1a;  // its digest, 16 hex digits ("" when not readable)
 };
 const TuningFileRequest& mpi_tuning_file_request();
 
