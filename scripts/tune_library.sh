@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The whole tuning loop for the MPI library of BUILD, on the machine or cluster it runs on:
 #  1. measure the library's default and every algorithm it can be forced to, per
-#     collective, in MEASURE_ROUNDS rounds (scripts/mpi_algorithms.sh:
-#     OUTDIR/measure/round-N/; tune pairs each algorithm with the default of its round);
+#     collective, in MEASURE_ROUNDS rounds (OUTDIR/measure/round-N/; tune pairs each
+#     algorithm with the default of its round): one launch per round where the library
+#     switches its algorithms inside a run (MPICH: -a mpi,mpi[all]), else one launch per
+#     algorithm (scripts/mpi_algorithms.sh);
 #  2. `collbench tune` writes the library's tuning file from them (OUTDIR/tuning-file,
 #     its choices in OUTDIR/tune.txt) and checks it;
 #  3. judge it on new launches: ROUNDS rounds, each the default and every forced algorithm
-#     (mpi_algorithms.sh again) and then the library with the file, per collective
-#     (OUTDIR/evaluate/round-N/), every result checked;
+#     and then the library with the file (MPICH: beside every algorithm again), per
+#     collective (OUTDIR/evaluate/round-N/), every result checked;
 #  4. OUTDIR/SUMMARY.md and comparison.csv (scripts/summarize_tune.py): per size the
 #     tuned library against the default and the best forced algorithm, with the spread.
 # Choosing and judging on separate launches keeps the noise that picked a winner out of
@@ -36,10 +38,25 @@ mkdir -p "$out/evaluate"
 scripts/machine_facts.sh >"$out/machine.txt"
 # shellcheck disable=SC2086
 launch() { "$mpiexec" ${MPIEXEC_ARGS:-} "$@"; }
-measure() {  # measure COLLECTIVE DIR [run options]: the default and every forced algorithm of one collective
+# The collectives whose algorithms the library can switch inside one run (MPICH).
+switchable=$(launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
+import json, sys
+print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].items() if a.get("switchable")))')
+switches() { [[ " $switchable " == *" $1 "* ]]; }
+# measure COLLECTIVE DIR [run options]: the default and every forced algorithm of one
+# collective into DIR/COLLECTIVE.json; one launch where the library switches them inside
+# it (interleaved, so the launch's fast or slow mode is the same for all), else one
+# launch each (scripts/mpi_algorithms.sh).
+measure() {
   local coll=$1 dir=$2
   shift 2
-  REFERENCE_ALGORITHMS=mpi NP=$np BUILD=$build MPIEXEC=$mpiexec scripts/mpi_algorithms.sh "$coll" "$dir" "$@"
+  if switches "$coll"; then
+    mkdir -p "$dir"
+    launch -n "$np" "$collbench" run -c "$coll" -a 'mpi,mpi[all]' --csv "$dir/$coll.csv" "$@" </dev/null ||
+      echo "$0: the run of $coll in $dir failed (kept what it measured)" >&2
+  else
+    REFERENCE_ALGORITHMS=mpi NP=$np BUILD=$build MPIEXEC=$mpiexec scripts/mpi_algorithms.sh "$coll" "$dir" "$@"
+  fi
 }
 
 measured=()
@@ -62,8 +79,20 @@ for r in $(seq 1 "$rounds"); do
   dir=$out/evaluate/round-$r
   echo "== evaluate, round $r of $rounds"
   for coll in $collectives; do
-    measure "$coll" "$dir" "$@"
-    (export "${settings[@]}" && launch -n "$np" "$collbench" run -c "$coll" -a mpi --csv "$dir/parts/$coll-tuned.csv" "$@") ||
+    # Where the library switches algorithms inside a run, the default and the tuned library
+    # each run beside every algorithm (forcing one overrides the file), so each is judged
+    # against the algorithms of its own launch.
+    algorithms=mpi
+    if switches "$coll"; then
+      algorithms='mpi,mpi[all]'
+      mkdir -p "$dir/parts"
+      launch -n "$np" "$collbench" run -c "$coll" -a "$algorithms" --csv "$dir/parts/$coll-default.csv" "$@" </dev/null ||
+        echo "$0: the default run of $coll in round $r failed (kept what it measured)" >&2
+    else
+      measure "$coll" "$dir" "$@"
+    fi
+    (export "${settings[@]}" &&
+      launch -n "$np" "$collbench" run -c "$coll" -a "$algorithms" --csv "$dir/parts/$coll-tuned.csv" "$@" </dev/null) ||
       echo "$0: the tuned run of $coll in round $r failed (kept what it measured)" >&2
   done
 done

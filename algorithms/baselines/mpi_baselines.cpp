@@ -1,28 +1,46 @@
 #include "algorithms/baselines/mpi_baselines.hpp"
 
+#include <deque>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "collectives/transport/mpi/library_call.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
+#include "collectives/transport/mpi/mpich_switch.hpp"
 #include "collectives/transport/mpi/transport.hpp"
 
 namespace collbench {
 namespace {
 
+// Set once a run uses a switched algorithm: from then on the plain "mpi" switches the
+// library back to its own choice before its calls.
+bool switching = false;
+
 class MpiCollective final : public PreparedCollective {
  public:
-  MpiCollective(Collective c, const MpiCallArgs& a) : call_(c, a) {}
-  void run() override { call_.run(); }
+  MpiCollective(Collective c, const MpiCallArgs& a, std::optional<int> select) : c_(c), select_(select), call_(c, a) {}
+  void run() override {
+    if (select_) select_mpich_algorithm(c_, *select_);
+    call_.run();
+  }
 
  private:
+  Collective c_;
+  std::optional<int> select_;
   MpiLibraryCall call_;
 };
 
-std::unique_ptr<PreparedCollective> prepare_mpi(const CollectiveCall& call, Transport& transport) {
+MpiCallArgs args_on(const CollectiveCall& call, Transport& transport) {
   auto* mpi = dynamic_cast<MpiTransport*>(&transport);
   if (!mpi) throw std::invalid_argument("the mpi baseline needs the MPI transport");
-  return std::make_unique<MpiCollective>(call.collective, mpi_call_args(call, mpi->comm(), mpi->rank()));
+  return mpi_call_args(call, mpi->comm(), mpi->rank());
+}
+
+std::unique_ptr<PreparedCollective> prepare_mpi(const CollectiveCall& call, Transport& transport) {
+  return std::make_unique<MpiCollective>(call.collective, args_on(call, transport),
+                                         switching ? std::optional{0} : std::nullopt);
 }
 
 }  // namespace
@@ -30,6 +48,23 @@ std::unique_ptr<PreparedCollective> prepare_mpi(const CollectiveCall& call, Tran
 void register_mpi_baselines(Registry& registry) {
   for (const CollectiveTraits& c : kCollectiveTraits)
     registry.add({c.id, "mpi", "the MPI library's own " + std::string(mpi_names(c.id).function), nullptr, prepare_mpi});
+}
+
+std::vector<std::string> mpi_switchable_algorithms(Collective c) { return mpich_switchable_algorithms(c); }
+
+const AlgorithmEntry* mpi_switched_algorithm(Collective c, const std::string& name) {
+  static std::deque<AlgorithmEntry> entries;  // stable addresses for the run's algorithm list
+  static std::map<std::pair<Collective, std::string>, const AlgorithmEntry*> made;
+  if (auto it = made.find({c, name}); it != made.end()) return it->second;
+  const std::optional<int> value = name.empty() ? std::nullopt : mpich_algorithm_value(c, name);
+  if (!value) return nullptr;
+  switching = true;
+  const int v = *value;
+  entries.push_back({c, "mpi[" + name + "]", "the MPI library's own " + name + ", switched to in the run", nullptr,
+                     [v](const CollectiveCall& call, Transport& transport) -> std::unique_ptr<PreparedCollective> {
+                       return std::make_unique<MpiCollective>(call.collective, args_on(call, transport), v);
+                     }});
+  return made[{c, name}] = &entries.back();
 }
 
 }  // namespace collbench

@@ -4,8 +4,11 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "algorithms/baselines/mpi_baselines.hpp"
 #include "collectives/transport/mpi/forced_algorithm.hpp"
 #include "collectives/transport/mpi/library.hpp"
+#include "collectives/transport/mpi/mpi_names.hpp"
+#include "collectives/transport/mpi/tool_interface.hpp"
 
 namespace collbench {
 
@@ -47,6 +50,8 @@ void print_text(const Registry& registry) {
     std::printf("  %-10s %s\n", std::string(collective_name(c)).c_str(),
                 join(choices.algorithms, std::identity{}, " ").c_str());
     std::printf("             with %s\n", join(choices.settings, std::identity{}, " ").c_str());
+    if (!mpi_switchable_algorithms(c).empty())
+      std::printf("             or in one run, interleaved with the default: -a 'mpi,mpi[all]' or mpi[NAME]\n");
   }
 }
 
@@ -72,8 +77,14 @@ nlohmann::json as_json(const Registry& registry) {
   nlohmann::json library_algorithms = nlohmann::json::object();
   for (Collective c : kAllCollectives) {
     const AlgorithmChoices choices = mpi_algorithm_choices(c);
-    library_algorithms[std::string(collective_name(c))] = {{"algorithms", choices.algorithms},
-                                                           {"settings", choices.settings}};
+    nlohmann::json& entry = library_algorithms[std::string(collective_name(c))] = {{"algorithms", choices.algorithms},
+                                                                                   {"settings", choices.settings}};
+    // In the order of the values that select them (1, 2, ...; 0 is the library's choice),
+    // with the value the library holds now: how the switch's reading of MPICH is checked.
+    entry["switchable"] = mpi_switchable_algorithms(c);
+    const std::string cvar(mpi_names(c).mpich_algorithm_cvar);
+    if (const auto vars = read_control_variables({cvar}); vars.count(cvar) && !entry["switchable"].empty())
+      entry["selected_value"] = vars.at(cvar).number;
   }
   return {{"collectives", collectives},
           {"protocols", protocols},

@@ -1,6 +1,7 @@
 #include "harness/run/run_command.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -10,12 +11,14 @@
 #include "collectives/transport/mpi/known_defects.hpp"
 #include "collectives/transport/mpi/mapped_transport.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
+#include "collectives/transport/mpi/mpich_switch.hpp"
 #include "collectives/transport/shm_memory.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/metadata.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/session.hpp"
 #include "harness/common/stats.hpp"
+#include "harness/common/topology.hpp"
 #include "harness/common/transports.hpp"
 #include "harness/p2p/p2p_probe.hpp"
 #include "harness/run/bound.hpp"
@@ -124,6 +127,39 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
          "so transfer and reduction add up; with offloaded transfers (RDMA, NVLink) they could overlap"}};
 }
 
+namespace {
+
+// The library's algorithms switched in the run (mpi[NAME]): refused where the environment
+// already forces one (the plain mpi row would switch it back), or where MPICH cannot
+// serve the run's calls with one (mpi[all] leaves such an algorithm out, with a note).
+void check_switched_algorithms(SweepSpec& s, const Invocation& inv) {
+  auto switched = [](const AlgorithmEntry* a) { return a->is_baseline_of("mpi") && a->name != "mpi"; };
+  if (std::none_of(s.algorithms.begin(), s.algorithms.end(), switched)) return;
+  if (const ForcedAlgorithm& f = forced_mpi_algorithm(s.collective); !f.algorithm.empty())
+    throw RunError(f.setting +
+                   " already forces the library's algorithm; mpi[NAME] rows switch it inside the run: "
+                   "unset it, or run the plain mpi row alone");
+  int ranks = 1;
+  MPI_Comm_size(inv.comm, &ranks);
+  const int nodes = discover_topology(inv.comm, 0).nodes;
+  const std::size_t min_count = s.sizes.min_bytes / dtype_size(s.dtype);
+  std::vector<const AlgorithmEntry*> kept;
+  for (const AlgorithmEntry* a : s.algorithms) {
+    const std::string why = switched(a) ? mpich_restriction_refusal(s.collective, a->name.substr(4, a->name.size() - 5),
+                                                                    ranks, nodes, min_count)
+                                        : "";
+    if (why.empty())
+      kept.push_back(a);
+    else if (!s.every_library_algorithm)
+      throw RunError(why);
+    else if (inv.rank == 0)
+      std::printf("# note: mpi[all] leaves out %s: %s\n", a->name.c_str(), why.c_str());
+  }
+  s.algorithms = kept;
+}
+
+}  // namespace
+
 int run_command(RunOptions o, const Invocation& inv) {
   const SweepSpec& s = o.sweep;
   if (auto defect = known_mpi_defect(s.collective, s.in_place, s.root)) throw RunError(*defect);
@@ -133,6 +169,7 @@ int run_command(RunOptions o, const Invocation& inv) {
   if (const ForcedAlgorithm& f = forced_mpi_algorithm(s.collective); runs_mpi && !f.refused.empty())
     throw RunError(f.refused);
   Session session(*inv.registry, inv.comm, o.ranks_per_node);
+  check_switched_algorithms(o.sweep, inv);
   const OpenTransport opened = open_transport(s.transport, session.transport, inv);
   Transport& references = *opened.transport;
   nlohmann::json metadata = collect_metadata(inv, session);

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "algorithms/baselines/mpi_baselines.hpp"
+#include "collectives/names.hpp"
 #include "harness/common/lists.hpp"
 #include "harness/common/numeric_flags.hpp"
 #include "harness/common/request_limits.hpp"
@@ -158,14 +160,27 @@ std::vector<const AlgorithmEntry*> resolve_algorithms(const RunFlags& f, Collect
   if (ps && f.algorithms_given)
     throw std::invalid_argument("--collective ps takes --ps-mode (and --compare), not --algorithms");
   if (!f.algorithms_given) return registry.for_collective(c);
+  // mpi[NAME]: the library's own algorithm, switched to inside the run; mpi[all]: each.
+  const std::vector<std::string> library = mpi_switchable_algorithms(c);
+  std::string names;
+  for (const std::string& item : split_list(f.algorithms))
+    if (item == "mpi[all]" && !library.empty())
+      for (const std::string& a : library) names += "mpi[" + a + "],";
+    else
+      names += item + ",";
   return resolve_list<const AlgorithmEntry*>(
-      f.algorithms,
+      names,
       [&](const std::string& name) {
         const AlgorithmEntry* e = registry.find(c, name);
+        if (!e && name.size() > 5 && name.rfind("mpi[", 0) == 0 && name.back() == ']')
+          e = mpi_switched_algorithm(c, name.substr(4, name.size() - 5));
         return e ? std::optional{e} : std::nullopt;
       },
       [&](const std::string& name) {
-        return "unknown algorithm '" + name + "' for " + f.collective + "; valid: " + registry.names(c);
+        return "unknown algorithm '" + name + "' for " + f.collective + "; valid: " + registry.names(c) +
+               (library.empty()
+                    ? std::string(" (this MPI library's own algorithms cannot be switched in a run)")
+                    : ", mpi[all] or mpi[NAME] for NAME in " + join(library, [](const std::string& a) { return a; }));
       },
       "--algorithms names no algorithm");
 }
@@ -257,6 +272,10 @@ RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
   const bool ps = is_parameter_server(f);
   resolve_names(s, f, ps);
   s.algorithms = resolve_algorithms(f, s.collective, context.registry, ps);
+  s.every_library_algorithm = f.algorithms_given && !ps && [&] {
+    const auto items = split_list(f.algorithms);
+    return std::find(items.begin(), items.end(), "mpi[all]") != items.end();
+  }();
   resolve_sizes(s, f);
   resolve_where(s, f, ps, context.probe);
   check_bound_and_root(s, f, ps, context.nranks);

@@ -27,6 +27,7 @@ namespace collbench {
 struct SweepSpec {
   Collective collective = Collective::allreduce;
   std::vector<const AlgorithmEntry*> algorithms;  // resolved; baseline first
+  bool every_library_algorithm = false;          // mpi[all]: leave out what the library cannot run
   SizeRange sizes;
   Repetitions reps;
   DType dtype = DType::f32;

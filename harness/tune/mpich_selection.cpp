@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "collectives/transport/mpi/mpi_names.hpp"
+#include "collectives/transport/mpi/mpich_switch.hpp"
 
 namespace collbench {
 namespace {
@@ -46,25 +47,6 @@ const MpichCollective* find_collective(Collective c) {
   return nullptr;
 }
 
-// What MPICH requires of an algorithm beyond the measurement's conditions
-// (src/mpi/coll/coll_algorithms.txt's restrictions; commutative, built-in and in-place
-// are the measurement guards).
-struct Restrictions {
-  bool count_ge_pof2 = false, power_of_two = false, parent_comm = false;
-};
-Restrictions restrictions_of(Collective c, const std::string& a) {
-  Restrictions r;
-  if ((c == Collective::allreduce && a == "reduce_scatter_allgather") ||
-      (c == Collective::reduce && a == "reduce_scatter_gather"))
-    r.count_ge_pof2 = true;
-  if ((c == Collective::broadcast && a == "scatter_recursive_doubling_allgather") ||
-      (c == Collective::allgather && a == "recursive_doubling") ||
-      (c == Collective::reduce_scatter && a == "noncommutative"))
-    r.power_of_two = true;
-  if (a == "smp") r.parent_comm = true;
-  return r;
-}
-
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 // The threshold MPICH compares for a band edge in run's bytes (x < edge).
@@ -81,7 +63,7 @@ std::size_t threshold(const MpichCollective& m, std::size_t edge, int ranks, std
 // with the communicator's other conditions).
 Json algorithm_branch(const MpichCollective& m, const std::string& algorithm, int ranks, bool hierarchical,
                       const Json& fallback) {
-  const Restrictions r = restrictions_of(m.id, algorithm);
+  const MpichRestrictions r = mpich_restrictions(m.id, algorithm);
   if (r.parent_comm && !hierarchical) return fallback;
   if (r.power_of_two && (ranks & (ranks - 1)) != 0)
     throw std::invalid_argument("MPICH's " + algorithm + " " + m.key + " needs a power-of-two communicator, not " +
@@ -149,7 +131,7 @@ Json tuned_intra(const MpichCollective& m, const CollectiveChoices& cc, std::siz
       });
     };
     const bool needs_hierarchy = std::any_of(comm.sizes.begin(), comm.sizes.end(), [&](const SizeChoice& s) {
-      return !s.algorithm.empty() && restrictions_of(m.id, s.algorithm).parent_comm;
+      return !s.algorithm.empty() && mpich_restrictions(m.id, s.algorithm).parent_comm;
     });
     by_size["comm_size<=" + std::to_string(comm.ranks)] =
         needs_hierarchy ? Json{{"comm_hierarchy=parent", ladder(true)}, {"comm_hierarchy=any", ladder(false)}}

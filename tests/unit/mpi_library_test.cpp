@@ -2,9 +2,11 @@
 
 #include "collectives/transport/mpi/clean_finalize.hpp"
 #include "collectives/transport/mpi/library.hpp"
+#include "collectives/transport/mpi/mpich_switch.hpp"
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 using namespace collbench;
 
@@ -95,4 +97,51 @@ TEST(FinalizePolicy, TheVariableDecidesAndBadValuesAreRefused) {
                     bad + "'");
     }
   }
+}
+
+// MPICH 4.0.2's own description of MPIR_CVAR_BCAST_INTRA_ALGORITHM, lines joined as
+// MPI_T gives them: the names' order is the order of their values.
+constexpr const char* kBcastDescription =
+    "Variable to select bcast algorithmauto - Internal algorithm selection (can be overridden with "
+    "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)binomial                                - Force Binomial Treenb      "
+    "                                - Force nonblocking algorithmsmp                                     - Force smp "
+    "algorithmscatter_recursive_doubling_allgather    - Force Scatter Recursive-Doubling "
+    "Allgatherscatter_ring_allgather                  - Force Scatter Ring";
+
+TEST(MpichSwitch, ReadsTheOrderOfValuesFromTheDescription) {
+  const std::vector<std::string> listed{
+      "auto", "binomial", "scatter_recursive_doubling_allgather", "scatter_ring_allgather", "smp", "nb"};
+  EXPECT_EQ(mpich_enum_order(kBcastDescription, listed),
+            (std::vector<std::string>{"auto", "binomial", "nb", "smp", "scatter_recursive_doubling_allgather",
+                                      "scatter_ring_allgather"}));
+  const std::string fallback =
+      "Variable to control what the MPI library should do if theuser-specified collective algorithm does not work "
+      "for thearguments passed in by the user.error   - throw an errorprint   - print an error message and fallback "
+      "to the internally selected algorithmsilent  - silently fallback to the internally selected algorithm";
+  EXPECT_EQ(mpich_enum_order(fallback, {"silent", "print", "error"}),
+            (std::vector<std::string>{"error", "print", "silent"}));
+}
+
+TEST(MpichSwitch, RefusesADescriptionItCannotReadWhole) {
+  // A name it does not list, a listed name missing, a name twice: no order at all.
+  EXPECT_TRUE(mpich_enum_order(kBcastDescription, {"auto", "binomial", "nb", "smp", "scatter_ring_allgather"}).empty());
+  EXPECT_TRUE(
+      mpich_enum_order(kBcastDescription, {"auto", "binomial", "nb", "smp", "scatter_recursive_doubling_allgather",
+                                           "scatter_ring_allgather", "pipelined"})
+          .empty());
+  EXPECT_TRUE(mpich_enum_order("auto - x nb - y nb - z", {"auto", "nb"}).empty());
+}
+
+TEST(MpichSwitch, RefusesWhatMpichCannotRunForTheCalls) {
+  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 1, 1024).find("several nodes"),
+            std::string::npos);
+  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 2, 1024), "");
+  EXPECT_NE(mpich_restriction_refusal(Collective::broadcast, "scatter_recursive_doubling_allgather", 3, 1, 8)
+                .find("power-of-two"),
+            std::string::npos);
+  // count >= the largest power of two <= ranks: 4 on 6 ranks.
+  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "reduce_scatter_allgather", 6, 1, 3).find("at least 4"),
+            std::string::npos);
+  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "reduce_scatter_allgather", 6, 1, 4), "");
+  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "recursive_doubling", 3, 1, 1), "");
 }

@@ -171,7 +171,7 @@ std::string mpi_baseline_row_name(Collective c) {
 }
 
 std::string result_row_name(const AlgorithmEntry& a) {
-  return a.is_baseline_of("mpi") ? mpi_baseline_row_name(a.collective) : a.name;
+  return a.is_baseline_of("mpi") && a.name == "mpi" ? mpi_baseline_row_name(a.collective) : a.name;
 }
 
 namespace {

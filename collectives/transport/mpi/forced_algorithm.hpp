@@ -26,7 +26,7 @@ const ForcedAlgorithm& forced_mpi_algorithm(Collective c);
 // when it reads a tuning file, so that such runs merge into one table with the default.
 std::string mpi_baseline_row_name(Collective c);
 // The name every command's rows give an algorithm: MPI's baseline as above (so that run,
-// ps and replay all say mpi[NAME] or mpi[tuned]), any other its own.
+// ps and replay all say mpi[NAME] or mpi[tuned]), any other (a switched mpi[NAME] too) its own.
 std::string result_row_name(const AlgorithmEntry& a);
 
 // How the running library is told to use one algorithm, and the names it accepts

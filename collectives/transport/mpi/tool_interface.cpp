@@ -95,4 +95,37 @@ std::map<std::string, ControlVariable> read_control_variables(const std::vector<
   return out;
 }
 
+std::optional<std::string> control_variable_description(const std::string& name) {
+  int index = -1;
+  if (!tool_interface_ready() || MPI_T_cvar_get_index(name.c_str(), &index) != MPI_SUCCESS) return std::nullopt;
+  int verbosity = 0, bind = 0, scope = 0, name_len = 0, desc_len = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+  if (MPI_T_cvar_get_info(index, nullptr, &name_len, &verbosity, &type, &enumtype, nullptr, &desc_len, &bind, &scope) !=
+      MPI_SUCCESS)
+    return std::nullopt;
+  std::vector<char> desc(static_cast<std::size_t>(desc_len) + 1, 0);
+  int len = desc_len + 1;
+  if (MPI_T_cvar_get_info(index, nullptr, &name_len, &verbosity, &type, &enumtype, desc.data(), &len, &bind, &scope) !=
+      MPI_SUCCESS)
+    return std::nullopt;
+  return std::string(desc.data());
+}
+
+bool write_control_variable(const std::string& name, int value) {
+  // Handles are kept: a write is then one call, cheap enough between timed batches.
+  static std::map<std::string, std::optional<MPI_T_cvar_handle>> handles;
+  auto it = handles.find(name);
+  if (it == handles.end()) {
+    std::optional<MPI_T_cvar_handle> h;
+    int index = -1, count = 0;
+    MPI_T_cvar_handle handle;
+    if (tool_interface_ready() && MPI_T_cvar_get_index(name.c_str(), &index) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) == MPI_SUCCESS && count == 1)
+      h = handle;
+    it = handles.emplace(name, h).first;
+  }
+  return it->second && MPI_T_cvar_write(*it->second, &value) == MPI_SUCCESS;
+}
+
 }  // namespace collbench

@@ -21,4 +21,13 @@ struct ControlVariable {
 // after MPI_Init and before MPI_Finalize.
 std::map<std::string, ControlVariable> read_control_variables(const std::vector<std::string>& names);
 
+// A control variable's description as the library gives it (MPICH lists an enum's
+// names there, in the order of their values, and has no MPI_T enum for them).
+std::optional<std::string> control_variable_description(const std::string& name);
+
+// Sets an integer or enum control variable of no object for the whole process, where the
+// library lets it change after MPI_Init (MPICH reads its algorithm CVARs at every call);
+// false when it cannot.
+bool write_control_variable(const std::string& name, int value);
+
 }  // namespace collbench

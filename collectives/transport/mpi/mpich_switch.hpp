@@ -1,0 +1,53 @@
+#pragma once
+// MPICH's own algorithms switched inside one process: MPICH reads
+// MPIR_CVAR_<COLL>_INTRA_ALGORITHM at every call, and MPI_T can write it after MPI_Init,
+// so one run can interleave the library's default with each of its algorithms, batch
+// by batch, instead of launching once per algorithm (launches on this kind of machine
+// run in a fast or a slow mode as a whole, which no comparison across launches survives).
+// The CVAR is checked where a tuning file's choice is (MPIR_<Coll>_impl, below ch4's
+// device layer), so a switched algorithm runs as a tuning file choosing it would.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+
+namespace collbench {
+
+// The names of an MPICH enum CVAR in the order of their values, read from its
+// description: MPICH has no MPI_T enum for them and joins the description's lines, so a
+// name is the longest of `names` that ends a word followed by spaces and "- "
+// ("...Force nonblocking algorithmsmp   - Force smp"). Empty unless every one of `names`
+// is found exactly once and nothing else is.
+std::vector<std::string> mpich_enum_order(const std::string& description, const std::vector<std::string>& names);
+
+// What MPICH requires of an algorithm and does not check when it is forced (it then
+// falls back, or fails with MPIR_CVAR_COLLECTIVE_FALLBACK=error): coll_algorithms.txt's
+// restrictions.
+struct MpichRestrictions {
+  bool count_ge_pof2 = false;  // count >= the largest power of two <= ranks
+  bool power_of_two = false;   // a power-of-two communicator
+  bool parent_comm = false;    // MPICH's node hierarchy: ranks on several nodes
+};
+MpichRestrictions mpich_restrictions(Collective c, const std::string& algorithm);
+
+// Why MPICH cannot run `algorithm` for every call of a run on `ranks` ranks over
+// `nodes` nodes whose smallest count per rank is `min_count`; "" when it can.
+std::string mpich_restriction_refusal(Collective c, const std::string& algorithm, int ranks, int nodes,
+                                      std::size_t min_count);
+
+// The algorithms of `c` this process can switch MPICH to (empty for another library, or
+// where MPICH's description of the CVAR cannot be read). After MPI_Init.
+std::vector<std::string> mpich_switchable_algorithms(Collective c);
+
+// Makes MPICH's next calls of `c` run `algorithm` ("" for the library's own choice, or a
+// tuning file's); the first switch also sets MPIR_CVAR_COLLECTIVE_FALLBACK=error, so an
+// algorithm that cannot serve a call fails instead of silently running another. Cheap
+// when nothing changes (one comparison): it is called before every timed call.
+void select_mpich_algorithm(Collective c, int value);
+// The value that selects `algorithm` ("" for the library's own choice); nullopt when it
+// cannot be switched to.
+std::optional<int> mpich_algorithm_value(Collective c, const std::string& algorithm);
+
+}  // namespace collbench

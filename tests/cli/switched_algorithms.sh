@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The MPI library's own algorithms switched inside one run (-a mpi[NAME], mpi[all]):
+# the value collbench writes for each name is the one MPICH itself gives that name when
+# the environment forces it (read back through MPI_T), a run of mpi and mpi[all] gives
+# each algorithm its own checked rows and leaves out, with a note, what MPICH cannot run
+# here, and an algorithm named alone that MPICH cannot run, or a switch while the
+# environment already forces one, is refused with one message (exit 2).
+# usage: switched_algorithms.sh MPIEXEC COLLBENCH
+set -u
+mpiexec=$1 collbench=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+cd "$dir" || exit 1
+"$mpiexec" -n 1 "$collbench" list --json >list.json </dev/null || fail "list --json"
+python3 -c '
+import json, sys
+lib = json.load(open(sys.argv[1]))["mpi_library"]["algorithms"]
+for coll, a in lib.items():
+    for i, name in enumerate(a.get("switchable", []), 1):
+        print(coll, a["settings"][0].split("=")[0], name, i)' list.json >switchable.txt
+if [ ! -s switchable.txt ]; then
+  echo "skip: this MPI library's algorithms cannot be switched in a run"
+  exit 77
+fi
+while read -r coll cvar name value; do
+  got=$(env "$cvar=$name" "$mpiexec" -n 1 "$collbench" list --json </dev/null | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["mpi_library"]["algorithms"][sys.argv[1]].get("selected_value"))' "$coll")
+  [ "$got" = "$value" ] || fail "$coll $name: MPICH holds $got for it, collbench would write $value"
+done <switchable.txt
+echo "ok: $(wc -l <switchable.txt) algorithms, each written as the value MPICH gives its name"
+
+sweep=(run -c allreduce -b 4 -e 1K -f 4 -n 5 -w 2 --rounds 2)
+"$mpiexec" -n 2 "$collbench" "${sweep[@]}" -a 'mpi,mpi[all]' --json all.json --csv all.csv >all.out 2>&1 </dev/null ||
+  { cat all.out; fail "mpi,mpi[all]"; }
+python3 -c '
+import json, sys
+rows = json.load(open("all.json"))["rows"]
+names = sorted({r["algorithm"] for r in rows})
+assert names == ["mpi", "mpi[nb]", "mpi[recursive_doubling]"], names
+assert all(int(r["errors"]) == 0 for r in rows), "wrong elements"
+print("ok: rows of", ", ".join(names))' || fail "rows of mpi[all]"
+grep -q "mpi\[all\] leaves out mpi\[smp\]: .*several nodes" all.out || fail "no note for smp"
+grep -q "mpi\[all\] leaves out mpi\[reduce_scatter_allgather\]: .*at least 2 elements" all.out ||
+  fail "no note for reduce_scatter_allgather at 4 bytes"
+
+refused() {  # refused WHAT PATTERN COMMAND...: exit 2 and one message matching PATTERN
+  local what=$1 pattern=$2
+  shift 2
+  "$@" >out 2>&1 </dev/null
+  local rc=$?
+  [ "$rc" = 2 ] || { cat out; fail "$what: exit $rc, not 2"; }
+  grep -q "$pattern" out || { cat out; fail "$what: message"; }
+  echo "ok: $what refused"
+}
+refused "mpi[smp] on one node" "needs ranks on several nodes" \
+  "$mpiexec" -n 2 "$collbench" "${sweep[@]}" -a 'mpi[smp]'
+refused "an unknown mpi[NAME]" "mpi\[NAME\] for NAME in" \
+  "$mpiexec" -n 2 "$collbench" "${sweep[@]}" -a 'mpi[fastest]'
+refused "a switch while the environment forces" "already forces" \
+  env MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=nb "$mpiexec" -n 2 "$collbench" "${sweep[@]}" -a 'mpi,mpi[recursive_doubling]'
