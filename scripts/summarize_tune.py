@@ -54,17 +54,20 @@ def collect(outdir):
 
 
 def choices(outdir):
-    """What the file chose at each measured size, from tune's own lines (tune.txt)."""
+    """What the file chose at each measured size, and the algorithm the library's own
+    selection runs there where tune knew it ("" otherwise), from tune's lines (tune.txt)."""
     out = {}
     path = os.path.join(outdir, "tune.txt")
     if not os.path.exists(path):
         return out
-    line_re = re.compile(r"^(\w+), (\d+) ranks, (\d+) B: .*: (default kept|[\w-]+) \(")
+    line_re = re.compile(r"^(\w+), (\d+) ranks, (\d+) B: default \S+ us(?: \(the library's ([\w-]+)\))?.*? us: "
+                         r"(default kept|[\w-]+) \(")
     with open(path) as f:
         for line in f:
             m = line_re.match(line)
             if m:
-                out[(m.group(1), int(m.group(2)), int(m.group(3)))] = "default" if m.group(4) == "default kept" else m.group(4)
+                choice = "default" if m.group(5) == "default kept" else m.group(5)
+                out[(m.group(1), int(m.group(2)), int(m.group(3)))] = (choice, m.group(4) or "")
     return out
 
 
@@ -82,8 +85,15 @@ def ratio(a, b, same_launches):
     return statistics.median(a.values()) / statistics.median(b.values())
 
 
-def judge(variants):
-    """One point's verdict from {label: {round: p50}}; None where a variant is missing."""
+def paired_difference(a, b):
+    """The median over rounds of a - b, both from the same launches."""
+    common = [r for r in a if r in b]
+    return statistics.median(a[r] - b[r] for r in common) if common else None
+
+
+def judge(variants, chosen=("", "")):
+    """One point's verdict from {label: {round: p50}} and the file's (choice, library's
+    own algorithm); None where a variant is missing."""
     default, tuned = variants.get("mpi"), variants.get("mpi[tuned]")
     forced = {k[4:-1]: v for k, v in variants.items() if k.startswith("mpi[") and k != "mpi[tuned]"}
     beside = {k[10:-1]: v for k, v in variants.items() if k.startswith("tuned:mpi[")}
@@ -93,8 +103,25 @@ def judge(variants):
     best, med = best_of(beside or forced)
     d, t, b = statistics.median(default.values()), statistics.median(tuned.values()), med[best]
     vs_best = ratio(tuned, (beside or forced)[best], bool(beside)) - 1
-    # An MPICH launch measures the default beside its switched algorithms too.
-    default_gap = ratio(default, forced[best_of(forced)[0]], bool(beside)) - 1 if forced else d / b - 1
+    choice, own = chosen
+    # How much faster the best algorithm is than the default's own, both forced in the
+    # default's launches where known (a forced call skips the selection, so the default
+    # row against a forced one would count the selection as the algorithm's gain); else
+    # the default row itself. An MPICH launch measures the default beside them.
+    fastest_beside_default = best_of(forced)[0] if forced else None
+    if beside and own in forced:
+        default_gap = ratio(forced[own], forced[fastest_beside_default], True) - 1
+    elif forced:
+        default_gap = ratio(default, forced[fastest_beside_default], bool(beside)) - 1
+    else:
+        default_gap = d / b - 1
+    runs = own if choice == "default" else choice
+    # A switched (forced) call skips the selection that every call of the default and of
+    # the tuned library makes: measured as each one against the algorithm it runs, forced
+    # beside it in the same launch.
+    selection = paired_difference(tuned, beside[runs]) if runs in beside else None
+    default_selection = paired_difference(default, forced[own]) if beside and own in forced else None
+    choice_vs_best = ratio(beside[runs], beside[best], True) - 1 if runs in beside else None
     return {
         "default_us": d,
         "tuned_us": t,
@@ -107,7 +134,10 @@ def judge(variants):
         "default_gap": default_gap,
         "gain": d / t if default_gap >= GAP else None,
         "rounds": len(tuned),
-        "beside": bool(beside),
+        "library": own,
+        "choice_vs_best": choice_vs_best,
+        "selection_us": selection,
+        "default_selection_us": default_selection,
     }
 
 
@@ -124,57 +154,81 @@ def main(argv):
     outdir = argv[1]
     points, errors, runs = collect(outdir)
     chosen = choices(outdir)
-    verdicts = {k: judge(v) for k, v in sorted(points.items())}
+    verdicts = {k: judge(v, chosen.get(k, ("", ""))) for k, v in sorted(points.items())}
     judged = {k: v for k, v in verdicts.items() if v}
     library = next((r["mpi"]["library"] for r in runs if "mpi" in r), "?")
     tuning = next((r["mpi"]["tuning_file"] for r in runs if "mpi" in r and "tuning_file" in r["mpi"]), None)
     revision = next((r.get("git_revision") for r in runs if r.get("git_revision")), "?")
+    def fmt(x, spec):
+        return "" if x is None else format(x, spec)
+
     with open(os.path.join(outdir, "comparison.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["collective", "ranks", "bytes", "choice", "default_us", "best", "best_us", "tuned_us",
-                    "tuned_vs_best", "within_5pct", "slower_than_default", "default_gap", "gain", "rounds"])
+                    "tuned_vs_best", "within_5pct", "slower_than_default", "default_gap", "gain", "rounds",
+                    "library_algorithm", "choice_vs_best", "selection_us", "default_selection_us"])
         for (c, n, b), v in judged.items():
-            w.writerow([c, n, b, chosen.get((c, n, b), ""), v["default_us"], v["best"], v["best_us"], v["tuned_us"],
-                        v["tuned_vs_best"], v["within"], v["slower_than_default"], v["default_gap"],
-                        v["gain"] if v["gain"] else "", v["rounds"]])
+            w.writerow([c, n, b, chosen.get((c, n, b), ("", ""))[0], v["default_us"], v["best"], v["best_us"],
+                        v["tuned_us"], v["tuned_vs_best"], v["within"], v["slower_than_default"], v["default_gap"],
+                        v["gain"] if v["gain"] else "", v["rounds"], v["library"], fmt(v["choice_vs_best"], ""),
+                        fmt(v["selection_us"], ""), fmt(v["default_selection_us"], "")])
+    beside = any(v["choice_vs_best"] is not None for v in judged.values())
     print("# The tuned MPI library against its default and its own best algorithm\n")
     print(f"{library}, collbench {revision}; machine: machine.txt. The tuning file was written by "
           "`collbench tune` from the measure/ launches and judged on the evaluate/ launches "
           f"({max((v['rounds'] for v in judged.values()), default=0)} rounds, each the default, every forced "
           "algorithm and then the tuned library, per collective); p50 is each launch's median, a point's value the "
           "median over rounds."
+          + (" The library switches its algorithms inside a run (MPICH): each round is two launches, the default "
+             "and the tuned library, each with every algorithm interleaved beside it, and the tuned library is "
+             "judged against the algorithms of its own launch (the median of the rounds' ratios)." if beside else "")
           + (f" Tuning file: {tuning['bytes']} bytes, FNV-1a {tuning['fnv1a']}." if tuning else "") + "\n")
     print(f"Targets: tuned within {WITHIN:.0%} of the best forced algorithm at every size; never slower than the "
           "default beyond the spread (every tuned round slower than every default round). Wrong elements in "
           f"every evaluated row: {errors}.\n")
-    print("| collective | ranks | sizes | within 5% of the best | slower than the default | met |")
-    print("|---|---:|---:|---:|---:|---|")
+    if beside:
+        print("A forced call skips the library's per-call selection, which every call of the default and of the "
+              "tuned library makes: *selection* is the tuned library's p50 less that of the algorithm it runs, "
+              "forced beside it (the default's likewise, against its own algorithm), and *choice / best* is the "
+              "algorithm the file runs against the best, both forced: how good the choice is, the selection "
+              "aside.\n")
+    print("| collective | ranks | sizes | within 5% of the best | " + ("choice within 5% of the best | " if beside else "")
+          + "slower than the default | met |")
+    print("|---|---:|---:|---:|" + ("---:|" if beside else "") + "---:|---|")
     groups = {}
     for (c, n, b), v in judged.items():
         groups.setdefault((c, n), []).append(v)
     for (c, n), vs in groups.items():
         within = sum(v["within"] for v in vs)
+        choice_within = sum(v["choice_vs_best"] is not None and v["choice_vs_best"] <= WITHIN for v in vs)
         slower = sum(v["slower_than_default"] for v in vs)
         met = within == len(vs) and slower == 0 and errors == 0
-        print(f"| {c} | {n} | {len(vs)} | {within} | {slower} | {'yes' if met else '**no**'} |")
+        print(f"| {c} | {n} | {len(vs)} | {within} | " + (f"{choice_within} | " if beside else "")
+              + f"{slower} | {'yes' if met else '**no**'} |")
     missing = [k for k, v in verdicts.items() if not v]
     if missing:
         print(f"\nNot judged (a variant missing at the size): {len(missing)} points.")
     gains = [(k, v) for k, v in judged.items() if v["gain"]]
     if gains:
-        print("\nWhere the default was 10% or more slower than the best forced algorithm:\n")
-        print("| collective | ranks | size | default / best | default / tuned |")
+        print("\nWhere the default" + ("'s own algorithm" if beside else "") + " was 10% or more slower than the "
+              "best forced algorithm:\n")
+        print("| collective | ranks | size | " + ("default's algorithm / best (forced)" if beside else "default / best")
+              + " | default / tuned |")
         print("|---|---:|---|---:|---:|")
         for (c, n, b), v in gains:
             print(f"| {c} | {n} | {size_text(b)} | {1 + v['default_gap']:.2f} | {v['gain']:.2f} |")
     print("\nPer size (medians over rounds, µs):\n")
+    extra_head = " library's own | choice / best − 1 | selection (tuned) | selection (default) |" if beside else ""
     print("| collective | ranks | size | file's choice | default | best forced | best | tuned | tuned / best − 1 | "
-          "slower than default |")
-    print("|---|---:|---|---|---:|---|---:|---:|---:|---|")
+          "slower than default |" + extra_head)
+    print("|---|---:|---|---|---:|---|---:|---:|---:|---|" + ("---|---:|---:|---:|" if beside else ""))
     for (c, n, b), v in judged.items():
-        print(f"| {c} | {n} | {size_text(b)} | {chosen.get((c, n, b), '')} | {v['default_us']:.4g} | {v['best']} | "
-              f"{v['best_us']:.4g} | {v['tuned_us']:.4g} | {v['tuned_vs_best']:+.1%}{'' if v['within'] else ' **'} | "
-              f"{'**yes**' if v['slower_than_default'] else 'no'} |")
+        extra = (f" {v['library']} | {fmt(v['choice_vs_best'], '+.1%')} | {fmt(v['selection_us'], '+.3f')} | "
+                 f"{fmt(v['default_selection_us'], '+.3f')} |") if beside else ""
+        print(f"| {c} | {n} | {size_text(b)} | {chosen.get((c, n, b), ('', ''))[0]} | {v['default_us']:.4g} | "
+              f"{v['best']} | {v['best_us']:.4g} | {v['tuned_us']:.4g} | "
+              f"{v['tuned_vs_best']:+.1%}{'' if v['within'] else ' **'} | "
+              f"{'**yes**' if v['slower_than_default'] else 'no'} |" + extra)
 
 
 if __name__ == "__main__":

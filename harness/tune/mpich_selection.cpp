@@ -6,6 +6,7 @@
 #include <climits>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -150,6 +151,78 @@ std::string mpich_container(Collective c, const std::string& algorithm) {
   if (!m)
     throw std::invalid_argument("collbench cannot write MPICH's selection for " + std::string(collective_name(c)));
   return std::string("MPIR_") + m->func + (algorithm == "nb" ? "_allcomm_" : "_intra_") + algorithm;
+}
+
+namespace {
+
+// One condition of the tree for a call, as csel.c would decide it; nullopt where
+// collbench does not know the answer (then the tree's choice is not known either).
+std::optional<bool> holds(const std::string& key, const MpichCollective& m, int ranks, int nodes, std::size_t bytes,
+                          std::size_t element_bytes) {
+  const auto eq = key.find('=');
+  const auto lt = key.find('<');
+  if (eq == std::string::npos && lt == std::string::npos) return std::nullopt;
+  const std::string name = key.substr(0, std::min(eq, lt));
+  const std::string value = key.substr(std::min(eq, lt) + (key.compare(std::min(eq, lt), 2, "<=") == 0 ? 2 : 1));
+  if (value == "any") return true;
+  const bool le = key.compare(name.size(), 2, "<=") == 0, less = !le && lt == name.size();
+  const auto compare = [&](std::size_t x) -> std::optional<bool> {
+    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    const std::size_t n = std::stoull(value);
+    return le ? x <= n : x < n;
+  };
+  const bool reduction = m.commutative_guard;  // the measured call: a commutative built-in op, not in place
+  std::size_t pof2 = 1;
+  while (pof2 * 2 <= static_cast<std::size_t>(ranks)) pof2 *= 2;
+  if (name == "comm_type") return value == "intra";
+  if (name == "comm_size") {
+    if (le || less) return compare(static_cast<std::size_t>(ranks));
+    if (value == "pow2") return (ranks & (ranks - 1)) == 0;
+    if (value == "node_comm_size") return nodes == 1;
+    return std::nullopt;
+  }
+  if (name == "comm_hierarchy" && value == "parent") return nodes > 1;
+  if (name == m.size_operator && (le || less)) return compare(threshold(m, bytes, ranks, element_bytes));
+  if (name == "count" &&
+      (m.id == Collective::allreduce || m.id == Collective::reduce || m.id == Collective::broadcast)) {
+    const std::size_t count = bytes / element_bytes;
+    if (value == "pow2" && less) return count < pof2;
+    if (le || less) return compare(count);
+    return std::nullopt;
+  }
+  if (name == "is_commutative" || name == "is_op_built_in")
+    return reduction ? std::optional{value == "yes"} : std::nullopt;
+  if (name == "is_sendbuf_inplace" || name == "is_multi_threaded") return value == "no";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string mpich_library_choice(const Json& library_default, Collective c, int ranks, int nodes, std::size_t bytes,
+                                 std::size_t element_bytes) {
+  const MpichCollective* m = find_collective(c);
+  const std::string key = m ? std::string("collective=") + m->key : "";
+  if (!m || element_bytes == 0 || !library_default.contains(key)) return "";
+  const Json* node = &library_default[key];
+  for (;;) {
+    const Json* next = nullptr;
+    for (const auto& [k, child] : node->items()) {
+      if (k.rfind("algorithm=", 0) == 0) {
+        std::istringstream names{std::string(mpi_names(c).mpich_algorithms)};
+        for (std::string a; names >> a;)
+          if (k == "algorithm=" + mpich_container(c, a)) return a;
+        return "";
+      }
+      const std::optional<bool> h = holds(k, *m, ranks, nodes, bytes, element_bytes);
+      if (!h) return "";
+      if (*h) {
+        next = &child;
+        break;
+      }
+    }
+    if (!next) return "";
+    node = next;
+  }
 }
 
 std::string write_mpich_selection(const Json& library_default, const std::vector<CollectiveChoices>& choices,

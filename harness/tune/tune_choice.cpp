@@ -38,55 +38,60 @@ bool all_correct(const Series& s) {
   return std::all_of(s.begin(), s.end(), [](const auto& e) { return e.second->errors == 0; });
 }
 
-// Within one launch: the forced algorithm's slowest round against the default's fastest.
-void judge_rounds(SizeChoice& c, const TuneMeasurement& best, const TuneMeasurement& fallback) {
-  if (best.round_us.size() < 2 || fallback.round_us.size() < 2) {
+// Within one launch: the forced algorithm's slowest round against the baseline's fastest.
+void judge_rounds(SizeChoice& c, const TuneMeasurement& best, const TuneMeasurement& baseline,
+                  const std::string& against) {
+  if (best.round_us.size() < 2 || baseline.round_us.size() < 2) {
     c.reason = "one launch of fewer than 2 rounds: no spread to beat";
     return;
   }
   const double best_slowest = *std::max_element(best.round_us.begin(), best.round_us.end());
-  const double default_fastest = *std::min_element(fallback.round_us.begin(), fallback.round_us.end());
-  if (best.p50_us < fallback.p50_us && best_slowest < default_fastest) {
+  const double baseline_fastest = *std::min_element(baseline.round_us.begin(), baseline.round_us.end());
+  if (best.p50_us < baseline.p50_us && best_slowest < baseline_fastest) {
     c.algorithm = c.fastest;
-    c.reason = "every round faster than the default's fastest (" + format_us(best_slowest) + " < " +
-               format_us(default_fastest) + " us)";
+    c.reason = "every round faster than the fastest of " + against + " (" + format_us(best_slowest) + " < " +
+               format_us(baseline_fastest) + " us)";
   } else {
-    c.reason = best.p50_us < fallback.p50_us ? "faster, but within the default's spread" : "the default is as fast";
+    c.reason = best.p50_us < baseline.p50_us ? "faster, but within the spread of " + against : against + " is as fast";
   }
 }
 
-// Across launches, each pairing the default with the algorithm measured beside it: a
-// launch's speed can change as a whole (a VM's CPU placement), which rounds inside one
-// launch never show, so the algorithm must win in most launches, not in their pooled times.
-void judge_launches(SizeChoice& c, const Series& best, const Series& fallback) {
+// Across launches, each pairing the baseline (the default, or the library's own
+// algorithm forced) with the algorithm measured beside it: a launch's speed can change as
+// a whole (a VM's CPU placement), which rounds inside one launch never show, so the
+// algorithm must win in most launches, not in their pooled times.
+void judge_launches(SizeChoice& c, const Series& best, const Series& baseline, double baseline_us,
+                    const std::string& against) {
   int launches = 0, wins = 0;
-  for (const auto& [launch, d] : fallback)
+  for (const auto& [launch, d] : baseline)
     if (const auto b = best.find(launch); b != best.end()) {
       ++launches;
       wins += b->second->p50_us < d->p50_us;
     }
   const std::string tally = std::to_string(wins) + " of " + std::to_string(launches) + " launches";
   if (launches == 0) {
-    c.reason = "never measured in the same launch round (file) as the default: merge each round's files";
+    c.reason = "never measured in the same launch round (file) as " + against + ": merge each round's files";
     return;
   }
   if (launches == 1) {
-    for (const auto& [launch, d] : fallback)
-      if (best.count(launch)) judge_rounds(c, *best.at(launch), *d);
+    for (const auto& [launch, d] : baseline)
+      if (best.count(launch)) judge_rounds(c, *best.at(launch), *d, against);
     return;
   }
-  if (2 * wins > launches && c.fastest_us < c.default_us) {
+  if (2 * wins > launches && c.fastest_us < baseline_us) {
     c.algorithm = c.fastest;
-    c.reason = "faster than the default in " + tally;
+    c.reason = "faster than " + against + " in " + tally;
   } else {
-    c.reason = c.fastest_us < c.default_us ? "faster in only " + tally : "the default is as fast";
+    c.reason = c.fastest_us < baseline_us ? "faster in only " + tally : against + " is as fast";
   }
 }
 
-SizeChoice choose_one(std::size_t bytes, const Series& fallback, const std::map<std::string, Series>& forced) {
+SizeChoice choose_one(std::size_t bytes, const Series& fallback, const std::map<std::string, Series>& forced,
+                      const std::string& library_algorithm) {
   SizeChoice c;
   c.bytes = bytes;
   c.default_us = median_p50(fallback);
+  c.library_algorithm = library_algorithm;
   const std::pair<const std::string, Series>* best = nullptr;
   for (const auto& f : forced) {
     if (!all_correct(f.second)) continue;  // wrong or unchecked results are never a choice
@@ -98,20 +103,32 @@ SizeChoice choose_one(std::size_t bytes, const Series& fallback, const std::map<
   }
   c.fastest = *forced_algorithm_of(best->first);
   c.fastest_us = median_p50(best->second);
-  judge_launches(c, best->second, fallback);
+  if (!library_algorithm.empty() && c.fastest == library_algorithm) {
+    c.reason = "the library's own choice here";
+    return c;
+  }
+  // Like with like: the library's own algorithm forced, where measured and correct.
+  if (const auto own = forced.find("mpi[" + library_algorithm + "]");
+      !library_algorithm.empty() && own != forced.end() && all_correct(own->second))
+    judge_launches(c, best->second, own->second, median_p50(own->second), library_algorithm + " (the library's)");
+  else
+    judge_launches(c, best->second, fallback, c.default_us, "the default");
   return c;
 }
 
 }  // namespace
 
-std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasurement>& rows) {
+std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasurement>& rows,
+                                                 const LibraryChoice& library) {
   struct Point {
     Series fallback;
     std::map<std::string, Series> forced;
+    int nodes = 1;
   };
   std::map<Collective, std::map<int, std::map<std::size_t, Point>>> points;
   for (const TuneMeasurement& r : rows) {
     Point& p = points[r.collective][r.ranks][r.bytes];
+    p.nodes = r.nodes;
     if (r.label == "mpi")
       p.fallback[r.launch] = &r;
     else if (forced_algorithm_of(r.label))
@@ -124,7 +141,8 @@ std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasureme
       CommunicatorChoices comm{ranks, {}};
       for (const auto& [bytes, p] : by_bytes)
         if (!p.fallback.empty() && all_correct(p.fallback))
-          comm.sizes.push_back(choose_one(bytes, p.fallback, p.forced));
+          comm.sizes.push_back(
+              choose_one(bytes, p.fallback, p.forced, library ? library(collective, ranks, p.nodes, bytes) : ""));
       if (!comm.sizes.empty()) cc.communicators.push_back(std::move(comm));
     }
     if (!cc.communicators.empty()) out.push_back(std::move(cc));

@@ -6,6 +6,7 @@
 // spread; anywhere else, and wherever the measurement cannot tell, the library keeps its
 // own choice.
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct TuneMeasurement {
   std::vector<double> round_us;  // each round's mean (run --rounds)
   long long errors = 0;          // wrong elements; -1 unchecked
   int launch = 0;                // which launch (input file) measured it: launches pair up
+  int nodes = 1;
 };
 
 // What one measured size gets: a library algorithm, or the library's default ("").
@@ -35,6 +37,10 @@ struct SizeChoice {
   double default_us = 0;  // p50 of the default
   std::string fastest;    // the fastest forced algorithm measured here ("" if none)
   double fastest_us = 0;
+  // The algorithm the library's own selection runs here ("" where unknown): a forced
+  // algorithm is judged against it forced too where it was measured, as a forced call
+  // skips the selection that the default (and the tuned library) pays on every call.
+  std::string library_algorithm;
 };
 
 struct CommunicatorChoices {
@@ -59,7 +65,15 @@ std::optional<std::string> forced_algorithm_of(const std::string& label);
 // with no default row, or whose default has wrong results, is left out (the writers then
 // apply the rule for sizes between measured ones); a forced algorithm with wrong (or
 // unchecked) results in any launch is never chosen.
-std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasurement>& rows);
+//
+// `library`, where known, names the algorithm the library's own selection runs for a
+// call (collective, ranks, nodes, bytes): where that is the fastest, the default is kept;
+// elsewhere the fastest must beat that algorithm forced, where it was measured, rather
+// than the default row (which adds the library's per-call selection, e.g. 0.05-0.15 us
+// for MPICH 4.0.2 at 2 ranks).
+using LibraryChoice = std::function<std::string(Collective, int ranks, int nodes, std::size_t bytes)>;
+std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasurement>& rows,
+                                                 const LibraryChoice& library = {});
 
 // The choice in force at `bytes` under the rule both writers apply: a size takes the
 // choice of the nearest measured size at or below it; below the smallest and above the

@@ -136,7 +136,8 @@ Results read_results(const std::vector<std::string>& paths) {
                         row.value("p50_us", 0.0),
                         row.value("round_mean_us", std::vector<double>{}),
                         row.value("errors", -1LL),
-                        static_cast<int>(launch)};
+                        static_cast<int>(launch),
+                        row.value("nodes", 1)};
       const auto dtype = parse_dtype(row.value("dtype", ""));
       if (!dtype) throw RunError(path + ": a row without a known dtype");
       if (r.element_bytes != 0 && r.element_bytes != dtype_size(*dtype))
@@ -185,10 +186,12 @@ std::map<Collective, OpenMpiAlgorithms> open_mpi_algorithms() {
 }
 
 std::string format_choice(const CollectiveChoices& cc, const CommunicatorChoices& comm, const SizeChoice& s) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%s, %d ranks, %zu B: default %.4g us, fastest %s%s%.4g us: ",
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "%s, %d ranks, %zu B: default %.4g us%s%s%s, fastest %s%s%.4g us: ",
                 std::string(collective_name(cc.collective)).c_str(), comm.ranks, s.bytes, s.default_us,
-                s.fastest.empty() ? "none" : s.fastest.c_str(), s.fastest.empty() ? "" : " ", s.fastest_us);
+                s.library_algorithm.empty() ? "" : " (the library's ", s.library_algorithm.c_str(),
+                s.library_algorithm.empty() ? "" : ")", s.fastest.empty() ? "none" : s.fastest.c_str(),
+                s.fastest.empty() ? "" : " ", s.fastest_us);
   return buf + (s.algorithm.empty() ? "default kept (" + s.reason + ")" : s.algorithm + " (" + s.reason + ")");
 }
 
@@ -199,15 +202,23 @@ struct Written {
 
 Written write_file(const TuneOptions& o) {
   const Results results = read_results(o.results);
-  const std::vector<CollectiveChoices> choices = choose_algorithms(results.rows);
   const MpiLibrary& lib = mpi_library();
+  LibraryChoice library;  // MPICH's own tree says what its default runs; Open MPI decides in code
+  if (lib.family == MpiFamily::mpich)
+    library = [tree = library_selection(), elem = results.element_bytes](Collective c, int ranks, int nodes,
+                                                                         std::size_t bytes) {
+      return mpich_library_choice(tree, c, ranks, nodes, bytes, elem);
+    };
+  const std::vector<CollectiveChoices> choices = choose_algorithms(results.rows, library);
   std::vector<std::string> notes = {
       "collbench tune " + std::string(build_info::version) + " (git " + build_info::git_revision + "), " + utc_now(),
       "for " + lib.summary + "; use with: " + join(tuning_file_settings(o.out_path), std::identity{}, " "),
       "rule: a size takes the choice of the nearest measured size at or below it; below the smallest and above the "
       "largest measured size, and at communicator sizes not measured, the library keeps its own choice",
       "a forced algorithm is chosen where it beat the default in most launch rounds (input files) and in the median; "
-      "from one file, where every round of it beat the default's fastest round; else the default",
+      "from one file, where every round of it beat the default's fastest round; else the default. Where the "
+      "library's own tree says which algorithm its default runs, that algorithm forced is what must be beaten "
+      "(a forced call skips the selection every default call pays), and where it is the fastest the default is kept",
       "measured:"};
   for (const std::string& n : results.notes) notes.push_back("  " + n);
   Written w;

@@ -82,6 +82,35 @@ class SummarizeTune(unittest.TestCase):
         self.assertEqual(row["within_5pct"], "True")
         self.assertAlmostEqual(float(row["default_gap"]), 0.25)  # 10 / 8, 10 / 8, 20 / 16
 
+    def test_the_selection_each_call_pays_is_measured_apart(self):
+        # The library's own algorithm here is o; the file chose a. Forced calls skip the
+        # selection (0.1 µs) that the default and the tuned library pay.
+        launches = {
+            "allreduce-default.json": {"mpi": 1.1, "mpi[o]": 1.0, "mpi[a]": 0.5},
+            "allreduce-tuned.json": {"mpi[tuned]": 0.6, "mpi[o]": 1.0, "mpi[a]": 0.5},
+        }
+        with tempfile.TemporaryDirectory() as d:
+            for rnd in (0, 1):
+                parts = os.path.join(d, "evaluate", f"round-{rnd + 1}", "parts")
+                os.makedirs(parts)
+                for name, labels in launches.items():
+                    write(os.path.join(parts, name), [{"collective": "allreduce", "ranks": 2, "bytes": 8,
+                                                       "algorithm": label, "p50_us": p50, "errors": 0}
+                                                      for label, p50 in labels.items()])
+            with open(os.path.join(d, "tune.txt"), "w") as f:
+                f.write("allreduce, 2 ranks, 8 B: default 1.1 us (the library's o), fastest a 0.5 us: "
+                        "a (faster than o (the library's) in 3 of 3 launches)\n")
+            out = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True, check=True).stdout
+            row = next(csv.DictReader(open(os.path.join(d, "comparison.csv"))))
+        self.assertEqual(row["choice"], "a")
+        self.assertEqual(row["library_algorithm"], "o")
+        self.assertAlmostEqual(float(row["selection_us"]), 0.1)
+        self.assertAlmostEqual(float(row["default_selection_us"]), 0.1)
+        self.assertAlmostEqual(float(row["choice_vs_best"]), 0.0)
+        self.assertAlmostEqual(float(row["default_gap"]), 1.0)  # o forced against a forced, not the default row
+        self.assertEqual(row["within_5pct"], "False")  # 0.6 against 0.5
+        self.assertIn("| allreduce | 2 | 1 | 0 | 1 | 0 | **no** |", out)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -399,3 +399,68 @@ TEST(OpenMpiRules, TheCheckRefusesWhatOpenMpiWouldDiscardOrMisread) {
   EXPECT_NE(problem("2 2 1 2 1 0 4 0 0 2 1 2 1 0 4 0 0").find("twice"), std::string::npos);
   EXPECT_EQ(problem("# 99 comment with digits\n1 # one\n2 1 2 1 0 4 0 0\n"), "");
 }
+
+TEST(TuneChoice, AForcedAlgorithmIsJudgedAgainstTheLibrarysOwnAlgorithmForced) {
+  // A forced call skips the selection every default call pays (0.1 here): the default row
+  // is 1.1 where its own algorithm, rd, forced is 1.0.
+  const LibraryChoice library = [](Collective, int, int, std::size_t bytes) {
+    return bytes == 64 ? std::string{} : std::string{"rd"};
+  };
+  const auto c = choose_algorithms(
+      {
+          row(8, "mpi", {1.1, 1.1}), row(8, "mpi[rd]", {1.0, 1.0}), row(8, "mpi[ring]", {1.5, 1.5}),  // rd is own
+          row(16, "mpi", {1.1, 1.1}), row(16, "mpi[rd]", {0.97, 1.0}),
+          row(16, "mpi[ring]", {0.95, 0.99}),  // in rd's spread
+          row(32, "mpi", {1.1, 1.1}), row(32, "mpi[rd]", {1.0, 1.0}), row(32, "mpi[ring]", {0.5, 0.6}),  // ring wins
+          row(64, "mpi", {1.1, 1.1}), row(64, "mpi[ring]", {0.9, 0.95}),  // own algorithm unknown: the default row
+      },
+      library);
+  EXPECT_EQ(at(c, 8).algorithm, "");
+  EXPECT_EQ(at(c, 8).library_algorithm, "rd");
+  EXPECT_EQ(at(c, 8).reason, "the library's own choice here");
+  EXPECT_EQ(at(c, 16).fastest, "ring");
+  EXPECT_EQ(at(c, 16).algorithm, "");  // it beat the default row, by the selection only
+  EXPECT_EQ(at(c, 32).algorithm, "ring");
+  EXPECT_NE(at(c, 32).reason.find("rd (the library's)"), std::string::npos);
+  EXPECT_EQ(at(c, 64).algorithm, "ring");
+  EXPECT_NE(at(c, 64).reason.find("the default"), std::string::npos);
+}
+
+TEST(MpichLibraryChoice, FollowsTheTreeAsCselDoes) {
+  // MPICH 4.0.2's own allreduce and bcast branches (maint/tuning/coll/mpir/generic.json).
+  const Json tree = Json::parse(R"({
+    "collective=allreduce": {"comm_type=intra": {
+      "avg_msg_size<=0": {"is_commutative=yes": {"algorithm=MPIR_Allreduce_intra_smp": {}}},
+      "avg_msg_size<=8": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}},
+      "avg_msg_size=any": {"is_op_built_in=no": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}},
+        "is_op_built_in=yes": {"count<pow2": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}},
+                               "count=any": {"algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather": {}}}}}},
+    "collective=bcast": {"comm_type=intra": {
+      "comm_size<8": {"comm_hierarchy=parent": {"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}},
+                      "comm_hierarchy=any": {"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}},
+      "comm_size=pow2": {"comm_hierarchy=any": {
+        "avg_msg_size<=12288": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+        "avg_msg_size<=524288": {"algorithm=MPIR_Bcast_intra_scatter_recursive_doubling_allgather": {}},
+        "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}}},
+      "comm_size=any": {"comm_hierarchy=weird": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}
+  })");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 2, 1, 8, 4), "recursive_doubling");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 2, 1, 16, 4), "reduce_scatter_allgather");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 4, 1, 12, 4), "recursive_doubling");  // 3 < 4
+  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 4, 1, 16, 4), "reduce_scatter_allgather");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 2, 1, 1 << 20, 4), "binomial");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 8, 2, 12288, 4), "binomial");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 8, 2, 12289 + 3, 4),
+            "scatter_recursive_doubling_allgather");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 8, 2, 1 << 20, 4), "scatter_ring_allgather");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 12, 2, 64, 4), "");  // a condition it cannot answer
+  EXPECT_EQ(mpich_library_choice(tree, Collective::gather, 2, 1, 64, 4), "");      // not in the tree
+}
+
+TEST(MpichLibraryChoice, TheRunningLibrarysTreeNamesItsDefault) {
+  const std::string text = mpich_default_selection_text();
+  if (text.empty()) GTEST_SKIP() << "not MPICH, or its tree is not found in the library";
+  const Json tree = Json::parse(text);
+  EXPECT_FALSE(mpich_library_choice(tree, Collective::allreduce, 2, 1, 1024, 4).empty());
+  EXPECT_FALSE(mpich_library_choice(tree, Collective::broadcast, 2, 1, 1024, 4).empty());
+}
