@@ -17,7 +17,10 @@
 # Usage: scripts/tune_library.sh OUTDIR [collbench run options, e.g. -b 8 -e 64M -n 20 -w 5 --rounds 3]
 # Environment: BUILD (build tree; build-openmpi for Open MPI), NP (ranks, default 2),
 #              MPIEXEC_ARGS, COLLECTIVES (default: allreduce broadcast), MEASURE_ROUNDS
-#              (default 3), ROUNDS (judging rounds, default 3).
+#              (default 3), ROUNDS (judging rounds, default 3);
+#              HOSTS=H PROFILE=P: on H emulated hosts, one rank each, their links shaped as
+#              P (scripts/emulate_cluster.sh profiles; root; MPICH), up for the run and
+#              taken down at its end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: $0 OUTDIR [collbench run options...]" >&2; exit 2; }
@@ -34,10 +37,29 @@ if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
   echo "$0: $out already holds results; give a new directory (nothing measured is overwritten)" >&2
   exit 2
 fi
+cluster=tune
+if [ -n "${HOSTS:-}" ]; then
+  # shellcheck source=scripts/emulated_runs.sh
+  source scripts/emulated_runs.sh
+  emulated_preflight "$collbench" "$cluster"
+  np=$HOSTS
+fi
 mkdir -p "$out/evaluate"
 scripts/machine_facts.sh >"$out/machine.txt"
 # shellcheck disable=SC2086
 launch() { "$mpiexec" ${MPIEXEC_ARGS:-} "$@"; }
+# launch_all COMMAND...: collbench on every rank of the run (on the emulated hosts where asked).
+launch_all() {
+  if [ -n "${HOSTS:-}" ]; then
+    scripts/emulate_cluster.sh mpiexec --name "$cluster" --ranks-per-host 1 -- "$@"
+  else
+    launch -n "$np" "$@"
+  fi
+}
+if [ -n "${HOSTS:-}" ]; then
+  scripts/emulate_cluster.sh up --name "$cluster" --hosts "$HOSTS" --profile "${PROFILE:?PROFILE with HOSTS}" |
+    tee "$out/emulator.txt"
+fi
 # The collectives whose algorithms the library can switch inside one run (MPICH).
 switchable=$(launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
 import json, sys
@@ -52,8 +74,11 @@ measure() {
   shift 2
   if switches "$coll"; then
     mkdir -p "$dir"
-    launch -n "$np" "$collbench" run -c "$coll" -a 'mpi,mpi[all]' --csv "$dir/$coll.csv" "$@" </dev/null ||
+    launch_all "$collbench" run -c "$coll" -a 'mpi,mpi[all]' --csv "$dir/$coll.csv" "$@" </dev/null ||
       echo "$0: the run of $coll in $dir failed (kept what it measured)" >&2
+  elif [ -n "${HOSTS:-}" ]; then
+    echo "$0: $coll: the library cannot switch its algorithms in a run, which emulated hosts need here" >&2
+    exit 2
   else
     REFERENCE_ALGORITHMS=mpi NP=$np BUILD=$build MPIEXEC=$mpiexec scripts/mpi_algorithms.sh "$coll" "$dir" "$@"
   fi
@@ -86,13 +111,13 @@ for r in $(seq 1 "$rounds"); do
     if switches "$coll"; then
       algorithms='mpi,mpi[all]'
       mkdir -p "$dir/parts"
-      launch -n "$np" "$collbench" run -c "$coll" -a "$algorithms" --csv "$dir/parts/$coll-default.csv" "$@" </dev/null ||
+      launch_all "$collbench" run -c "$coll" -a "$algorithms" --csv "$dir/parts/$coll-default.csv" "$@" </dev/null ||
         echo "$0: the default run of $coll in round $r failed (kept what it measured)" >&2
     else
       measure "$coll" "$dir" "$@"
     fi
     (export "${settings[@]}" &&
-      launch -n "$np" "$collbench" run -c "$coll" -a "$algorithms" --csv "$dir/parts/$coll-tuned.csv" "$@" </dev/null) ||
+      launch_all "$collbench" run -c "$coll" -a "$algorithms" --csv "$dir/parts/$coll-tuned.csv" "$@" </dev/null) ||
       echo "$0: the tuned run of $coll in round $r failed (kept what it measured)" >&2
   done
 done

@@ -141,13 +141,14 @@ void check_switched_algorithms(SweepSpec& s, const Invocation& inv) {
                    "unset it, or run the plain mpi row alone");
   int ranks = 1;
   MPI_Comm_size(inv.comm, &ranks);
-  const int nodes = discover_topology(inv.comm, 0).nodes;
+  const Topology nodes = discover_topology(inv.comm, 0);
   const std::size_t min_count = s.sizes.min_bytes / dtype_size(s.dtype);
   std::vector<const AlgorithmEntry*> kept;
   for (const AlgorithmEntry* a : s.algorithms) {
-    const std::string why = switched(a) ? mpich_restriction_refusal(s.collective, a->name.substr(4, a->name.size() - 5),
-                                                                    ranks, nodes, min_count)
-                                        : "";
+    const std::string why = switched(a)
+                                ? mpich_restriction_refusal(s.collective, a->name.substr(4, a->name.size() - 5), ranks,
+                                                            nodes.nodes, nodes.max_ranks_per_node, min_count)
+                                : "";
     if (why.empty())
       kept.push_back(a);
     else if (!s.every_library_algorithm)

@@ -157,8 +157,8 @@ namespace {
 
 // One condition of the tree for a call, as csel.c would decide it; nullopt where
 // collbench does not know the answer (then the tree's choice is not known either).
-std::optional<bool> holds(const std::string& key, const MpichCollective& m, int ranks, int nodes, std::size_t bytes,
-                          std::size_t element_bytes) {
+std::optional<bool> holds(const std::string& key, const MpichCollective& m, int ranks, int nodes, int per_node,
+                          std::size_t bytes, std::size_t element_bytes) {
   const auto eq = key.find('=');
   const auto lt = key.find('<');
   if (eq == std::string::npos && lt == std::string::npos) return std::nullopt;
@@ -181,7 +181,7 @@ std::optional<bool> holds(const std::string& key, const MpichCollective& m, int 
     if (value == "node_comm_size") return nodes == 1;
     return std::nullopt;
   }
-  if (name == "comm_hierarchy" && value == "parent") return nodes > 1;
+  if (name == "comm_hierarchy" && value == "parent") return mpich_node_hierarchy(nodes, per_node);
   if (name == m.size_operator && (le || less)) return compare(threshold(m, bytes, ranks, element_bytes));
   if (name == "count" &&
       (m.id == Collective::allreduce || m.id == Collective::reduce || m.id == Collective::broadcast)) {
@@ -198,8 +198,8 @@ std::optional<bool> holds(const std::string& key, const MpichCollective& m, int 
 
 }  // namespace
 
-std::string mpich_library_choice(const Json& library_default, Collective c, int ranks, int nodes, std::size_t bytes,
-                                 std::size_t element_bytes) {
+std::string mpich_library_choice(const Json& library_default, Collective c, int ranks, int nodes, int ranks_per_node,
+                                 std::size_t bytes, std::size_t element_bytes) {
   const MpichCollective* m = find_collective(c);
   const std::string key = m ? std::string("collective=") + m->key : "";
   if (!m || element_bytes == 0 || !library_default.contains(key)) return "";
@@ -213,7 +213,7 @@ std::string mpich_library_choice(const Json& library_default, Collective c, int 
           if (k == "algorithm=" + mpich_container(c, a)) return a;
         return "";
       }
-      const std::optional<bool> h = holds(k, *m, ranks, nodes, bytes, element_bytes);
+      const std::optional<bool> h = holds(k, *m, ranks, nodes, ranks_per_node, bytes, element_bytes);
       if (!h) return "";
       if (*h) {
         next = &child;

@@ -39,10 +39,10 @@ std::string write_mpich_selection(const nlohmann::ordered_json& library_default,
 
 // The algorithm (as its CVAR names it) that the library's own tree selects for a call of
 // `c` as collbench measures it (a commutative built-in operation, not in place) on
-// `ranks` ranks over `nodes` nodes, `bytes` as run counts them; "" where the tree asks
-// something collbench does not know for the call, or picks what it cannot name.
+// `ranks` ranks over `nodes` nodes (at most `ranks_per_node` on one), `bytes` as run counts them; "" where the tree
+// asks something collbench does not know for the call, or picks what it cannot name.
 std::string mpich_library_choice(const nlohmann::ordered_json& library_default, Collective c, int ranks, int nodes,
-                                 std::size_t bytes, std::size_t element_bytes);
+                                 int ranks_per_node, std::size_t bytes, std::size_t element_bytes);
 
 // Every problem MPICH would trip over in `text` (empty: none), given the library's own
 // tree (for the collectives to cover) and the algorithms it has (`known_containers`,

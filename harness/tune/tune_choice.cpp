@@ -123,12 +123,13 @@ std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasureme
   struct Point {
     Series fallback;
     std::map<std::string, Series> forced;
-    int nodes = 1;
+    int nodes = 1, ranks_per_node = 1;
   };
   std::map<Collective, std::map<int, std::map<std::size_t, Point>>> points;
   for (const TuneMeasurement& r : rows) {
     Point& p = points[r.collective][r.ranks][r.bytes];
     p.nodes = r.nodes;
+    p.ranks_per_node = r.ranks_per_node;
     if (r.label == "mpi")
       p.fallback[r.launch] = &r;
     else if (forced_algorithm_of(r.label))
@@ -141,8 +142,8 @@ std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasureme
       CommunicatorChoices comm{ranks, {}};
       for (const auto& [bytes, p] : by_bytes)
         if (!p.fallback.empty() && all_correct(p.fallback))
-          comm.sizes.push_back(
-              choose_one(bytes, p.fallback, p.forced, library ? library(collective, ranks, p.nodes, bytes) : ""));
+          comm.sizes.push_back(choose_one(bytes, p.fallback, p.forced,
+                                          library ? library(collective, ranks, p.nodes, p.ranks_per_node, bytes) : ""));
       if (!comm.sizes.empty()) cc.communicators.push_back(std::move(comm));
     }
     if (!cc.communicators.empty()) out.push_back(std::move(cc));

@@ -26,7 +26,7 @@ struct TuneMeasurement {
   std::vector<double> round_us;  // each round's mean (run --rounds)
   long long errors = 0;          // wrong elements; -1 unchecked
   int launch = 0;                // which launch (input file) measured it: launches pair up
-  int nodes = 1;
+  int nodes = 1, ranks_per_node = 1;
 };
 
 // What one measured size gets: a library algorithm, or the library's default ("").
@@ -71,7 +71,8 @@ std::optional<std::string> forced_algorithm_of(const std::string& label);
 // elsewhere the fastest must beat that algorithm forced, where it was measured, rather
 // than the default row (which adds the library's per-call selection, e.g. 0.05-0.15 us
 // for MPICH 4.0.2 at 2 ranks).
-using LibraryChoice = std::function<std::string(Collective, int ranks, int nodes, std::size_t bytes)>;
+using LibraryChoice =
+    std::function<std::string(Collective, int ranks, int nodes, int ranks_per_node, std::size_t bytes)>;
 std::vector<CollectiveChoices> choose_algorithms(const std::vector<TuneMeasurement>& rows,
                                                  const LibraryChoice& library = {});
 

@@ -137,7 +137,8 @@ Results read_results(const std::vector<std::string>& paths) {
                         row.value("round_mean_us", std::vector<double>{}),
                         row.value("errors", -1LL),
                         static_cast<int>(launch),
-                        row.value("nodes", 1)};
+                        row.value("nodes", 1),
+                        row.value("ranks_per_node", 1)};
       const auto dtype = parse_dtype(row.value("dtype", ""));
       if (!dtype) throw RunError(path + ": a row without a known dtype");
       if (r.element_bytes != 0 && r.element_bytes != dtype_size(*dtype))
@@ -206,8 +207,8 @@ Written write_file(const TuneOptions& o) {
   LibraryChoice library;  // MPICH's own tree says what its default runs; Open MPI decides in code
   if (lib.family == MpiFamily::mpich)
     library = [tree = library_selection(), elem = results.element_bytes](Collective c, int ranks, int nodes,
-                                                                         std::size_t bytes) {
-      return mpich_library_choice(tree, c, ranks, nodes, bytes, elem);
+                                                                         int per_node, std::size_t bytes) {
+      return mpich_library_choice(tree, c, ranks, nodes, per_node, bytes, elem);
     };
   const std::vector<CollectiveChoices> choices = choose_algorithms(results.rows, library);
   std::vector<std::string> notes = {

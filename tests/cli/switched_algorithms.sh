@@ -41,7 +41,7 @@ names = sorted({r["algorithm"] for r in rows})
 assert names == ["mpi", "mpi[nb]", "mpi[recursive_doubling]"], names
 assert all(int(r["errors"]) == 0 for r in rows), "wrong elements"
 print("ok: rows of", ", ".join(names))' || fail "rows of mpi[all]"
-grep -q "mpi\[all\] leaves out mpi\[smp\]: .*several nodes" all.out || fail "no note for smp"
+grep -q "mpi\[all\] leaves out mpi\[smp\]: .*node hierarchy" all.out || fail "no note for smp"
 grep -q "mpi\[all\] leaves out mpi\[reduce_scatter_allgather\]: .*at least 2 elements" all.out ||
   fail "no note for reduce_scatter_allgather at 4 bytes"
 
@@ -54,7 +54,7 @@ refused() {  # refused WHAT PATTERN COMMAND...: exit 2 and one message matching 
   grep -q "$pattern" out || { cat out; fail "$what: message"; }
   echo "ok: $what refused"
 }
-refused "mpi[smp] on one node" "needs ranks on several nodes" \
+refused "mpi[smp] on one node" "needs MPICH.s node hierarchy" \
   "$mpiexec" -n 2 "$collbench" "${sweep[@]}" -a 'mpi[smp]'
 refused "an unknown mpi[NAME]" "mpi\[NAME\] for NAME in" \
   "$mpiexec" -n 2 "$collbench" "${sweep[@]}" -a 'mpi[fastest]'

@@ -133,15 +133,17 @@ TEST(MpichSwitch, RefusesADescriptionItCannotReadWhole) {
 }
 
 TEST(MpichSwitch, RefusesWhatMpichCannotRunForTheCalls) {
-  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 1, 1024).find("several nodes"),
+  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 1, 4, 1024).find("node hierarchy"),
             std::string::npos);
-  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 2, 1024), "");
-  EXPECT_NE(mpich_restriction_refusal(Collective::broadcast, "scatter_recursive_doubling_allgather", 3, 1, 8)
+  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 2, 2, 1024), "");
+  // One rank on each node: no node communicators, so no hierarchy (tried on 2 emulated hosts).
+  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 2, 2, 1, 1024), "");
+  EXPECT_NE(mpich_restriction_refusal(Collective::broadcast, "scatter_recursive_doubling_allgather", 3, 1, 3, 8)
                 .find("power-of-two"),
             std::string::npos);
   // count >= the largest power of two <= ranks: 4 on 6 ranks.
-  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "reduce_scatter_allgather", 6, 1, 3).find("at least 4"),
+  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "reduce_scatter_allgather", 6, 1, 6, 3).find("at least 4"),
             std::string::npos);
-  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "reduce_scatter_allgather", 6, 1, 4), "");
-  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "recursive_doubling", 3, 1, 1), "");
+  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "reduce_scatter_allgather", 6, 1, 6, 4), "");
+  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "recursive_doubling", 3, 1, 3, 1), "");
 }

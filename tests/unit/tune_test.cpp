@@ -403,7 +403,7 @@ TEST(OpenMpiRules, TheCheckRefusesWhatOpenMpiWouldDiscardOrMisread) {
 TEST(TuneChoice, AForcedAlgorithmIsJudgedAgainstTheLibrarysOwnAlgorithmForced) {
   // A forced call skips the selection every default call pays (0.1 here): the default row
   // is 1.1 where its own algorithm, rd, forced is 1.0.
-  const LibraryChoice library = [](Collective, int, int, std::size_t bytes) {
+  const LibraryChoice library = [](Collective, int, int, int, std::size_t bytes) {
     return bytes == 64 ? std::string{} : std::string{"rd"};
   };
   const auto c = choose_algorithms(
@@ -444,23 +444,23 @@ TEST(MpichLibraryChoice, FollowsTheTreeAsCselDoes) {
         "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}}},
       "comm_size=any": {"comm_hierarchy=weird": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}
   })");
-  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 2, 1, 8, 4), "recursive_doubling");
-  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 2, 1, 16, 4), "reduce_scatter_allgather");
-  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 4, 1, 12, 4), "recursive_doubling");  // 3 < 4
-  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 4, 1, 16, 4), "reduce_scatter_allgather");
-  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 2, 1, 1 << 20, 4), "binomial");
-  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 8, 2, 12288, 4), "binomial");
-  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 8, 2, 12289 + 3, 4),
+  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 2, 1, 2, 8, 4), "recursive_doubling");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 2, 1, 2, 16, 4), "reduce_scatter_allgather");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 4, 1, 4, 12, 4), "recursive_doubling");  // 3 < 4
+  EXPECT_EQ(mpich_library_choice(tree, Collective::allreduce, 4, 1, 4, 16, 4), "reduce_scatter_allgather");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 2, 1, 2, 1 << 20, 4), "binomial");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 8, 2, 4, 12288, 4), "binomial");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 8, 2, 4, 12289 + 3, 4),
             "scatter_recursive_doubling_allgather");
-  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 8, 2, 1 << 20, 4), "scatter_ring_allgather");
-  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 12, 2, 64, 4), "");  // a condition it cannot answer
-  EXPECT_EQ(mpich_library_choice(tree, Collective::gather, 2, 1, 64, 4), "");      // not in the tree
+  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 8, 2, 4, 1 << 20, 4), "scatter_ring_allgather");
+  EXPECT_EQ(mpich_library_choice(tree, Collective::broadcast, 12, 2, 4, 64, 4), "");  // a condition it cannot answer
+  EXPECT_EQ(mpich_library_choice(tree, Collective::gather, 2, 1, 2, 64, 4), "");      // not in the tree
 }
 
 TEST(MpichLibraryChoice, TheRunningLibrarysTreeNamesItsDefault) {
   const std::string text = mpich_default_selection_text();
   if (text.empty()) GTEST_SKIP() << "not MPICH, or its tree is not found in the library";
   const Json tree = Json::parse(text);
-  EXPECT_FALSE(mpich_library_choice(tree, Collective::allreduce, 2, 1, 1024, 4).empty());
-  EXPECT_FALSE(mpich_library_choice(tree, Collective::broadcast, 2, 1, 1024, 4).empty());
+  EXPECT_FALSE(mpich_library_choice(tree, Collective::allreduce, 2, 1, 2, 1024, 4).empty());
+  EXPECT_FALSE(mpich_library_choice(tree, Collective::broadcast, 2, 1, 2, 1024, 4).empty());
 }

@@ -43,11 +43,13 @@ MpichRestrictions mpich_restrictions(Collective c, const std::string& a) {
   return r;
 }
 
-std::string mpich_restriction_refusal(Collective c, const std::string& a, int ranks, int nodes, std::size_t min_count) {
+std::string mpich_restriction_refusal(Collective c, const std::string& a, int ranks, int nodes, int max_ranks_per_node,
+                                      std::size_t min_count) {
   const MpichRestrictions r = mpich_restrictions(c, a);
   const std::string who = "MPICH's " + a + " " + std::string(collective_name(c));
-  if (r.parent_comm && nodes < 2)
-    return who + " needs ranks on several nodes (MPICH's node hierarchy); this run has one";
+  if (r.parent_comm && !mpich_node_hierarchy(nodes, max_ranks_per_node))
+    return who + " needs MPICH's node hierarchy: several nodes, one with several ranks; this run has " +
+           std::to_string(nodes) + " node(s), at most " + std::to_string(max_ranks_per_node) + " rank(s) on one";
   if (r.power_of_two && (ranks & (ranks - 1)) != 0)
     return who + " needs a power-of-two number of ranks, not " + std::to_string(ranks);
   std::size_t pof2 = 1;

@@ -28,14 +28,19 @@ std::vector<std::string> mpich_enum_order(const std::string& description, const 
 struct MpichRestrictions {
   bool count_ge_pof2 = false;  // count >= the largest power of two <= ranks
   bool power_of_two = false;   // a power-of-two communicator
-  bool parent_comm = false;    // MPICH's node hierarchy: ranks on several nodes
+  bool parent_comm = false;    // MPICH's node hierarchy (mpich_node_hierarchy)
 };
 MpichRestrictions mpich_restrictions(Collective c, const std::string& algorithm);
 
+// Whether MPICH gives a communicator its node hierarchy (node and node-roots
+// communicators): several nodes, one of them with several ranks.
+inline bool mpich_node_hierarchy(int nodes, int max_ranks_per_node) { return nodes > 1 && max_ranks_per_node > 1; }
+
 // Why MPICH cannot run `algorithm` for every call of a run on `ranks` ranks over
-// `nodes` nodes whose smallest count per rank is `min_count`; "" when it can.
+// `nodes` nodes (at most `max_ranks_per_node` on one) whose smallest count per rank is
+// `min_count`; "" when it can.
 std::string mpich_restriction_refusal(Collective c, const std::string& algorithm, int ranks, int nodes,
-                                      std::size_t min_count);
+                                      int max_ranks_per_node, std::size_t min_count);
 
 // The algorithms of `c` this process can switch MPICH to (empty for another library, or
 // where MPICH's description of the CVAR cannot be read). After MPI_Init.
