@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # An unknown algorithm is refused with the valid ones listed exactly as the registry
 # has them (asked with `collbench list --json`), so adding an algorithm changes
-# nothing here.
+# nothing here, and the library's own where a run can switch to them.
 # usage: unknown_algorithm.sh MPIEXEC COLLBENCH
 set -eu
 mpiexec=$1
 collbench=$2
-names=$("$collbench" list --json | python3 -c \
-  'import json, sys; print(", ".join(a["name"] for a in json.load(sys.stdin)["collectives"]["allreduce"]))')
+# ...then, where the library's own algorithms can be switched in a run (MPICH), how to name them.
+names=$("$collbench" list --json | python3 -c '
+import json, re, sys
+d = json.load(sys.stdin)
+names = ", ".join(a["name"] for a in d["collectives"]["allreduce"])
+own = d["mpi_library"]["algorithms"]["allreduce"].get("switchable", [])
+if own:
+    names += ", mpi[all] or mpi[NAME] for NAME in " + ", ".join(own)
+else:
+    names += " (this MPI library\x27s own algorithms cannot be switched in a run)"
+print(re.escape(names))')
 [ -n "$names" ] || { echo "FAIL: list --json names no allreduce algorithm"; exit 1; }
 exec "$(dirname "$0")/expect_error.sh" "unknown algorithm 'nope' for allreduce; valid: $names\$" \
   "$mpiexec" -n 2 "$collbench" run -a nope
