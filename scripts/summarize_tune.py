@@ -81,7 +81,7 @@ def ratio(a, b, same_launches):
     """a over b: the median of the rounds' ratios where each round measured both in one
     launch, else (launches of their own) the ratio of the medians."""
     if same_launches and set(a) == set(b):
-        return statistics.median(a[r] / b[r] for r in a)
+        return statistics.median(per_round(a, b).values())
     return statistics.median(a.values()) / statistics.median(b.values())
 
 
