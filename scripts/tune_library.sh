@@ -3,13 +3,15 @@
 #  1. measure the library's default and every algorithm it can be forced to, per
 #     collective, in MEASURE_ROUNDS rounds (OUTDIR/measure/round-N/; tune pairs each
 #     algorithm with the default of its round): one launch per round where the library
-#     switches its algorithms inside a run (MPICH: -a mpi,mpi[all]), else one launch per
-#     algorithm (scripts/mpi_algorithms.sh);
+#     switches its algorithms inside a run (-a mpi,mpi[all]: MPICH; Open MPI with
+#     coll_tuned_use_dynamic_rules, which this script sets and which leaves its default
+#     as it is), else one launch per algorithm (scripts/mpi_algorithms.sh);
 #  2. `collbench tune` writes the library's tuning file from them (OUTDIR/tuning-file,
 #     its choices in OUTDIR/tune.txt) and checks it;
 #  3. judge it on new launches: ROUNDS rounds, each the default and every forced algorithm
-#     and then the library with the file (MPICH: beside every algorithm again), per
-#     collective (OUTDIR/evaluate/round-N/), every result checked;
+#     and then the library with the file (beside every algorithm again where the library
+#     switches them beside a file: MPICH, not Open MPI 4.1), per collective
+#     (OUTDIR/evaluate/round-N/), every result checked;
 #  4. OUTDIR/SUMMARY.md and comparison.csv (scripts/summarize_tune.py): per size the
 #     tuned library against the default and the best forced algorithm, with the spread.
 # Choosing and judging on separate launches keeps the noise that picked a winner out of
@@ -60,10 +62,15 @@ if [ -n "${HOSTS:-}" ]; then
   scripts/emulate_cluster.sh up --name "$cluster" --hosts "$HOSTS" --profile "${PROFILE:?PROFILE with HOSTS}" |
     tee "$out/emulator.txt"
 fi
-# The collectives whose algorithms the library can switch inside one run (MPICH).
-switchable=$(launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
+# Open MPI switches its algorithms in a run only with this set at launch (MPI_T cannot).
+export OMPI_MCA_coll_tuned_use_dynamic_rules=1
+# The collectives whose algorithms the library can switch inside one run.
+switchable_collectives() {
+  launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
 import json, sys
-print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].items() if a.get("switchable")))')
+print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].items() if a.get("switchable")))'
+}
+switchable=$(switchable_collectives)
 switches() { [[ " $switchable " == *" $1 "* ]]; }
 # measure COLLECTIVE DIR [run options]: the default and every forced algorithm of one
 # collective into DIR/COLLECTIVE.json; one launch where the library switches them inside
@@ -99,23 +106,25 @@ mapfile -t settings < <(launch -n 1 "$collbench" list --json | ${PYTHON:-python3
 import json, sys
 for s in json.load(sys.stdin)["mpi_library"]["tuning_file_settings"]:
     print(s.replace("{}", sys.argv[1]))' "$file")
+# ...and those it still switches beside the file (Open MPI 4.1 lets the file win).
+switchable_tuned=$(export "${settings[@]}" && switchable_collectives)
 
 for r in $(seq 1 "$rounds"); do
   dir=$out/evaluate/round-$r
   echo "== evaluate, round $r of $rounds"
   for coll in $collectives; do
-    # Where the library switches algorithms inside a run, the default and the tuned library
-    # each run beside every algorithm (forcing one overrides the file), so each is judged
-    # against the algorithms of its own launch.
-    algorithms=mpi
+    # Where the library switches algorithms inside a run, the default runs beside every
+    # algorithm, and so does the tuned library where it switches them beside the file
+    # (forcing one overrides the file), so each is judged against its own launch's.
+    mkdir -p "$dir/parts"
     if switches "$coll"; then
-      algorithms='mpi,mpi[all]'
-      mkdir -p "$dir/parts"
-      launch_all "$collbench" run -c "$coll" -a "$algorithms" --csv "$dir/parts/$coll-default.csv" "$@" </dev/null ||
+      launch_all "$collbench" run -c "$coll" -a 'mpi,mpi[all]' --csv "$dir/parts/$coll-default.csv" "$@" </dev/null ||
         echo "$0: the default run of $coll in round $r failed (kept what it measured)" >&2
     else
       measure "$coll" "$dir" "$@"
     fi
+    algorithms=mpi
+    [[ " $switchable_tuned " == *" $coll "* ]] && algorithms='mpi,mpi[all]'
     (export "${settings[@]}" &&
       launch_all "$collbench" run -c "$coll" -a "$algorithms" --csv "$dir/parts/$coll-tuned.csv" "$@" </dev/null) ||
       echo "$0: the tuned run of $coll in round $r failed (kept what it measured)" >&2

@@ -6,17 +6,21 @@
 #include <stdexcept>
 #include <string>
 
+#include "collectives/transport/mpi/library.hpp"
 #include "collectives/transport/mpi/library_call.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
 #include "collectives/transport/mpi/mpich_switch.hpp"
+#include "collectives/transport/mpi/open_mpi_switch.hpp"
 #include "collectives/transport/mpi/transport.hpp"
 
 namespace collbench {
 namespace {
 
-// Set once a run uses a switched algorithm: from then on the plain "mpi" switches the
-// library back to its own choice before its calls.
+// Set once a run uses a switched MPICH algorithm: from then on the plain "mpi" switches
+// the library back to its own choice before its calls.
 bool switching = false;
+
+bool open_mpi() { return mpi_library().family == MpiFamily::open_mpi; }
 
 class MpiCollective final : public PreparedCollective {
  public:
@@ -50,20 +54,40 @@ void register_mpi_baselines(Registry& registry) {
     registry.add({c.id, "mpi", "the MPI library's own " + std::string(mpi_names(c.id).function), nullptr, prepare_mpi});
 }
 
-std::vector<std::string> mpi_switchable_algorithms(Collective c) { return mpich_switchable_algorithms(c); }
+std::vector<std::string> mpi_switchable_algorithms(Collective c) {
+  return open_mpi() ? open_mpi_switchable_algorithms(c) : mpich_switchable_algorithms(c);
+}
+
+std::string mpi_switch_unavailable(Collective c) {
+  if (open_mpi()) return open_mpi_switch_unavailable(c);
+  return mpich_switchable_algorithms(c).empty() ? "this MPI library's own algorithms cannot be switched in a run" : "";
+}
+
+std::string mpi_switch_refusal(Collective c, const std::string& algorithm, int ranks, int nodes, int max_ranks_per_node,
+                               std::size_t min_count) {
+  return open_mpi() ? open_mpi_restriction_refusal(c, algorithm, ranks)
+                    : mpich_restriction_refusal(c, algorithm, ranks, nodes, max_ranks_per_node, min_count);
+}
 
 const AlgorithmEntry* mpi_switched_algorithm(Collective c, const std::string& name) {
   static std::deque<AlgorithmEntry> entries;  // stable addresses for the run's algorithm list
   static std::map<std::pair<Collective, std::string>, const AlgorithmEntry*> made;
   if (auto it = made.find({c, name}); it != made.end()) return it->second;
-  const std::optional<int> value = name.empty() ? std::nullopt : mpich_algorithm_value(c, name);
+  const bool duplicates = open_mpi();
+  const std::optional<int> value = name.empty() ? std::nullopt
+                                   : duplicates ? open_mpi_algorithm_value(c, name)
+                                                : mpich_algorithm_value(c, name);
   if (!value) return nullptr;
-  switching = true;
+  if (!duplicates) switching = true;
   const int v = *value;
-  entries.push_back({c, "mpi[" + name + "]", "the MPI library's own " + name + ", switched to in the run", nullptr,
-                     [v](const CollectiveCall& call, Transport& transport) -> std::unique_ptr<PreparedCollective> {
-                       return std::make_unique<MpiCollective>(call.collective, args_on(call, transport), v);
-                     }});
+  entries.push_back(
+      {c, "mpi[" + name + "]", "the MPI library's own " + name + ", switched to in the run", nullptr,
+       [v, duplicates](const CollectiveCall& call, Transport& transport) -> std::unique_ptr<PreparedCollective> {
+         if (!duplicates) return std::make_unique<MpiCollective>(call.collective, args_on(call, transport), v);
+         MpiCallArgs a = args_on(call, transport);
+         a.comm = open_mpi_switched_comm(call.collective, v, a.comm);
+         return std::make_unique<MpiCollective>(call.collective, a, std::nullopt);
+       }});
   return made[{c, name}] = &entries.back();
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The MPI library's own collectives as the `mpi` algorithm of each collective, and
 // MPICH's own algorithms as `mpi[NAME]`, switched inside the run.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,20 @@ namespace collbench {
 // They need an MpiTransport (its communicator) to run.
 void register_mpi_baselines(Registry& registry);
 
-// The library's own algorithm NAME of `c` as a run's algorithm "mpi[NAME]", which
-// switches the library to it before its calls (MPICH, mpich_switch.hpp) and the plain
-// "mpi" back to the library's choice; nullptr when this library cannot switch to NAME in
-// a process. Not in the registry: a run names them (-a mpi[NAME], mpi[all]). After MPI_Init.
+// The library's own algorithm NAME of `c` as a run's algorithm "mpi[NAME]": MPICH is
+// switched to it before its calls and the plain "mpi" back to the library's choice
+// (mpich_switch.hpp); Open MPI runs it on a duplicate communicator made to run it
+// (open_mpi_switch.hpp). nullptr when this library cannot switch to NAME in a process.
+// Not in the registry: a run names them (-a mpi[NAME], mpi[all]). After MPI_Init.
 const AlgorithmEntry* mpi_switched_algorithm(Collective c, const std::string& name);
 // The names mpi_switched_algorithm takes for `c` (empty when the library cannot switch).
 std::vector<std::string> mpi_switchable_algorithms(Collective c);
+// Why the library's algorithms of `c` cannot be switched in this run ("" when they can).
+std::string mpi_switch_unavailable(Collective c);
+// Why the library cannot run its `algorithm` of `c` for every call of a run on `ranks`
+// ranks over `nodes` nodes (at most `max_ranks_per_node` on one) whose smallest count
+// per rank is `min_count`; "" when it can.
+std::string mpi_switch_refusal(Collective c, const std::string& algorithm, int ranks, int nodes, int max_ranks_per_node,
+                               std::size_t min_count);
 
 }  // namespace collbench

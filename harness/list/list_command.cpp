@@ -82,6 +82,7 @@ nlohmann::json as_json(const Registry& registry) {
     // In the order of the values that select them (1, 2, ...; 0 is the library's choice),
     // with the value the library holds now: how the switch's reading of MPICH is checked.
     entry["switchable"] = mpi_switchable_algorithms(c);
+    if (entry["switchable"].empty()) entry["switch_unavailable"] = mpi_switch_unavailable(c);
     const std::string cvar(mpi_names(c).mpich_algorithm_cvar);
     if (const auto vars = read_control_variables({cvar}); vars.count(cvar) && !entry["switchable"].empty())
       entry["selected_value"] = vars.at(cvar).number;

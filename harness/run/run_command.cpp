@@ -6,12 +6,12 @@
 #include <optional>
 #include <stdexcept>
 
+#include "algorithms/baselines/mpi_baselines.hpp"
 #include "collectives/transport/memory_space.hpp"
 #include "collectives/transport/mpi/forced_algorithm.hpp"
 #include "collectives/transport/mpi/known_defects.hpp"
 #include "collectives/transport/mpi/mapped_transport.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
-#include "collectives/transport/mpi/mpich_switch.hpp"
 #include "collectives/transport/shm_memory.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/metadata.hpp"
@@ -130,7 +130,7 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
 namespace {
 
 // The library's algorithms switched in the run (mpi[NAME]): refused where the environment
-// already forces one (the plain mpi row would switch it back), or where MPICH cannot
+// already forces one (the plain mpi row would switch it back), or where the library cannot
 // serve the run's calls with one (mpi[all] leaves such an algorithm out, with a note).
 void check_switched_algorithms(SweepSpec& s, const Invocation& inv) {
   auto switched = [](const AlgorithmEntry* a) { return a->is_baseline_of("mpi") && a->name != "mpi"; };
@@ -145,10 +145,9 @@ void check_switched_algorithms(SweepSpec& s, const Invocation& inv) {
   const std::size_t min_count = s.sizes.min_bytes / dtype_size(s.dtype);
   std::vector<const AlgorithmEntry*> kept;
   for (const AlgorithmEntry* a : s.algorithms) {
-    const std::string why = switched(a)
-                                ? mpich_restriction_refusal(s.collective, a->name.substr(4, a->name.size() - 5), ranks,
-                                                            nodes.nodes, nodes.max_ranks_per_node, min_count)
-                                : "";
+    const std::string why = switched(a) ? mpi_switch_refusal(s.collective, a->name.substr(4, a->name.size() - 5), ranks,
+                                                             nodes.nodes, nodes.max_ranks_per_node, min_count)
+                                        : "";
     if (why.empty())
       kept.push_back(a);
     else if (!s.every_library_algorithm)

@@ -179,7 +179,7 @@ std::vector<const AlgorithmEntry*> resolve_algorithms(const RunFlags& f, Collect
       [&](const std::string& name) {
         return "unknown algorithm '" + name + "' for " + f.collective + "; valid: " + registry.names(c) +
                (library.empty()
-                    ? std::string(" (this MPI library's own algorithms cannot be switched in a run)")
+                    ? " (" + mpi_switch_unavailable(c) + ")"
                     : ", mpi[all] or mpi[NAME] for NAME in " + join(library, [](const std::string& a) { return a; }));
       },
       "--algorithms names no algorithm");

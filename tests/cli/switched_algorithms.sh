@@ -8,11 +8,8 @@
 # usage: switched_algorithms.sh MPIEXEC COLLBENCH
 set -u
 mpiexec=$1 collbench=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-cd "$dir" || exit 1
-"$mpiexec" -n 1 "$collbench" list --json >list.json </dev/null || fail "list --json"
+# shellcheck source=tests/cli/cli_scratch.sh
+source "$(dirname "$0")/cli_scratch.sh"
 python3 -c '
 import json, sys
 lib = json.load(open(sys.argv[1]))["mpi_library"]["algorithms"]
@@ -45,15 +42,6 @@ grep -q "mpi\[all\] leaves out mpi\[smp\]: .*node hierarchy" all.out || fail "no
 grep -q "mpi\[all\] leaves out mpi\[reduce_scatter_allgather\]: .*at least 2 elements" all.out ||
   fail "no note for reduce_scatter_allgather at 4 bytes"
 
-refused() {  # refused WHAT PATTERN COMMAND...: exit 2 and one message matching PATTERN
-  local what=$1 pattern=$2
-  shift 2
-  "$@" >out 2>&1 </dev/null
-  local rc=$?
-  [ "$rc" = 2 ] || { cat out; fail "$what: exit $rc, not 2"; }
-  grep -q "$pattern" out || { cat out; fail "$what: message"; }
-  echo "ok: $what refused"
-}
 refused "mpi[smp] on one node" "needs MPICH.s node hierarchy" \
   "$mpiexec" -n 2 "$collbench" "${sweep[@]}" -a 'mpi[smp]'
 refused "an unknown mpi[NAME]" "mpi\[NAME\] for NAME in" \

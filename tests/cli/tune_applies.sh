@@ -11,11 +11,8 @@
 # usage: tune_applies.sh MPIEXEC COLLBENCH
 set -u
 mpiexec=$1 collbench=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-cd "$dir" || exit 1
-"$mpiexec" -n 1 "$collbench" list --json >list.json </dev/null || fail "list --json"
+# shellcheck source=tests/cli/cli_scratch.sh
+source "$(dirname "$0")/cli_scratch.sh"
 python3 -c '
 import json, sys
 a = json.load(open("list.json"))["mpi_library"]["algorithms"]["allreduce"]

@@ -6,16 +6,17 @@
 set -eu
 mpiexec=$1
 collbench=$2
-# ...then, where the library's own algorithms can be switched in a run (MPICH), how to name them.
+# ...then, where the library's own algorithms can be switched in a run, how to name them,
+# else why they cannot.
 names=$("$collbench" list --json | python3 -c '
 import json, re, sys
 d = json.load(sys.stdin)
 names = ", ".join(a["name"] for a in d["collectives"]["allreduce"])
-own = d["mpi_library"]["algorithms"]["allreduce"].get("switchable", [])
-if own:
-    names += ", mpi[all] or mpi[NAME] for NAME in " + ", ".join(own)
+own = d["mpi_library"]["algorithms"]["allreduce"]
+if own.get("switchable"):
+    names += ", mpi[all] or mpi[NAME] for NAME in " + ", ".join(own["switchable"])
 else:
-    names += " (this MPI library\x27s own algorithms cannot be switched in a run)"
+    names += " (" + own["switch_unavailable"] + ")"
 print(re.escape(names))')
 [ -n "$names" ] || { echo "FAIL: list --json names no allreduce algorithm"; exit 1; }
 exec "$(dirname "$0")/expect_error.sh" "unknown algorithm 'nope' for allreduce; valid: $names\$" \

@@ -102,6 +102,15 @@ std::string open_mpi_taken_from_tuned(Collective c, const std::map<std::string, 
   return "";
 }
 
+}  // namespace
+
+std::string open_mpi_tuned_unavailable(Collective c, const std::string& what) {
+  const auto vars = read_control_variables(open_mpi_selection_variables());
+  return open_mpi_taken_from_tuned(c, vars, what);
+}
+
+namespace {
+
 ForcedAlgorithm open_mpi_forced(Collective c) {
   ForcedAlgorithm f;
   const std::string var = open_mpi_algorithm_variable(c);

@@ -73,19 +73,12 @@ std::vector<std::string> listed_names(Collective c) {
   return names;
 }
 
-bool mpi_running() {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  return initialized && !finalized;
-}
-
 // The algorithm CVAR's names in value order, read once per collective (none outside
 // MPI_Init..MPI_Finalize, where MPI_T cannot be asked: option parsing in unit tests).
 const std::vector<std::string>& value_order(Collective c) {
   static std::map<Collective, std::vector<std::string>> cache;
   static const std::vector<std::string> none;
-  if (!mpi_running()) return none;
+  if (!mpi_is_running()) return none;
   auto it = cache.find(c);
   if (it != cache.end()) return it->second;
   std::vector<std::string> order;

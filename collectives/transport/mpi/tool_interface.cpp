@@ -87,6 +87,13 @@ bool tool_interface_ready() {
 
 }  // namespace
 
+bool mpi_is_running() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
 std::map<std::string, ControlVariable> read_control_variables(const std::vector<std::string>& names) {
   std::map<std::string, ControlVariable> out;
   if (!tool_interface_ready()) return out;

@@ -17,6 +17,9 @@ struct ControlVariable {
   std::map<long long, std::string> choices;  // an enum's values and names
 };
 
+// Between MPI_Init and MPI_Finalize, the only time MPI_T may be asked here.
+bool mpi_is_running();
+
 // Reads the named variables that the library has (others are left out). Any time
 // after MPI_Init and before MPI_Finalize.
 std::map<std::string, ControlVariable> read_control_variables(const std::vector<std::string>& names);

@@ -1,0 +1,79 @@
+#include "collectives/transport/mpi/open_mpi_switch.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+#include "collectives/transport/mpi/forced_algorithm.hpp"
+#include "collectives/transport/mpi/library.hpp"
+#include "collectives/transport/mpi/mpi_names.hpp"
+#include "collectives/transport/mpi/tool_interface.hpp"
+
+namespace collbench {
+namespace {
+
+constexpr const char* kDynamic = "coll_tuned_use_dynamic_rules";
+constexpr const char* kRulesFile = "coll_tuned_dynamic_rules_filename";
+
+std::string algorithm_variable(Collective c) {
+  return "coll_tuned_" + std::string(mpi_names(c).open_mpi_name) + "_algorithm";
+}
+
+// The algorithm variable's values and names (0: the library's own choice).
+std::map<long long, std::string> choices(Collective c) {
+  const std::string var = algorithm_variable(c);
+  auto vars = read_control_variables({var});
+  return vars.count(var) ? vars.at(var).choices : std::map<long long, std::string>{};
+}
+
+}  // namespace
+
+std::string open_mpi_switch_unavailable(Collective c) {
+  if (mpi_library().family != MpiFamily::open_mpi) return "not Open MPI";
+  if (!mpi_is_running()) return "asked outside MPI";
+  const std::string var = algorithm_variable(c);
+  const auto vars = read_control_variables({var, kDynamic, kRulesFile});
+  if (!vars.count(var)) return "coll/tuned is not in use, so Open MPI's algorithms cannot be switched";
+  if (!vars.count(kDynamic) || vars.at(kDynamic).number == 0)
+    return std::string("Open MPI switches its algorithms in a run only with OMPI_MCA_") + kDynamic + "=1 set at launch";
+  if (vars.count(kRulesFile) && !vars.at(kRulesFile).text.empty())
+    return "Open MPI's rules file (" + vars.at(kRulesFile).text + ") wins over a switched algorithm";
+  return open_mpi_tuned_unavailable(c, "a switched algorithm");
+}
+
+std::vector<std::string> open_mpi_switchable_algorithms(Collective c) {
+  std::vector<std::string> names;
+  if (!open_mpi_switch_unavailable(c).empty()) return names;
+  for (const auto& [value, name] : choices(c))
+    if (value > 0) names.push_back(name);
+  return names;
+}
+
+std::optional<int> open_mpi_algorithm_value(Collective c, const std::string& algorithm) {
+  if (!open_mpi_switch_unavailable(c).empty()) return std::nullopt;
+  for (const auto& [value, name] : choices(c))
+    if (name == (algorithm.empty() ? "ignore" : algorithm)) return static_cast<int>(value);
+  return std::nullopt;
+}
+
+std::string open_mpi_restriction_refusal(Collective c, const std::string& algorithm, int ranks) {
+  if (algorithm == "two_proc" && ranks != 2 && (c == Collective::allgather || c == Collective::alltoall))
+    return "Open MPI's " + std::string(mpi_names(c).open_mpi_name) + " two_proc runs on exactly 2 ranks, not " +
+           std::to_string(ranks);
+  return "";
+}
+
+MPI_Comm open_mpi_switched_comm(Collective c, int value, MPI_Comm comm) {
+  static std::map<std::tuple<Collective, int, MPI_Comm>, MPI_Comm> made;
+  const auto key = std::tuple{c, value, comm};
+  if (auto it = made.find(key); it != made.end()) return it->second;
+  const std::string var = algorithm_variable(c);
+  MPI_Comm dup = MPI_COMM_NULL;
+  if (!write_control_variable(var, value)) throw std::runtime_error("Open MPI refused a write of " + var);
+  MPI_Comm_dup(comm, &dup);
+  // Back to the library's choice, so communicators made later (e.g. a transport's) keep it.
+  if (!write_control_variable(var, 0)) throw std::runtime_error("Open MPI refused a write of " + var);
+  return made[key] = dup;
+}
+
+}  // namespace collbench

@@ -1,0 +1,36 @@
+#pragma once
+// Open MPI's own algorithms switched inside one process. coll/tuned copies
+// coll_tuned_<coll>_algorithm into a communicator when the communicator is created (with
+// coll_tuned_use_dynamic_rules set at launch: MPI_T cannot change that one), and MPI_T
+// can write the algorithm variable after MPI_Init; so a duplicate of the run's
+// communicator made while the variable names an algorithm runs that algorithm for good,
+// beside the library's own choice on the original. Open MPI 4.1 lets a rules file win
+// over a forced algorithm, so there is no switching beside one.
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+
+namespace collbench {
+
+// Why this process cannot switch Open MPI's algorithms of `c` ("" when it can). After MPI_Init.
+std::string open_mpi_switch_unavailable(Collective c);
+
+// The names of `c`'s algorithms, in the order of their values (1, 2, ...), where this
+// process can switch them; empty otherwise (and outside MPI_Init..MPI_Finalize).
+std::vector<std::string> open_mpi_switchable_algorithms(Collective c);
+std::optional<int> open_mpi_algorithm_value(Collective c, const std::string& algorithm);
+
+// Why Open MPI cannot run `algorithm` of `c` on `ranks` ranks where it would not say so
+// itself (two_proc: exactly 2 ranks; its alltoall does not check and talks to rank ^ 1);
+// "" when it can.
+std::string open_mpi_restriction_refusal(Collective c, const std::string& algorithm, int ranks);
+
+// A duplicate of `comm` on which coll/tuned runs algorithm `value` of `c`; made once per
+// collective, value and communicator, collectively (every rank asks in the same order).
+MPI_Comm open_mpi_switched_comm(Collective c, int value, MPI_Comm comm);
+
+}  // namespace collbench
