@@ -116,7 +116,7 @@ int Repetitions::iters_at(std::size_t bytes, double call_s) const {
   const int by_size = bytes <= kSmallBytes ? 1000 : 100;
   if (!(call_s > 0) || !(budget_s > 0)) return by_size;
   const double affordable = budget_s / call_s / rounds;
-  return std::clamp(static_cast<int>(std::min<double>(affordable, by_size)), std::min(kMinAutoIters, by_size), by_size);
+  return std::clamp(static_cast<int>(std::min<double>(affordable, by_size)), std::min(min_iters, by_size), by_size);
 }
 
 std::string repetitions_text(const Repetitions& r) {
@@ -127,8 +127,8 @@ std::string repetitions_text(const Repetitions& r) {
     char budget[32];
     std::snprintf(budget, sizeof budget, "%g", r.budget_s);
     timed = "1000 timed calls up to 8 KiB and 100 above (as OSU), cut to fit " + std::string(budget) +
-            " s per algorithm and size as estimated from the warm-up, at least " +
-            std::to_string(Repetitions::kMinAutoIters) + " per round";
+            " s per algorithm and size as estimated from the warm-up, at least " + std::to_string(r.min_iters) +
+            " per round";
   } else {
     timed = std::to_string(r.iters) + " timed calls";
   }

@@ -33,15 +33,16 @@ std::string timing_policy_text(TimingPolicy t, RankAggregate a);
 // Calls per algorithm, size and round. `kAuto` counts follow OSU: 100 warm-up and 1000
 // timed calls up to 8 KiB, 10 and 100 above; the timed calls of one algorithm and size
 // then get at most `budget_s` seconds in all rounds together (estimated from the
-// warm-up), and never fewer than kMinAutoIters per round. Explicit counts always win.
+// warm-up), and never fewer than `min_iters` per round (10; fewer where a call takes
+// seconds, as on slow links). Explicit counts always win.
 struct Repetitions {
   static constexpr int kAuto = -1;
   static constexpr std::size_t kSmallBytes = 8192;
-  static constexpr int kMinAutoIters = 10;
   int warmup = kAuto;
   int iters = kAuto;
   int rounds = 1;  // each round times every algorithm in turn
   double budget_s = 1.0;
+  int min_iters = 10;
   int warmup_at(std::size_t bytes) const;
   // `call_s`: the estimated time of one call (0: unknown, no budget applies).
   int iters_at(std::size_t bytes, double call_s) const;

@@ -45,8 +45,11 @@ CLI::App* add_command(CLI::App& app, P2pFlags& f) {
       ->capture_default_str();
   p->add_option("--time-budget", o.reps.budget_s,
                 "With -n auto: seconds of timed iterations per test, link and "
-                "size (all rounds), at least 10 per round; 0: no limit")
+                "size (all rounds), at least --min-iters per round; 0: no limit")
       ->check(number_in(0, 86400))
+      ->capture_default_str();
+  p->add_option("--min-iters", o.reps.min_iters, "With -n auto: the fewest timed iterations per round (as run)")
+      ->check(whole_in(1, 1000))
       ->capture_default_str();
   p->add_option("--rounds", o.reps.rounds, "Rounds per size; each round runs every test and link in turn")
       ->check(whole_in(1, kMaxRepeats))

@@ -86,6 +86,7 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                   {"warmup", count_or_auto(s.reps.warmup)},
                   {"iters", count_or_auto(s.reps.iters)},
                   {"time_budget_s", s.reps.budget_s},
+                  {"min_iters", s.reps.min_iters},
                   {"rounds", s.reps.rounds},
                   {"aggregate", kRankAggregateNames.name(s.aggregate)},
                   {"check_every", s.check_every},

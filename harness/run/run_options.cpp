@@ -41,8 +41,13 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
       ->capture_default_str();
   run.add_option("--time-budget", s.reps.budget_s,
                  "With -n auto: seconds of timed calls per algorithm and size "
-                 "(all rounds), at least 10 calls per round; 0: no limit")
+                 "(all rounds), at least --min-iters calls per round; 0: no limit")
       ->check(number_in(0, 86400))
+      ->capture_default_str();
+  run.add_option("--min-iters", s.reps.min_iters,
+                 "With -n auto: the fewest timed calls per round --time-budget leaves an algorithm and size "
+                 "(fewer than 10 where a call takes seconds, e.g. 64 MiB on a slow link)")
+      ->check(whole_in(1, 1000))
       ->capture_default_str();
   run.add_option("--rounds", s.reps.rounds,
                  "Rounds per size; each round times every algorithm in turn, so "

@@ -58,7 +58,8 @@ TEST(Options, ParsesNcclTestsStyleFlags) {
                            "loop",       "--aggregate",
                            "mean",       "--check-every",
                            "5",          "--time-budget",
-                           "0.5"});
+                           "0.5",        "--min-iters",
+                           "3"});
   ASSERT_TRUE(std::holds_alternative<RunOptions>(c)) << text_of(c);
   const SweepSpec& s = std::get<RunOptions>(c).sweep;
   EXPECT_EQ(s.sizes.min_bytes, 1024u);
@@ -75,6 +76,7 @@ TEST(Options, ParsesNcclTestsStyleFlags) {
   EXPECT_EQ(s.aggregate, RankAggregate::mean);
   EXPECT_EQ(s.check_every, 5);
   EXPECT_EQ(s.reps.budget_s, 0.5);
+  EXPECT_EQ(s.reps.min_iters, 3);
 }
 
 TEST(Options, ListAndHelp) {
@@ -104,6 +106,7 @@ TEST(Options, BadInputNamesTheProblemAndTheValidChoices) {
   expect_error({"run", "-n", "2e9"}, "--iters must be auto or a whole number from 1 to 1000000000, not '2e9'");
   expect_error({"run", "--aggregate", "median"}, "unknown --aggregate 'median'; valid: max, mean, min, rank0");
   expect_error({"run", "--time-budget", "-1"}, "--time-budget: must be a number from 0 to 86400, not '-1'");
+  expect_error({"run", "--min-iters", "0"}, "--min-iters: must be a whole number from 1 to 1000, not '0'");
   expect_error({"run", "--check-every", "-2"}, "--check-every: must be a whole number from 0 to 2147483647, not '-2'");
   expect_error({"run", "-f", "1"}, "--stepfactor must be greater than 1");
   expect_error({"run", "--timing", "fast"}, "unknown timing policy 'fast'");

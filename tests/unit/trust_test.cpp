@@ -23,7 +23,10 @@ TEST(Repetitions, BudgetCutsSlowSizesButKeepsAMinimum) {
   EXPECT_EQ(r.iters_at(64 << 20, 0.025), 40) << "1 s / 25 ms";
   r.rounds = 4;
   EXPECT_EQ(r.iters_at(64 << 20, 0.025), 10) << "the budget is shared by the rounds";
-  EXPECT_EQ(r.iters_at(64 << 20, 1.0), Repetitions::kMinAutoIters);
+  EXPECT_EQ(r.iters_at(64 << 20, 1.0), 10) << "at least 10 calls per round";
+  r.min_iters = 3;
+  EXPECT_EQ(r.iters_at(64 << 20, 1.0), 3) << "--min-iters: fewer where a call takes seconds";
+  EXPECT_EQ(r.iters_at(64 << 20, 0.025), 10) << "the floor only where the budget cuts deeper";
   r.budget_s = 0;
   EXPECT_EQ(r.iters_at(64 << 20, 1.0), 100) << "0: no limit";
   r.iters = 7;
