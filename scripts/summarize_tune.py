@@ -29,16 +29,18 @@ def rows_of(path):
 
 
 def collect(outdir):
-    """{(collective, ranks, bytes): {label: {round: p50}}}, wrong elements, metadata.
+    """{(collective, ranks, bytes): {label: {round: p50}}}, wrong elements, metadata, and
+    the (point, label)s of forced rows measured in the default's own launch.
     Forced rows measured in the tuned library's own launch (an MPICH run switching its
     algorithms inside the launch) are kept apart, as "tuned:mpi[NAME]": the tuned library
     is judged against them, launch by launch."""
-    points, errors, runs = {}, 0, []
+    points, errors, runs, with_default = {}, 0, [], set()
     for rnd, parts in enumerate(sorted(glob.glob(os.path.join(outdir, "evaluate", "round-*", "parts")))):
         for path in sorted(glob.glob(os.path.join(parts, "*.json"))):
             rows, meta = rows_of(path)
             runs.extend(meta)
             tuned_launch = any(r["algorithm"] == "mpi[tuned]" for r in rows)
+            default_launch = any(r["algorithm"] == "mpi" for r in rows)
             for r in rows:
                 label = r["algorithm"]
                 if label != "mpi" and not label.startswith("mpi["):
@@ -49,8 +51,10 @@ def collect(outdir):
                 if tuned_launch and label != "mpi[tuned]":
                     label = "tuned:" + label
                 key = (r["collective"], int(r["ranks"]), int(r["bytes"]))
+                if default_launch and label.startswith("mpi["):
+                    with_default.add((key, label))
                 points.setdefault(key, {}).setdefault(label, {})[rnd] = float(r["p50_us"])
-    return points, errors, runs
+    return points, errors, runs, with_default
 
 
 def choices(outdir):
@@ -96,9 +100,10 @@ def paired_difference(a, b):
     return statistics.median(a[r] - b[r] for r in common) if common else None
 
 
-def judge(variants, chosen=("", "")):
-    """One point's verdict from {label: {round: p50}} and the file's (choice, library's
-    own algorithm); None where a variant is missing."""
+def judge(variants, chosen=("", ""), with_default=()):
+    """One point's verdict from {label: {round: p50}}, the file's (choice, library's own
+    algorithm) and the labels of forced rows measured in the default's own launches; None
+    where a variant is missing."""
     default, tuned = variants.get("mpi"), variants.get("mpi[tuned]")
     forced = {k[4:-1]: v for k, v in variants.items() if k.startswith("mpi[") and k != "mpi[tuned]"}
     beside = {k[10:-1]: v for k, v in variants.items() if k.startswith("tuned:mpi[")}
@@ -127,6 +132,16 @@ def judge(variants, chosen=("", "")):
     selection = paired_difference(tuned, beside[runs]) if runs in beside else None
     default_selection = paired_difference(default, forced[own]) if beside and own in forced else None
     choice_vs_best = ratio(beside[runs], beside[best], True) - 1 if runs in beside else None
+    # Where the tuned library ran alone (Open MPI 4.1: its rules file wins over a forced
+    # algorithm) but the forced algorithms ran in the default's own launches, the choice
+    # is judged there: what it runs (the default row where the file keeps the default and
+    # its algorithm is unknown) against the best, launch by launch.
+    if not beside and forced and all(f"mpi[{n}]" in with_default for n in forced):
+        fastest = forced[fastest_beside_default]
+        if runs in forced:
+            choice_vs_best = ratio(forced[runs], fastest, True) - 1
+        elif choice == "default":
+            choice_vs_best = ratio(default, fastest, True) - 1
     # The tuned library against the default: every tuned round slower than every default
     # round. Where both ran beside the default's own algorithm, each is first divided by
     # it, launch by launch: whole launches run fast or slow here, and the tuned library
@@ -152,6 +167,7 @@ def judge(variants, chosen=("", "")):
         "choice_vs_best": choice_vs_best,
         "selection_us": selection,
         "default_selection_us": default_selection,
+        "beside": bool(beside),
     }
 
 
@@ -166,9 +182,10 @@ def main(argv):
     if len(argv) != 2:
         sys.exit("usage: summarize_tune.py OUTDIR")
     outdir = argv[1]
-    points, errors, runs = collect(outdir)
+    points, errors, runs, with_default = collect(outdir)
     chosen = choices(outdir)
-    verdicts = {k: judge(v, chosen.get(k, ("", ""))) for k, v in sorted(points.items())}
+    verdicts = {k: judge(v, chosen.get(k, ("", "")), {label for key, label in with_default if key == k})
+                for k, v in sorted(points.items())}
     judged = {k: v for k, v in verdicts.items() if v}
     library = next((r["mpi"]["library"] for r in runs if "mpi" in r), "?")
     tuning = next((r["mpi"]["tuning_file"] for r in runs if "mpi" in r and "tuning_file" in r["mpi"]), None)
@@ -186,7 +203,8 @@ def main(argv):
                         v["tuned_us"], v["tuned_vs_best"], v["within"], v["slower_than_default"], v["default_gap"],
                         v["gain"] if v["gain"] else "", v["rounds"], v["library"], fmt(v["choice_vs_best"], ""),
                         fmt(v["selection_us"], ""), fmt(v["default_selection_us"], "")])
-    beside = any(v["choice_vs_best"] is not None for v in judged.values())
+    beside = any(v["beside"] for v in judged.values())
+    choice_known = any(v["choice_vs_best"] is not None for v in judged.values())
     print("# The tuned MPI library against its default and its own best algorithm\n")
     print(f"{library}, collbench {revision}; machine: machine.txt. The tuning file was written by "
           "`collbench tune` from the measure/ launches and judged on the evaluate/ launches "
@@ -196,6 +214,12 @@ def main(argv):
           + (" The library switches its algorithms inside a run (MPICH): each round is two launches, the default "
              "and the tuned library, each with every algorithm interleaved beside it, and the tuned library is "
              "judged against the algorithms of its own launch (the median of the rounds' ratios)." if beside else "")
+          + (" The default ran with every algorithm switched beside it, the tuned library alone (the library "
+             "lets its file win over a switched algorithm: Open MPI 4.1), so the tuned library is judged against "
+             "the algorithms of other launches (ratio of the medians), and whole launches run fast or slow here; "
+             "*choice / best* is what the file runs, forced (or the default row where the file keeps the "
+             "default), against the best, in the default's own launches: how good the choice is, launch modes "
+             "aside." if choice_known and not beside else "")
           + (f" Tuning file: {tuning['bytes']} bytes, FNV-1a {tuning['fnv1a']}." if tuning else "") + "\n")
     print(f"Targets: tuned within {WITHIN:.0%} of the best forced algorithm at every size; never slower than the "
           "default beyond the spread (every tuned round slower than every default round"
@@ -208,9 +232,9 @@ def main(argv):
               "forced beside it (the default's likewise, against its own algorithm), and *choice / best* is the "
               "algorithm the file runs against the best, both forced: how good the choice is, the selection "
               "aside.\n")
-    print("| collective | ranks | sizes | within 5% of the best | " + ("choice within 5% of the best | " if beside else "")
-          + "slower than the default | met |")
-    print("|---|---:|---:|---:|" + ("---:|" if beside else "") + "---:|---|")
+    print("| collective | ranks | sizes | within 5% of the best | "
+          + ("choice within 5% of the best | " if choice_known else "") + "slower than the default | met |")
+    print("|---|---:|---:|---:|" + ("---:|" if choice_known else "") + "---:|---|")
     groups = {}
     for (c, n, b), v in judged.items():
         groups.setdefault((c, n), []).append(v)
@@ -219,7 +243,7 @@ def main(argv):
         choice_within = sum(v["choice_vs_best"] is not None and v["choice_vs_best"] <= WITHIN for v in vs)
         slower = sum(v["slower_than_default"] for v in vs)
         met = within == len(vs) and slower == 0 and errors == 0
-        print(f"| {c} | {n} | {len(vs)} | {within} | " + (f"{choice_within} | " if beside else "")
+        print(f"| {c} | {n} | {len(vs)} | {within} | " + (f"{choice_within} | " if choice_known else "")
               + f"{slower} | {'yes' if met else '**no**'} |")
     missing = [k for k, v in verdicts.items() if not v]
     if missing:
@@ -234,13 +258,16 @@ def main(argv):
         for (c, n, b), v in gains:
             print(f"| {c} | {n} | {size_text(b)} | {1 + v['default_gap']:.2f} | {v['gain']:.2f} |")
     print("\nPer size (medians over rounds, µs):\n")
-    extra_head = " library's own | choice / best − 1 | selection (tuned) | selection (default) |" if beside else ""
+    extra_head = (" library's own | choice / best − 1 | selection (tuned) | selection (default) |" if beside
+                  else " choice / best − 1 |" if choice_known else "")
     print("| collective | ranks | size | file's choice | default | best forced | best | tuned | tuned / best − 1 | "
           "slower than default |" + extra_head)
-    print("|---|---:|---|---|---:|---|---:|---:|---:|---|" + ("---|---:|---:|---:|" if beside else ""))
+    print("|---|---:|---|---|---:|---|---:|---:|---:|---|"
+          + ("---|---:|---:|---:|" if beside else "---:|" if choice_known else ""))
     for (c, n, b), v in judged.items():
         extra = (f" {v['library']} | {fmt(v['choice_vs_best'], '+.1%')} | {fmt(v['selection_us'], '+.3f')} | "
-                 f"{fmt(v['default_selection_us'], '+.3f')} |") if beside else ""
+                 f"{fmt(v['default_selection_us'], '+.3f')} |") if beside else (
+                     f" {fmt(v['choice_vs_best'], '+.1%')} |" if choice_known else "")
         print(f"| {c} | {n} | {size_text(b)} | {chosen.get((c, n, b), ('', ''))[0]} | {v['default_us']:.4g} | "
               f"{v['best']} | {v['best_us']:.4g} | {v['tuned_us']:.4g} | "
               f"{v['tuned_vs_best']:+.1%}{'' if v['within'] else ' **'} | "

@@ -111,6 +111,34 @@ class SummarizeTune(unittest.TestCase):
         self.assertEqual(row["within_5pct"], "False")  # 0.6 against 0.5
         self.assertIn("| allreduce | 2 | 1 | 0 | 1 | 0 | **no** |", out)
 
+    def test_choice_judged_in_the_defaults_launch_where_the_tuned_library_runs_alone(self):
+        # Open MPI 4.1: the default launch switches every algorithm beside it, the tuned
+        # library runs alone (its file wins over a forced algorithm). The file's choice is
+        # judged in the default's launches, round by round: a at 8 B (1.04 / 1.0 and 2.08 /
+        # 2.0), the default row at 64 B, where the file keeps it (2.4 / 2.0 and 1.2 / 1.0).
+        launches = {
+            "allreduce-default.json": {8: {"mpi": (1.2, 2.4), "mpi[a]": (1.04, 2.08), "mpi[b]": (1.0, 2.0)},
+                                       64: {"mpi": (2.4, 1.2), "mpi[a]": (2.0, 1.0), "mpi[b]": (3.0, 1.5)}},
+            "allreduce-tuned.json": {8: {"mpi[tuned]": (1.0, 1.0)}, 64: {"mpi[tuned]": (1.0, 1.0)}},
+        }
+        with tempfile.TemporaryDirectory() as d:
+            for rnd in (0, 1):
+                parts = os.path.join(d, "evaluate", f"round-{rnd + 1}", "parts")
+                os.makedirs(parts)
+                for name, sizes in launches.items():
+                    write(os.path.join(parts, name), [{"collective": "allreduce", "ranks": 2, "bytes": b,
+                                                       "algorithm": label, "p50_us": p50[rnd], "errors": 0}
+                                                      for b, labels in sizes.items() for label, p50 in labels.items()])
+            with open(os.path.join(d, "tune.txt"), "w") as f:
+                f.write("allreduce, 2 ranks, 8 B: default 1.8 us, fastest b 1.5 us: a (faster than the default)\n")
+                f.write("allreduce, 2 ranks, 64 B: default 1.8 us, fastest a 1.5 us: default kept (within x)\n")
+            out = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True, check=True).stdout
+            rows = {int(r["bytes"]): r for r in csv.DictReader(open(os.path.join(d, "comparison.csv")))}
+        self.assertAlmostEqual(float(rows[8]["choice_vs_best"]), 0.04)
+        self.assertAlmostEqual(float(rows[64]["choice_vs_best"]), 0.2)
+        self.assertIn("the tuned library alone", out)
+        self.assertIn("| allreduce | 2 | 2 | 2 | 1 | 0 | yes |", out)
+
 
 if __name__ == "__main__":
     unittest.main()
