@@ -170,7 +170,7 @@ std::map<Collective, OpenMpiAlgorithms> open_mpi_algorithms() {
   std::map<Collective, OpenMpiAlgorithms> out;
   for (Collective c : kAllCollectives) {
     if (open_mpi_collective_id(c) < 0) continue;
-    const std::string base = "coll_tuned_" + std::string(mpi_names(c).open_mpi_name) + "_algorithm";
+    const std::string base = open_mpi_algorithm_variable(c);
     const std::string fanout = base + "_" + open_mpi_fanout(c), segsize = base + "_segmentsize";
     const auto vars = read_control_variables({base, fanout, segsize});
     if (!vars.count(base)) continue;

@@ -63,9 +63,13 @@ bool excluded(const std::string& list, const std::string& component) {
   return negated ? listed : !listed;
 }
 
+}  // namespace
+
 std::string open_mpi_algorithm_variable(Collective c) {
   return "coll_tuned_" + std::string(mpi_names(c).open_mpi_name) + "_algorithm";
 }
+
+namespace {
 
 // Open MPI's algorithms for a collective: its choices less 0 ("ignore", the library chooses).
 std::map<long long, std::string> offered(const ControlVariable& v) {

@@ -29,6 +29,9 @@ std::string mpi_baseline_row_name(Collective c);
 // ps and replay all say mpi[NAME] or mpi[tuned]), any other (a switched mpi[NAME] too) its own.
 std::string result_row_name(const AlgorithmEntry& a);
 
+// Open MPI's variable that forces `c`'s algorithm: coll_tuned_<coll>_algorithm.
+std::string open_mpi_algorithm_variable(Collective c);
+
 // Why Open MPI's coll/tuned does not get `c` here (it is excluded, or a component of
 // higher priority takes the call first), so that `what` has no effect; "" when it does.
 std::string open_mpi_tuned_unavailable(Collective c, const std::string& what);

@@ -15,13 +15,9 @@ namespace {
 constexpr const char* kDynamic = "coll_tuned_use_dynamic_rules";
 constexpr const char* kRulesFile = "coll_tuned_dynamic_rules_filename";
 
-std::string algorithm_variable(Collective c) {
-  return "coll_tuned_" + std::string(mpi_names(c).open_mpi_name) + "_algorithm";
-}
-
 // The algorithm variable's values and names (0: the library's own choice).
 std::map<long long, std::string> choices(Collective c) {
-  const std::string var = algorithm_variable(c);
+  const std::string var = open_mpi_algorithm_variable(c);
   auto vars = read_control_variables({var});
   return vars.count(var) ? vars.at(var).choices : std::map<long long, std::string>{};
 }
@@ -31,7 +27,7 @@ std::map<long long, std::string> choices(Collective c) {
 std::string open_mpi_switch_unavailable(Collective c) {
   if (mpi_library().family != MpiFamily::open_mpi) return "not Open MPI";
   if (!mpi_is_running()) return "asked outside MPI";
-  const std::string var = algorithm_variable(c);
+  const std::string var = open_mpi_algorithm_variable(c);
   const auto vars = read_control_variables({var, kDynamic, kRulesFile});
   if (!vars.count(var)) return "coll/tuned is not in use, so Open MPI's algorithms cannot be switched";
   if (!vars.count(kDynamic) || vars.at(kDynamic).number == 0)
@@ -67,7 +63,7 @@ MPI_Comm open_mpi_switched_comm(Collective c, int value, MPI_Comm comm) {
   static std::map<std::tuple<Collective, int, MPI_Comm>, MPI_Comm> made;
   const auto key = std::tuple{c, value, comm};
   if (auto it = made.find(key); it != made.end()) return it->second;
-  const std::string var = algorithm_variable(c);
+  const std::string var = open_mpi_algorithm_variable(c);
   MPI_Comm dup = MPI_COMM_NULL;
   if (!write_control_variable(var, value)) throw std::runtime_error("Open MPI refused a write of " + var);
   MPI_Comm_dup(comm, &dup);
