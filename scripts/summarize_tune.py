@@ -19,6 +19,8 @@ import sys
 
 WITHIN = 0.05  # tuned against the best forced algorithm
 GAP = 0.10  # a default this much slower than the best: report the gain
+SCALED_COLUMNS = ["yardstick", "scaled_vs_best", "scaled_within", "scaled_slower", "default_spread",
+                  "default_spread_scaled"]
 
 
 def rows_of(path):
@@ -33,7 +35,8 @@ def collect(outdir):
     the (point, label)s of forced rows measured in the default's own launch.
     Forced rows measured in the tuned library's own launch (an MPICH run switching its
     algorithms inside the launch) are kept apart, as "tuned:mpi[NAME]": the tuned library
-    is judged against them, launch by launch."""
+    is judged against them, launch by launch. collbench's own algorithms are "own:NAME"
+    (a yardstick run in both launches where the tuned library runs alone)."""
     points, errors, runs, with_default = {}, 0, [], set()
     for rnd, parts in enumerate(sorted(glob.glob(os.path.join(outdir, "evaluate", "round-*", "parts")))):
         for path in sorted(glob.glob(os.path.join(parts, "*.json"))):
@@ -43,8 +46,10 @@ def collect(outdir):
             default_launch = any(r["algorithm"] == "mpi" for r in rows)
             for r in rows:
                 label = r["algorithm"]
-                if label != "mpi" and not label.startswith("mpi["):
+                if label == "nccl":
                     continue
+                if label != "mpi" and not label.startswith("mpi["):
+                    label = "own:" + label
                 errors += max(0, int(r["errors"]))
                 if int(r["errors"]) != 0:
                     continue  # a wrong result is no time
@@ -152,6 +157,7 @@ def judge(variants, chosen=("", ""), with_default=()):
         tuned_vs, default_vs = tuned, default
     slower = min(tuned_vs.values()) > max(default_vs.values())
     gain = statistics.median(default_vs.values()) / statistics.median(tuned_vs.values())
+    scaled = launch_scaled(variants, forced, fastest_beside_default) if not beside else None
     return {
         "default_us": d,
         "tuned_us": t,
@@ -168,6 +174,39 @@ def judge(variants, chosen=("", ""), with_default=()):
         "selection_us": selection,
         "default_selection_us": default_selection,
         "beside": bool(beside),
+        **(scaled or {}),
+    }
+
+
+def spread(values):
+    """Largest over smallest, less 1."""
+    return max(values) / min(values) - 1
+
+
+def launch_scaled(variants, forced, best):
+    """Where the tuned library ran alone, the verdicts with every launch's times divided by
+    the yardstick (one of collbench's own algorithms, run in both launches): whole launches
+    run fast or slow here, and an algorithm that does not change between the launches
+    shows by how much. None without a yardstick in both launches of a round; with it, the
+    default's spread over its launches before and after, to show whether it tracks them."""
+    yard = next((k[4:] for k in sorted(variants) if k.startswith("own:") and "tuned:" + k in variants), None)
+    if not yard or not best:
+        return None
+    in_default, in_tuned = variants["own:" + yard], variants["tuned:own:" + yard]
+    tuned = per_round(variants["mpi[tuned]"], in_tuned)
+    default = per_round(variants["mpi"], in_default)
+    fastest = per_round(forced[best], in_default)
+    vs_best = per_round(tuned, fastest)
+    if not vs_best or not default:
+        return None
+    scaled_vs_best = statistics.median(vs_best.values()) - 1
+    return {
+        "yardstick": yard,
+        "scaled_vs_best": scaled_vs_best,
+        "scaled_within": scaled_vs_best <= WITHIN,
+        "scaled_slower": min(tuned.values()) > max(default.values()),
+        "default_spread": spread(variants["mpi"].values()),
+        "default_spread_scaled": spread(default.values()),
     }
 
 
@@ -190,6 +229,8 @@ def main(argv):
     library = next((r["mpi"]["library"] for r in runs if "mpi" in r), "?")
     tuning = next((r["mpi"]["tuning_file"] for r in runs if "mpi" in r and "tuning_file" in r["mpi"]), None)
     revision = next((r.get("git_revision") for r in runs if r.get("git_revision")), "?")
+    scaled = any("yardstick" in v for v in judged.values())
+
     def fmt(x, spec):
         return "" if x is None else format(x, spec)
 
@@ -197,12 +238,14 @@ def main(argv):
         w = csv.writer(f)
         w.writerow(["collective", "ranks", "bytes", "choice", "default_us", "best", "best_us", "tuned_us",
                     "tuned_vs_best", "within_5pct", "slower_than_default", "default_gap", "gain", "rounds",
-                    "library_algorithm", "choice_vs_best", "selection_us", "default_selection_us"])
+                    "library_algorithm", "choice_vs_best", "selection_us", "default_selection_us"]
+                   + (SCALED_COLUMNS if scaled else []))
         for (c, n, b), v in judged.items():
             w.writerow([c, n, b, chosen.get((c, n, b), ("", ""))[0], v["default_us"], v["best"], v["best_us"],
                         v["tuned_us"], v["tuned_vs_best"], v["within"], v["slower_than_default"], v["default_gap"],
                         v["gain"] if v["gain"] else "", v["rounds"], v["library"], fmt(v["choice_vs_best"], ""),
-                        fmt(v["selection_us"], ""), fmt(v["default_selection_us"], "")])
+                        fmt(v["selection_us"], ""), fmt(v["default_selection_us"], "")]
+                       + ([v.get(k, "") for k in SCALED_COLUMNS] if scaled else []))
     beside = any(v["beside"] for v in judged.values())
     choice_known = any(v["choice_vs_best"] is not None for v in judged.values())
     print("# The tuned MPI library against its default and its own best algorithm\n")
@@ -221,6 +264,19 @@ def main(argv):
              "default), against the best, in the default's own launches: how good the choice is, launch modes "
              "aside." if choice_known and not beside else "")
           + (f" Tuning file: {tuning['bytes']} bytes, FNV-1a {tuning['fnv1a']}." if tuning else "") + "\n")
+    if scaled:
+        yards = sorted({(c, v["yardstick"]) for (c, n, b), v in judged.items() if "yardstick" in v})
+        print("Yardstick: " + ", ".join(f"collbench's own {y} ({c})" for c, y in yards) + " ran in both launches of "
+              "every round, interleaved with the library's calls; the *scaled* verdicts divide every launch's times "
+              "by it (the tuned library's by its launch's, the default's and the forced algorithms' by theirs), "
+              "taking out a launch's fast or slow mode as far as the yardstick shares it. Whether it does: the "
+              "default's spread over its launches (largest / smallest − 1), median over sizes, raw and divided "
+              "by the yardstick: "
+              + "; ".join(f"{c} {statistics.median(v['default_spread'] for v in vs):.1%} and "
+                          f"{statistics.median(v['default_spread_scaled'] for v in vs):.1%}"
+                          for c in sorted({c for c, _ in yards})
+                          for vs in [[v for (cc, n, b), v in judged.items() if cc == c and "yardstick" in v]])
+              + ". The raw verdicts decide *met*.\n")
     print(f"Targets: tuned within {WITHIN:.0%} of the best forced algorithm at every size; never slower than the "
           "default beyond the spread (every tuned round slower than every default round"
           + (", each first divided by the default's own algorithm forced in the same launch, as whole launches run "
@@ -233,8 +289,10 @@ def main(argv):
               "algorithm the file runs against the best, both forced: how good the choice is, the selection "
               "aside.\n")
     print("| collective | ranks | sizes | within 5% of the best | "
-          + ("choice within 5% of the best | " if choice_known else "") + "slower than the default | met |")
-    print("|---|---:|---:|---:|" + ("---:|" if choice_known else "") + "---:|---|")
+          + ("choice within 5% of the best | " if choice_known else "") + "slower than the default | "
+          + ("within 5%, scaled | slower, scaled | " if scaled else "") + "met |")
+    print("|---|---:|---:|---:|" + ("---:|" if choice_known else "") + "---:|" + ("---:|---:|" if scaled else "")
+          + "---|")
     groups = {}
     for (c, n, b), v in judged.items():
         groups.setdefault((c, n), []).append(v)
@@ -243,8 +301,10 @@ def main(argv):
         choice_within = sum(v["choice_vs_best"] is not None and v["choice_vs_best"] <= WITHIN for v in vs)
         slower = sum(v["slower_than_default"] for v in vs)
         met = within == len(vs) and slower == 0 and errors == 0
+        scaled_counts = (f"{sum(v.get('scaled_within', False) for v in vs)} | "
+                         f"{sum(v.get('scaled_slower', False) for v in vs)} | ") if scaled else ""
         print(f"| {c} | {n} | {len(vs)} | {within} | " + (f"{choice_within} | " if choice_known else "")
-              + f"{slower} | {'yes' if met else '**no**'} |")
+              + f"{slower} | " + scaled_counts + f"{'yes' if met else '**no**'} |")
     missing = [k for k, v in verdicts.items() if not v]
     if missing:
         print(f"\nNot judged (a variant missing at the size): {len(missing)} points.")
@@ -260,14 +320,18 @@ def main(argv):
     print("\nPer size (medians over rounds, µs):\n")
     extra_head = (" library's own | choice / best − 1 | selection (tuned) | selection (default) |" if beside
                   else " choice / best − 1 |" if choice_known else "")
+    extra_head += " tuned / best − 1, scaled | slower, scaled |" if scaled else ""
     print("| collective | ranks | size | file's choice | default | best forced | best | tuned | tuned / best − 1 | "
           "slower than default |" + extra_head)
     print("|---|---:|---|---|---:|---|---:|---:|---:|---|"
-          + ("---|---:|---:|---:|" if beside else "---:|" if choice_known else ""))
+          + ("---|---:|---:|---:|" if beside else "---:|" if choice_known else "") + ("---:|---|" if scaled else ""))
     for (c, n, b), v in judged.items():
         extra = (f" {v['library']} | {fmt(v['choice_vs_best'], '+.1%')} | {fmt(v['selection_us'], '+.3f')} | "
                  f"{fmt(v['default_selection_us'], '+.3f')} |") if beside else (
                      f" {fmt(v['choice_vs_best'], '+.1%')} |" if choice_known else "")
+        if scaled:
+            extra += (f" {fmt(v.get('scaled_vs_best'), '+.1%')}{'' if v.get('scaled_within', True) else ' **'} | "
+                      + ("**yes** |" if v.get("scaled_slower") else "no |" if "yardstick" in v else " |"))
         print(f"| {c} | {n} | {size_text(b)} | {chosen.get((c, n, b), ('', ''))[0]} | {v['default_us']:.4g} | "
               f"{v['best']} | {v['best_us']:.4g} | {v['tuned_us']:.4g} | "
               f"{v['tuned_vs_best']:+.1%}{'' if v['within'] else ' **'} | "

@@ -11,7 +11,9 @@
 #  3. judge it on new launches: ROUNDS rounds, each the default and every forced algorithm
 #     and then the library with the file (beside every algorithm again where the library
 #     switches them beside a file: MPICH, not Open MPI 4.1), per collective
-#     (OUTDIR/evaluate/round-N/), every result checked;
+#     (OUTDIR/evaluate/round-N/), every result checked; where the tuned library runs
+#     alone, collbench's own first algorithm of the collective ('collbench list' order)
+#     runs in both launches as a yardstick of the launch's fast or slow mode;
 #  4. OUTDIR/SUMMARY.md and comparison.csv (scripts/summarize_tune.py): per size the
 #     tuned library against the default and the best forced algorithm, with the spread.
 # Choosing and judging on separate launches keeps the noise that picked a winner out of
@@ -29,8 +31,9 @@ cd "$(dirname "$0")/.."
 out=$1
 shift
 build=${BUILD:-build}
-collbench=$PWD/$build/harness/collbench
-mpiexec=${MPIEXEC:-$PWD/$build/mpiexec}
+[[ $build == /* ]] || build=$PWD/$build
+collbench=$build/harness/collbench
+mpiexec=${MPIEXEC:-$build/mpiexec}
 np=${NP:-2}
 rounds=${ROUNDS:-3}
 collectives=${COLLECTIVES:-allreduce broadcast}
@@ -72,6 +75,13 @@ print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].i
 }
 switchable=$(switchable_collectives)
 switches() { [[ " $switchable " == *" $1 "* ]]; }
+# yardstick COLLECTIVE: collbench's own first algorithm of it, which no tuning file changes.
+yardstick() {
+  launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
+import json, sys
+print(next(a["name"] for a in json.load(sys.stdin)["collectives"][sys.argv[1]] if a["name"] not in ("mpi", "nccl")))
+' "$1"
+}
 # measure COLLECTIVE DIR [run options]: the default and every forced algorithm of one
 # collective into DIR/COLLECTIVE.json; one launch where the library switches them inside
 # it (interleaved, so the launch's fast or slow mode is the same for all), else one
@@ -115,18 +125,23 @@ for r in $(seq 1 "$rounds"); do
   for coll in $collectives; do
     # Where the library switches algorithms inside a run, the default runs beside every
     # algorithm, and so does the tuned library where it switches them beside the file
-    # (forcing one overrides the file), so each is judged against its own launch's.
+    # (forcing one overrides the file), so each is judged against its own launch's; where
+    # the tuned library runs alone, a yardstick runs in both.
     mkdir -p "$dir/parts"
+    algorithms=mpi yard=
+    if [[ " $switchable_tuned " == *" $coll "* ]]; then
+      algorithms='mpi,mpi[all]'
+    elif switches "$coll"; then
+      yard=,$(yardstick "$coll")
+    fi
     if switches "$coll"; then
-      launch_all "$collbench" run -c "$coll" -a 'mpi,mpi[all]' --csv "$dir/parts/$coll-default.csv" "$@" </dev/null ||
-        echo "$0: the default run of $coll in round $r failed (kept what it measured)" >&2
+      launch_all "$collbench" run -c "$coll" -a "mpi,mpi[all]$yard" --csv "$dir/parts/$coll-default.csv" "$@" \
+        </dev/null || echo "$0: the default run of $coll in round $r failed (kept what it measured)" >&2
     else
       measure "$coll" "$dir" "$@"
     fi
-    algorithms=mpi
-    [[ " $switchable_tuned " == *" $coll "* ]] && algorithms='mpi,mpi[all]'
     (export "${settings[@]}" &&
-      launch_all "$collbench" run -c "$coll" -a "$algorithms" --csv "$dir/parts/$coll-tuned.csv" "$@" </dev/null) ||
+      launch_all "$collbench" run -c "$coll" -a "$algorithms$yard" --csv "$dir/parts/$coll-tuned.csv" "$@" </dev/null) ||
       echo "$0: the tuned run of $coll in round $r failed (kept what it measured)" >&2
   done
 done

@@ -28,6 +28,25 @@ def write(path, rows):
         json.dump({"metadata": {"git_revision": "test", "mpi": {"library": "Test MPI 1.0"}}, "rows": rows}, f)
 
 
+def summarize(launches, rounds, tune_lines=()):
+    """Runs summarize_tune.py on evaluate/round-N/parts/FILE for {FILE: {bytes: {label:
+    p50, or one per round}}} and tune.txt's lines; its stdout and comparison.csv's rows."""
+    with tempfile.TemporaryDirectory() as d:
+        for rnd in range(rounds):
+            parts = os.path.join(d, "evaluate", f"round-{rnd + 1}", "parts")
+            os.makedirs(parts)
+            for name, sizes in launches.items():
+                write(os.path.join(parts, name),
+                      [{"collective": "allreduce", "ranks": 2, "bytes": b, "algorithm": label,
+                        "p50_us": p50[rnd] if isinstance(p50, tuple) else p50, "errors": 0}
+                       for b, labels in sizes.items() for label, p50 in labels.items()])
+        with open(os.path.join(d, "tune.txt"), "w") as f:
+            f.writelines(line + "\n" for line in tune_lines)
+        out = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True, check=True).stdout
+        with open(os.path.join(d, "comparison.csv")) as f:
+            return out, list(csv.DictReader(f))
+
+
 class SummarizeTune(unittest.TestCase):
     def test_verdicts(self):
         with tempfile.TemporaryDirectory() as d:
@@ -65,19 +84,10 @@ class SummarizeTune(unittest.TestCase):
         # the tuned library slow). Beside its own launch's algorithms the tuned library is 2%
         # from the best; against the default launches' a (median 8 µs) it would seem 104%.
         launches = {
-            "allreduce-default.json": {"mpi": (10, 10, 20), "mpi[a]": (8, 8, 16)},
-            "allreduce-tuned.json": {"mpi[tuned]": (16.32, 8.16, 16.32), "mpi[a]": (16, 8, 16)},
+            "allreduce-default.json": {8: {"mpi": (10, 10, 20), "mpi[a]": (8, 8, 16)}},
+            "allreduce-tuned.json": {8: {"mpi[tuned]": (16.32, 8.16, 16.32), "mpi[a]": (16, 8, 16)}},
         }
-        with tempfile.TemporaryDirectory() as d:
-            for rnd in (0, 1, 2):
-                parts = os.path.join(d, "evaluate", f"round-{rnd + 1}", "parts")
-                os.makedirs(parts)
-                for name, labels in launches.items():
-                    rows = [{"collective": "allreduce", "ranks": 2, "bytes": 8, "algorithm": label,
-                             "p50_us": p50[rnd], "errors": 0} for label, p50 in labels.items()]
-                    write(os.path.join(parts, name), rows)
-            subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True, check=True)
-            row = next(csv.DictReader(open(os.path.join(d, "comparison.csv"))))
+        row = summarize(launches, 3)[1][0]
         self.assertAlmostEqual(float(row["tuned_vs_best"]), 0.02)
         self.assertEqual(row["within_5pct"], "True")
         self.assertAlmostEqual(float(row["default_gap"]), 0.25)  # 10 / 8, 10 / 8, 20 / 16
@@ -86,22 +96,11 @@ class SummarizeTune(unittest.TestCase):
         # The library's own algorithm here is o; the file chose a. Forced calls skip the
         # selection (0.1 µs) that the default and the tuned library pay.
         launches = {
-            "allreduce-default.json": {"mpi": 1.1, "mpi[o]": 1.0, "mpi[a]": 0.5},
-            "allreduce-tuned.json": {"mpi[tuned]": 0.6, "mpi[o]": 1.0, "mpi[a]": 0.5},
+            "allreduce-default.json": {8: {"mpi": 1.1, "mpi[o]": 1.0, "mpi[a]": 0.5}},
+            "allreduce-tuned.json": {8: {"mpi[tuned]": 0.6, "mpi[o]": 1.0, "mpi[a]": 0.5}},
         }
-        with tempfile.TemporaryDirectory() as d:
-            for rnd in (0, 1):
-                parts = os.path.join(d, "evaluate", f"round-{rnd + 1}", "parts")
-                os.makedirs(parts)
-                for name, labels in launches.items():
-                    write(os.path.join(parts, name), [{"collective": "allreduce", "ranks": 2, "bytes": 8,
-                                                       "algorithm": label, "p50_us": p50, "errors": 0}
-                                                      for label, p50 in labels.items()])
-            with open(os.path.join(d, "tune.txt"), "w") as f:
-                f.write("allreduce, 2 ranks, 8 B: default 1.1 us (the library's o), fastest a 0.5 us: "
-                        "a (faster than o (the library's) in 3 of 3 launches)\n")
-            out = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True, check=True).stdout
-            row = next(csv.DictReader(open(os.path.join(d, "comparison.csv"))))
+        out, (row,) = summarize(launches, 2, ["allreduce, 2 ranks, 8 B: default 1.1 us (the library's o), fastest a "
+                                              "0.5 us: a (faster than o (the library's) in 3 of 3 launches)"])
         self.assertEqual(row["choice"], "a")
         self.assertEqual(row["library_algorithm"], "o")
         self.assertAlmostEqual(float(row["selection_us"]), 0.1)
@@ -121,23 +120,37 @@ class SummarizeTune(unittest.TestCase):
                                        64: {"mpi": (2.4, 1.2), "mpi[a]": (2.0, 1.0), "mpi[b]": (3.0, 1.5)}},
             "allreduce-tuned.json": {8: {"mpi[tuned]": (1.0, 1.0)}, 64: {"mpi[tuned]": (1.0, 1.0)}},
         }
-        with tempfile.TemporaryDirectory() as d:
-            for rnd in (0, 1):
-                parts = os.path.join(d, "evaluate", f"round-{rnd + 1}", "parts")
-                os.makedirs(parts)
-                for name, sizes in launches.items():
-                    write(os.path.join(parts, name), [{"collective": "allreduce", "ranks": 2, "bytes": b,
-                                                       "algorithm": label, "p50_us": p50[rnd], "errors": 0}
-                                                      for b, labels in sizes.items() for label, p50 in labels.items()])
-            with open(os.path.join(d, "tune.txt"), "w") as f:
-                f.write("allreduce, 2 ranks, 8 B: default 1.8 us, fastest b 1.5 us: a (faster than the default)\n")
-                f.write("allreduce, 2 ranks, 64 B: default 1.8 us, fastest a 1.5 us: default kept (within x)\n")
-            out = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True, check=True).stdout
-            rows = {int(r["bytes"]): r for r in csv.DictReader(open(os.path.join(d, "comparison.csv")))}
+        out, rows = summarize(launches, 2, [
+            "allreduce, 2 ranks, 8 B: default 1.8 us, fastest b 1.5 us: a (faster than the default)",
+            "allreduce, 2 ranks, 64 B: default 1.8 us, fastest a 1.5 us: default kept (within x)"])
+        rows = {int(r["bytes"]): r for r in rows}
         self.assertAlmostEqual(float(rows[8]["choice_vs_best"]), 0.04)
         self.assertAlmostEqual(float(rows[64]["choice_vs_best"]), 0.2)
         self.assertIn("the tuned library alone", out)
         self.assertIn("| allreduce | 2 | 2 | 2 | 1 | 0 | yes |", out)
+
+    def test_launch_modes_scaled_out_by_a_yardstick_run_in_both_launches(self):
+        # Open MPI again, with collbench's own ring in both launches: the tuned library's
+        # launches run twice as slow as the default's. Raw, the tuned library seems 104%
+        # from the best and slower than the default; divided by each launch's ring, 2% and
+        # faster. The default's own launches differ by 10%, which the ring takes out.
+        launches = {
+            "allreduce-default.json": {8: {"mpi": (1.2, 1.32), "mpi[a]": (1.0, 1.1), "mpi[b]": (1.1, 1.21),
+                                           "ring": (2.0, 2.2)}},
+            "allreduce-tuned.json": {8: {"mpi[tuned]": (2.04, 2.04), "ring": (4.0, 4.0)}},
+        }
+        out, (row,) = summarize(launches, 2, ["allreduce, 2 ranks, 8 B: default 1.2 us, fastest a 1.0 us: a (faster "
+                                              "than the default)"])
+        self.assertEqual(row["within_5pct"], "False")
+        self.assertEqual(row["slower_than_default"], "True")
+        self.assertEqual(row["yardstick"], "ring")
+        self.assertAlmostEqual(float(row["scaled_vs_best"]), 0.02)
+        self.assertEqual(row["scaled_within"], "True")
+        self.assertEqual(row["scaled_slower"], "False")
+        self.assertAlmostEqual(float(row["default_spread"]), 0.1)
+        self.assertAlmostEqual(float(row["default_spread_scaled"]), 0.0)
+        self.assertIn("allreduce 10.0% and 0.0%", out)
+        self.assertIn("| allreduce | 2 | 1 | 0 | 1 | 1 | 1 | 0 | **no** |", out)
 
 
 if __name__ == "__main__":
