@@ -160,20 +160,27 @@ void resolve_names(SweepSpec& s, const RunFlags& f, bool ps) {
   s.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
 }
 
-std::vector<const AlgorithmEntry*> resolve_algorithms(const RunFlags& f, Collective c, const Registry& registry,
-                                                      bool ps) {
+// Sets s.algorithms, and s.every_library_algorithm where the list names mpi[all].
+void resolve_algorithms(SweepSpec& s, const RunFlags& f, const Registry& registry, bool ps) {
+  const Collective c = s.collective;
   if (ps && f.algorithms_given)
     throw std::invalid_argument("--collective ps takes --ps-mode (and --compare), not --algorithms");
-  if (!f.algorithms_given) return registry.for_collective(c);
+  if (!f.algorithms_given) {
+    s.algorithms = registry.for_collective(c);
+    return;
+  }
   // mpi[NAME]: the library's own algorithm, switched to inside the run; mpi[all]: each.
   const std::vector<std::string> library = mpi_switchable_algorithms(c);
   std::string names;
   for (const std::string& item : split_list(f.algorithms))
-    if (item == "mpi[all]" && !library.empty())
-      for (const std::string& a : library) names += "mpi[" + a + "],";
-    else
+    if (item != "mpi[all]")
       names += item + ",";
-  return resolve_list<const AlgorithmEntry*>(
+    else {
+      s.every_library_algorithm = true;
+      for (const std::string& a : library) names += "mpi[" + a + "],";
+      if (library.empty()) names += item + ",";
+    }
+  s.algorithms = resolve_list<const AlgorithmEntry*>(
       names,
       [&](const std::string& name) {
         const AlgorithmEntry* e = registry.find(c, name);
@@ -276,11 +283,7 @@ RunOptions resolve_command(const RunFlags& f, const CommandContext& context) {
   s.probe_links = !o.probe_links_path.empty();
   const bool ps = is_parameter_server(f);
   resolve_names(s, f, ps);
-  s.algorithms = resolve_algorithms(f, s.collective, context.registry, ps);
-  s.every_library_algorithm = f.algorithms_given && !ps && [&] {
-    const auto items = split_list(f.algorithms);
-    return std::find(items.begin(), items.end(), "mpi[all]") != items.end();
-  }();
+  resolve_algorithms(s, f, context.registry, ps);
   resolve_sizes(s, f);
   resolve_where(s, f, ps, context.probe);
   check_bound_and_root(s, f, ps, context.nranks);
