@@ -60,13 +60,14 @@ std::vector<std::string> mpi_switchable_algorithms(Collective c) {
 
 std::string mpi_switch_unavailable(Collective c) {
   if (open_mpi()) return open_mpi_switch_unavailable(c);
-  return mpich_switchable_algorithms(c).empty() ? "this MPI library's own algorithms cannot be switched in a run" : "";
+  if (mpi_library().family == MpiFamily::mpich) return mpich_switch_unavailable(c);
+  return "only MPICH's and Open MPI's algorithms can be switched in a run, not this MPI library's";
 }
 
 std::string mpi_switch_refusal(Collective c, const std::string& algorithm, int ranks, int nodes, int max_ranks_per_node,
-                               std::size_t min_count) {
+                               std::size_t min_count, bool in_place) {
   return open_mpi() ? open_mpi_restriction_refusal(c, algorithm, ranks)
-                    : mpich_restriction_refusal(c, algorithm, ranks, nodes, max_ranks_per_node, min_count);
+                    : mpich_restriction_refusal(c, algorithm, ranks, nodes, max_ranks_per_node, min_count, in_place);
 }
 
 const AlgorithmEntry* mpi_switched_algorithm(Collective c, const std::string& name) {

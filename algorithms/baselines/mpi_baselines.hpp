@@ -25,8 +25,8 @@ std::vector<std::string> mpi_switchable_algorithms(Collective c);
 std::string mpi_switch_unavailable(Collective c);
 // Why the library cannot run its `algorithm` of `c` for every call of a run on `ranks`
 // ranks over `nodes` nodes (at most `max_ranks_per_node` on one) whose smallest count
-// per rank is `min_count`; "" when it can.
+// per rank is `min_count`, in place or not; "" when it can.
 std::string mpi_switch_refusal(Collective c, const std::string& algorithm, int ranks, int nodes, int max_ranks_per_node,
-                               std::size_t min_count);
+                               std::size_t min_count, bool in_place);
 
 }  // namespace collbench

@@ -146,9 +146,10 @@ void check_switched_algorithms(SweepSpec& s, const Invocation& inv) {
   const std::size_t min_count = s.sizes.min_bytes / dtype_size(s.dtype);
   std::vector<const AlgorithmEntry*> kept;
   for (const AlgorithmEntry* a : s.algorithms) {
-    const std::string why = switched(a) ? mpi_switch_refusal(s.collective, a->name.substr(4, a->name.size() - 5), ranks,
-                                                             nodes.nodes, nodes.max_ranks_per_node, min_count)
-                                        : "";
+    const std::string why = switched(a)
+                                ? mpi_switch_refusal(s.collective, a->name.substr(4, a->name.size() - 5), ranks,
+                                                     nodes.nodes, nodes.max_ranks_per_node, min_count, s.in_place)
+                                : "";
     if (why.empty())
       kept.push_back(a);
     else if (!s.every_library_algorithm)

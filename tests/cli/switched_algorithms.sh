@@ -42,6 +42,15 @@ grep -q "mpi\[all\] leaves out mpi\[smp\]: .*node hierarchy" all.out || fail "no
 grep -q "mpi\[all\] leaves out mpi\[reduce_scatter_allgather\]: .*at least 2 elements" all.out ||
   fail "no note for reduce_scatter_allgather at 4 bytes"
 
+# alltoallv: MPICH runs pairwise_sendrecv_replace only in place, scattered never.
+for in_place in "" --in-place; do
+  "$mpiexec" -n 2 "$collbench" run -c alltoallv -b 64 -e 64 -n 2 -w 1 $in_place -a 'mpi[all]' >a2av.out 2>&1 </dev/null ||
+    { cat a2av.out; fail "alltoallv mpi[all] ${in_place:-out of place}"; }
+done
+grep -q "leaves out mpi\[scattered\]: .*does not run in place" a2av.out || fail "no note for scattered in place"
+refused "pairwise_sendrecv_replace out of place" "runs only in place" \
+  "$mpiexec" -n 2 "$collbench" run -c alltoallv -b 64 -e 64 -n 2 -w 1 -a 'mpi[pairwise_sendrecv_replace]'
+
 refused "mpi[smp] on one node" "needs MPICH.s node hierarchy" \
   "$mpiexec" -n 2 "$collbench" "${sweep[@]}" -a 'mpi[smp]'
 refused "an unknown mpi[NAME]" "mpi\[NAME\] for NAME in" \

@@ -1,13 +1,16 @@
-// Open MPI's algorithms switched inside one process (open_mpi_switch.hpp): a communicator
-// duplicated while coll_tuned_allgather_algorithm names two_proc runs two_proc, which Open
-// MPI refuses on any communicator of other than 2 ranks, while the original communicator
-// keeps the library's own choice. Runs under OMPI_MCA_coll_tuned_use_dynamic_rules=1
-// (mpi.np3_open_mpi_switch); skipped where the library cannot switch.
+// MPICH's and Open MPI's algorithms switched inside one process. Open MPI
+// (open_mpi_switch.hpp): a communicator duplicated while coll_tuned_allgather_algorithm
+// names two_proc runs two_proc, which Open MPI refuses on any communicator of other than
+// 2 ranks, while the original communicator keeps the library's own choice. Runs under
+// OMPI_MCA_coll_tuned_use_dynamic_rules=1 (mpi.np3_open_mpi_switch); skipped where the
+// library cannot switch.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <vector>
 
+#include "collectives/transport/mpi/library.hpp"
+#include "collectives/transport/mpi/mpich_switch.hpp"
 #include "collectives/transport/mpi/open_mpi_switch.hpp"
 
 using namespace collbench;
@@ -46,4 +49,16 @@ TEST(LibrarySwitch, OpenMpiDuplicateRunsTheAlgorithmTheOriginalKeepsItsOwn) {
     EXPECT_EQ(got, (std::vector<int>{0, 1, 2}));
   }
   MPI_Comm_free(&original);
+}
+
+// Every collective either switches or says why not, and MPICH 4 switches allreduce.
+TEST(LibrarySwitch, MpichSwitchesOrSaysWhyNot) {
+  for (const CollectiveTraits& t : kCollectiveTraits) {
+    const std::string why = mpich_switch_unavailable(t.id);
+    EXPECT_NE(why.empty(), mpich_switchable_algorithms(t.id).empty()) << collective_name(t.id) << ": " << why;
+  }
+  if (mpi_library().family != MpiFamily::mpich)
+    EXPECT_EQ(mpich_switch_unavailable(Collective::allreduce), "not MPICH");
+  else
+    EXPECT_EQ(mpich_switch_unavailable(Collective::allreduce), "");
 }

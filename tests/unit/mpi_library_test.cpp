@@ -146,4 +146,11 @@ TEST(MpichSwitch, RefusesWhatMpichCannotRunForTheCalls) {
             std::string::npos);
   EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "reduce_scatter_allgather", 6, 1, 6, 4), "");
   EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "recursive_doubling", 3, 1, 3, 1), "");
+  // MPICH's pairwise_sendrecv_replace runs only in place, its other alltoall(v)s never.
+  EXPECT_NE(
+      mpich_restriction_refusal(Collective::alltoallv, "pairwise_sendrecv_replace", 2, 1, 2, 1).find("only in place"),
+      std::string::npos);
+  EXPECT_EQ(mpich_restriction_refusal(Collective::alltoallv, "pairwise_sendrecv_replace", 2, 1, 2, 1, true), "");
+  EXPECT_NE(mpich_restriction_refusal(Collective::alltoall, "brucks", 2, 1, 2, 1, true), "");
+  EXPECT_EQ(mpich_restriction_refusal(Collective::alltoall, "nb", 2, 1, 2, 1, true), "");
 }

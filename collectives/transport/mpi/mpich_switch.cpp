@@ -42,13 +42,19 @@ MpichRestrictions mpich_restrictions(Collective c, const std::string& a) {
       (c == Collective::reduce_scatter && a == "noncommutative"))
     r.power_of_two = true;
   if (a == "smp") r.parent_comm = true;
+  if (c == Collective::alltoall || c == Collective::alltoallv) {
+    r.in_place_only = a == "pairwise_sendrecv_replace";
+    r.not_in_place = a == "brucks" || a == "pairwise" || a == "scattered";
+  }
   return r;
 }
 
 std::string mpich_restriction_refusal(Collective c, const std::string& a, int ranks, int nodes, int max_ranks_per_node,
-                                      std::size_t min_count) {
+                                      std::size_t min_count, bool in_place) {
   const MpichRestrictions r = mpich_restrictions(c, a);
   const std::string who = "MPICH's " + a + " " + std::string(collective_name(c));
+  if (r.in_place_only && !in_place) return who + " runs only in place (--in-place)";
+  if (r.not_in_place && in_place) return who + " does not run in place (--in-place)";
   if (r.parent_comm && !mpich_node_hierarchy(nodes, max_ranks_per_node))
     return who + " needs MPICH's node hierarchy: several nodes, one with several ranks; this run has " +
            std::to_string(nodes) + " node(s), at most " + std::to_string(max_ranks_per_node) + " rank(s) on one";
@@ -73,21 +79,35 @@ std::vector<std::string> listed_names(Collective c) {
   return names;
 }
 
-// The algorithm CVAR's names in value order, read once per collective (none outside
-// MPI_Init..MPI_Finalize, where MPI_T cannot be asked: option parsing in unit tests).
-const std::vector<std::string>& value_order(Collective c) {
-  static std::map<Collective, std::vector<std::string>> cache;
-  static const std::vector<std::string> none;
-  if (!mpi_is_running()) return none;
+// The algorithm CVAR's names in value order, read once per collective, or why they
+// cannot be (none outside MPI_Init..MPI_Finalize, where MPI_T cannot be asked: option
+// parsing in unit tests).
+struct ValueOrder {
+  std::vector<std::string> names;
+  std::string unavailable;
+};
+
+ValueOrder read_value_order(Collective c) {
+  if (mpi_library().family != MpiFamily::mpich) return {{}, "not MPICH"};
+  const std::string cvar(mpi_names(c).mpich_algorithm_cvar);
+  if (cvar.empty()) return {{}, "MPICH has no algorithm control variable for " + std::string(collective_name(c))};
+  const auto d = control_variable_description(cvar);
+  if (!d) return {{}, "this MPICH's MPI_T does not describe " + cvar + ", so its algorithms cannot be switched"};
+  std::vector<std::string> order = mpich_enum_order(*d, listed_names(c));
+  if (order.size() < 2 || order.front() != "auto")
+    return {{},
+            cvar + "'s description in this MPICH does not list exactly the algorithms collbench knows (" +
+                std::string(mpi_names(c).mpich_algorithms) + "), so their values are unknown"};
+  return {std::move(order), ""};
+}
+
+const ValueOrder& value_order(Collective c) {
+  static std::map<Collective, ValueOrder> cache;
+  static const ValueOrder outside{{}, "asked outside MPI"};
+  if (!mpi_is_running()) return outside;
   auto it = cache.find(c);
-  if (it != cache.end()) return it->second;
-  std::vector<std::string> order;
-  if (mpi_library().family == MpiFamily::mpich && !mpi_names(c).mpich_algorithm_cvar.empty())
-    if (auto d = control_variable_description(std::string(mpi_names(c).mpich_algorithm_cvar))) {
-      order = mpich_enum_order(*d, listed_names(c));
-      if (!order.empty() && order.front() != "auto") order.clear();
-    }
-  return cache.emplace(c, std::move(order)).first->second;
+  if (it == cache.end()) it = cache.emplace(c, read_value_order(c)).first;
+  return it->second;
 }
 
 std::array<int, 32> current{};  // each collective's switched value; 0: MPICH's own choice
@@ -106,13 +126,15 @@ void set_fallback_error() {
 
 }  // namespace
 
+std::string mpich_switch_unavailable(Collective c) { return value_order(c).unavailable; }
+
 std::vector<std::string> mpich_switchable_algorithms(Collective c) {
-  const auto& order = value_order(c);
+  const auto& order = value_order(c).names;
   return order.empty() ? order : std::vector<std::string>(order.begin() + 1, order.end());
 }
 
 std::optional<int> mpich_algorithm_value(Collective c, const std::string& algorithm) {
-  const auto& order = value_order(c);
+  const auto& order = value_order(c).names;
   const auto it = std::find(order.begin(), order.end(), algorithm.empty() ? "auto" : algorithm);
   if (it == order.end()) return std::nullopt;
   return static_cast<int>(it - order.begin());

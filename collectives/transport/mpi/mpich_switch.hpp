@@ -29,6 +29,8 @@ struct MpichRestrictions {
   bool count_ge_pof2 = false;  // count >= the largest power of two <= ranks
   bool power_of_two = false;   // a power-of-two communicator
   bool parent_comm = false;    // MPICH's node hierarchy (mpich_node_hierarchy)
+  bool in_place_only = false;  // sendbuf == MPI_IN_PLACE
+  bool not_in_place = false;   // sendbuf != MPI_IN_PLACE
 };
 MpichRestrictions mpich_restrictions(Collective c, const std::string& algorithm);
 
@@ -38,13 +40,15 @@ inline bool mpich_node_hierarchy(int nodes, int max_ranks_per_node) { return nod
 
 // Why MPICH cannot run `algorithm` for every call of a run on `ranks` ranks over
 // `nodes` nodes (at most `max_ranks_per_node` on one) whose smallest count per rank is
-// `min_count`; "" when it can.
+// `min_count`, in place or not; "" when it can.
 std::string mpich_restriction_refusal(Collective c, const std::string& algorithm, int ranks, int nodes,
-                                      int max_ranks_per_node, std::size_t min_count);
+                                      int max_ranks_per_node, std::size_t min_count, bool in_place = false);
 
 // The algorithms of `c` this process can switch MPICH to (empty for another library, or
 // where MPICH's description of the CVAR cannot be read). After MPI_Init.
 std::vector<std::string> mpich_switchable_algorithms(Collective c);
+// Why `c` cannot be switched in this process; "" when it can.
+std::string mpich_switch_unavailable(Collective c);
 
 // Makes MPICH's next calls of `c` run `algorithm` ("" for the library's own choice, or a
 // tuning file's); the first switch also sets MPIR_CVAR_COLLECTIVE_FALLBACK=error, so an
