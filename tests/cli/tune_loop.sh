@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# scripts/tune_library.sh's whole loop at four small sizes on 2 ranks: it measures,
+# writes and checks a tuning file, judges it on new launches with every result checked,
+# and summarizes; where the tuned library runs alone (Open MPI 4.1), a yardstick of
+# collbench's own runs in both launches and the summary scales by it; where it runs
+# beside the algorithms (MPICH), no yardstick. A second run into the same directory is
+# refused, leaving what is there.
+# usage: tune_loop.sh MPIEXEC COLLBENCH
+set -u
+mpiexec=$1 collbench=$2
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$(dirname "$mpiexec")" && pwd)
+# shellcheck source=tests/cli/cli_scratch.sh
+source "$(dirname "$0")/cli_scratch.sh"
+python3 -c '
+import json, sys
+a = json.load(open("list.json"))["mpi_library"]["algorithms"]["allreduce"]
+sys.exit(0 if a.get("switchable") or "coll_tuned_use_dynamic_rules" in a.get("switch_unavailable", "") else 1)' ||
+  { echo "skip: the library's allreduce algorithms cannot be switched in a run"; exit 77; }
+
+# (tune_library.sh works from the repository's root: OUTDIR absolute.)
+loop() {
+  MEASURE_ROUNDS=1 ROUNDS=2 COLLECTIVES=allreduce BUILD=$build "$repo/scripts/tune_library.sh" "$dir/tuned" \
+    -b 8 -e 64 -n 20 -w 2 </dev/null
+}
+loop >loop.log 2>&1
+rc=$?
+[ "$rc" = 0 ] || { tail -30 loop.log; fail "tune_library.sh exited $rc"; }
+grep -q "Wrong elements in every evaluated row: 0\." tuned/SUMMARY.md || { cat tuned/SUMMARY.md; fail "wrong elements"; }
+[ -s tuned/tuning-file ] || fail "no tuning file"
+python3 - <<'PY' || { cat tuned/SUMMARY.md; fail "the summary"; }
+import csv, json, sys
+rows = list(csv.DictReader(open("tuned/comparison.csv")))
+assert [int(r["bytes"]) for r in rows] == [8, 16, 32, 64], [r["bytes"] for r in rows]
+tuned = [r["algorithm"] for r in json.load(open("tuned/evaluate/round-1/parts/allreduce-tuned.json"))["rows"]]
+alone = not any(a.startswith("mpi[") and a != "mpi[tuned]" for a in tuned)
+own = [a for a in tuned if a != "mpi[tuned]" and not a.startswith("mpi[")]
+if alone:  # the yardstick beside the tuned library, and the scaled verdicts
+    assert own == ["ring"] * 4, tuned
+    assert all(r["yardstick"] == "ring" and r["scaled_vs_best"] for r in rows), rows[0]
+    assert "Yardstick: collbench's own ring (allreduce)" in open("tuned/SUMMARY.md").read()
+else:
+    assert not own and "yardstick" not in rows[0], tuned
+print("ok: the loop, " + ("the tuned library alone, with a yardstick" if alone else "judged beside its algorithms"))
+PY
+before=$(find tuned -type f | sort | xargs md5sum)
+refused "a second run into tuned/" "already holds results" loop
+[ "$before" = "$(find tuned -type f | sort | xargs md5sum)" ] || fail "the refused run changed tuned/"
+echo "PASS"
