@@ -75,13 +75,16 @@ print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].i
 }
 switchable=$(switchable_collectives)
 switches() { [[ " $switchable " == *" $1 "* ]]; }
-# yardstick COLLECTIVE: collbench's own first algorithm of it, which no tuning file changes.
-yardstick() {
-  launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
+# Per collective, collbench's own first algorithm of it, which no tuning file changes: a
+# yardstick where the tuned library runs alone.
+declare -A yardstick
+while read -r coll name; do yardstick[$coll]=$name; done < <(launch -n 1 "$collbench" list --json </dev/null |
+  ${PYTHON:-python3} -c '
 import json, sys
-print(next(a["name"] for a in json.load(sys.stdin)["collectives"][sys.argv[1]] if a["name"] not in ("mpi", "nccl")))
-' "$1"
-}
+for coll, algorithms in json.load(sys.stdin)["collectives"].items():
+    own = [a["name"] for a in algorithms if a["name"] not in ("mpi", "nccl")]
+    if own:
+        print(coll, own[0])')
 # measure COLLECTIVE DIR [run options]: the default and every forced algorithm of one
 # collective into DIR/COLLECTIVE.json; one launch where the library switches them inside
 # it (interleaved, so the launch's fast or slow mode is the same for all), else one
@@ -132,7 +135,7 @@ for r in $(seq 1 "$rounds"); do
     if [[ " $switchable_tuned " == *" $coll "* ]]; then
       algorithms='mpi,mpi[all]'
     elif switches "$coll"; then
-      yard=,$(yardstick "$coll")
+      yard=,${yardstick[$coll]}
     fi
     if switches "$coll"; then
       launch_all "$collbench" run -c "$coll" -a "mpi,mpi[all]$yard" --csv "$dir/parts/$coll-default.csv" "$@" \
