@@ -4,10 +4,12 @@
 # the host, 10.213.0.0/24), its link shaped in both
 # directions with tc tbf (this kernel has no netem: no added delay, latency is what the
 # stack gives). MPI runs across them through Hydra, with a launcher that starts each
-# proxy inside its host, and UCX limited to TCP on the host's link.
+# proxy inside its host, and UCX limited to TCP on the host's link. `mpiexec` launches
+# through the library PROGRAM is linked with (--mpi to say which): MPICH's Hydra, or
+# Open MPI's mpirun, whose rsh launcher starts each orted inside its host the same way.
 #
 #   emulate_cluster.sh up --hosts H [--profile P | --rate R] [--name N] [--force] [--slurm]
-#   emulate_cluster.sh mpiexec [--name N] [--ranks-per-host K] -- PROGRAM [ARGS...]
+#   emulate_cluster.sh mpiexec [--name N] [--ranks-per-host K] [--mpi mpich|openmpi] -- PROGRAM [ARGS...]
 #   emulate_cluster.sh srun [--name N] -- SRUN_ARGS...     (with --slurm)
 #   emulate_cluster.sh sbatch [--name N] -- SBATCH_ARGS... (with --slurm)
 #   emulate_cluster.sh slurm-env [--name N]                (export lines for srun/sbatch by hand)
@@ -74,10 +76,15 @@ launch() {
     as=$(sed -n 's/^hostname=//p' "$f")
     offset=$(sed -n 's/^clock_offset=//p' "$f")
   done
+  # Hydra sends its proxy's command (exec'd, so that the proxy is the process Hydra
+  # watches); Open MPI's rsh launcher a shell line that sets PATH and LD_LIBRARY_PATH
+  # before orted, run as ssh would run it.
+  local line="exec $*"
+  [[ "$*" =~ ^[[:space:]]*[A-Za-z_][A-Za-z0-9_]*= ]] && line="$*"
   if [ "$offset" != 0 ]; then
-    exec ip netns exec "$host" unshare --uts --time --monotonic "$offset" --boottime "$offset" sh -c "hostname $as && exec $*"
+    exec ip netns exec "$host" unshare --uts --time --monotonic "$offset" --boottime "$offset" sh -c "hostname $as && $line"
   fi
-  exec ip netns exec "$host" unshare --uts sh -c "hostname $as && exec $*"
+  exec ip netns exec "$host" unshare --uts sh -c "hostname $as && $line"
 }
 commands="up, mpiexec, srun, sbatch, slurm-env, link, rate, identity, down, status, profiles, shaping or tcp"
 case "${1:-}" in
@@ -85,7 +92,7 @@ case "${1:-}" in
   *) launch "$@" ;;
 esac
 
-name=cb hosts= profile= rate= rph=1 seconds=3 force=0 slurm=0 host= as= clock_offset= link_state= cmd=${1:-}
+name=cb hosts= profile= rate= rph=1 mpi= seconds=3 force=0 slurm=0 host= as= clock_offset= link_state= cmd=${1:-}
 [ $# -gt 0 ] && shift
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -94,6 +101,7 @@ while [ $# -gt 0 ]; do
     --rate) rate=${2:-}; shift 2 ;;
     --name) name=${2:-}; shift 2 ;;
     --ranks-per-host) rph=${2:-}; shift 2 ;;
+    --mpi) mpi=${2:-}; shift 2 ;;
     --seconds) seconds=${2:-}; shift 2 ;;
     --force) force=1; shift ;;
     --slurm) slurm=1; shift ;;
@@ -313,11 +321,37 @@ run_mpiexec() {
   local hostlist n summary
   hostlist=$(paste -sd, "$state/hosts")
   n=$(($(wc -l <"$state/hosts") * rph))
+  [ -n "$mpi" ] || mpi=$(program_mpi "$1")
   # collbench puts COLLBENCH_INTERCONNECT in every row and both in its metadata.
   local genv=() kv
-  while IFS= read -r kv; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done < <(rank_environment "ranks_per_host=$rph")
-  HYDRA_LAUNCHER_AUTOFORK=0 exec /usr/bin/mpiexec.mpich -launcher ssh -launcher-exec "$here/emulate_cluster.sh" \
-    -localhost 10.214.0.1 -hosts "$hostlist" -ppn "$rph" -n "$n" "${genv[@]}" "$@"
+  case "$mpi" in
+    mpich)
+      while IFS= read -r kv; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done < <(rank_environment "ranks_per_host=$rph")
+      HYDRA_LAUNCHER_AUTOFORK=0 exec /usr/bin/mpiexec.mpich -launcher ssh -launcher-exec "$here/emulate_cluster.sh" \
+        -localhost 10.214.0.1 -hosts "$hostlist" -ppn "$rph" -n "$n" "${genv[@]}" "$@" ;;
+    openmpi)
+      command -v mpirun.openmpi >/dev/null || die "--mpi openmpi needs Open MPI's mpirun.openmpi (scripts/setup.sh --mpi openmpi)"
+      # mpirun passes on OMPI_MCA_* by itself; Hydra passes the whole environment, so
+      # what collbench records and reads (COLLBENCH_*, UCX_*, MALLOC_*) goes too.
+      while IFS= read -r kv; do genv+=(-x "$kv"); done < <(rank_environment "ranks_per_host=$rph")
+      while IFS= read -r kv; do genv+=(-x "$kv"); done < <(compgen -e | grep -E '^(COLLBENCH_|UCX_|MALLOC_)' |
+        grep -vxE "$(rank_environment | cut -d= -f1 | paste -sd'|')" || true)
+      # Every orted from mpirun (no tree spawn), talking back over the management network;
+      # no binding, as each host's orted sees all of the machine's cores and would bind
+      # every host's first rank to the same one (4 ms a ping-pong: a scheduler tick).
+      exec mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent "$here/emulate_cluster.sh" \
+        --mca plm_rsh_no_tree_spawn 1 --mca oob_tcp_if_include 10.214.0.0/24 --bind-to none \
+        -H "$(sed "s/\$/:$rph/" "$state/hosts" | paste -sd,)" --map-by "ppr:$rph:node" -n "$n" "${genv[@]}" "$@" ;;
+    *) die "--mpi must be mpich or openmpi, not '$mpi'" ;;
+  esac
+}
+
+# The MPI library PROGRAM is linked with (mpich or openmpi); MPICH's Hydra for anything
+# else, as it launches any program.
+program_mpi() {
+  local libs
+  libs=$(ldd "$(command -v "$1" || echo "$1")" 2>/dev/null || true)
+  if grep -q 'libmpi\.so' <<<"$libs"; then echo openmpi; else echo mpich; fi
 }
 
 # slurm-env: export lines for a shell that runs srun and sbatch on the cluster by hand.

@@ -23,8 +23,8 @@
 #              MPIEXEC_ARGS, COLLECTIVES (default: allreduce broadcast), MEASURE_ROUNDS
 #              (default 3), ROUNDS (judging rounds, default 3);
 #              HOSTS=H PROFILE=P: on H emulated hosts, one rank each, their links shaped as
-#              P (scripts/emulate_cluster.sh profiles; root; MPICH), up for the run and
-#              taken down at its end.
+#              P (scripts/emulate_cluster.sh profiles; root; either library), up for the
+#              run and taken down at its end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: $0 OUTDIR [collbench run options...]" >&2; exit 2; }

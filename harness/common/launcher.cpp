@@ -8,7 +8,9 @@ Launcher detect_launcher(const EnvLookup& env) {
   Launcher l;
   const auto set = [&](const char* name) { return env(name) != nullptr; };
   const char* pmix_namespace = env("PMIX_NAMESPACE");  // "prterun-..." under Open MPI 5's mpirun
-  if (set("HYDI_CONTROL_FD")) l.kind = "hydra";
+  // Hydra's proxy sets MPI_LOCALNRANKS on every host; HYDI_CONTROL_FD only where
+  // mpiexec forked the proxy itself (one host), not where a launcher (ssh) started it.
+  if (set("HYDI_CONTROL_FD") || set("MPI_LOCALNRANKS")) l.kind = "hydra";
   // Open MPI 4's mpirun (orted) or 5's (prte); OMPI_COMMAND is set under srun too.
   else if (set("OMPI_MCA_orte_hnp_uri") || set("PRTE_LAUNCHED") ||
            (pmix_namespace && std::string(pmix_namespace).rfind("prterun", 0) == 0))

@@ -68,6 +68,13 @@ TEST(Launcher, HydraAndMpirunInsideAJobAreNotSrun) {
   EXPECT_FALSE(launch_mismatch(detect_launcher(env_of(mpirun)), 8));
 }
 
+TEST(Launcher, HydraOnAnotherHost) {
+  // A rank whose proxy a launcher (ssh) started: what such a rank saw on an emulated host.
+  const Launcher l = detect_launcher(
+      env_of({{"PMI_FD", "11"}, {"PMI_RANK", "1"}, {"PMI_SIZE", "2"}, {"MPI_LOCALNRANKS", "1"}, {"MPI_LOCALRANKID", "0"}}));
+  EXPECT_EQ(l.kind, "hydra");
+}
+
 TEST(Launcher, NoLauncherIsASingleton) {
   const Launcher l = detect_launcher(env_of({}));
   EXPECT_EQ(l.kind, "none");
