@@ -12,6 +12,7 @@ Usage: summarize_tune.py OUTDIR
 import csv
 import glob
 import json
+import math
 import os
 import re
 import statistics
@@ -169,6 +170,7 @@ def judge(variants, chosen=("", ""), with_default=()):
         "default_gap": default_gap,
         "gain": gain if default_gap >= GAP else None,
         "rounds": len(tuned),
+        "chance_slower": chance_all_above(len(tuned_vs), len(default_vs)),
         "library": own,
         "choice_vs_best": choice_vs_best,
         "selection_us": selection,
@@ -176,6 +178,12 @@ def judge(variants, chosen=("", ""), with_default=()):
         "beside": bool(beside),
         **(scaled or {}),
     }
+
+
+def chance_all_above(a, b):
+    """How often a rounds of one variant all fall above b rounds of another by chance alone,
+    where both are alike (every order of the a + b values equally likely)."""
+    return 1 / math.comb(a + b, a)
 
 
 def spread(values):
@@ -281,7 +289,9 @@ def main(argv):
           "default beyond the spread (every tuned round slower than every default round"
           + (", each first divided by the default's own algorithm forced in the same launch, as whole launches run "
              "fast or slow here; the gain below likewise" if beside else "")
-          + f"). Wrong elements in every evaluated row: {errors}.\n")
+          + "); *by chance* is how many sizes chance alone would flag so where the tuned library and the default "
+            "were alike (per size one in C(tuned rounds + default rounds, tuned rounds)): a count near it says "
+            f"nothing of the file. Wrong elements in every evaluated row: {errors}.\n")
     if beside:
         print("A forced call skips the library's per-call selection, which every call of the default and of the "
               "tuned library makes: *selection* is the tuned library's p50 less that of the algorithm it runs, "
@@ -289,9 +299,9 @@ def main(argv):
               "algorithm the file runs against the best, both forced: how good the choice is, the selection "
               "aside.\n")
     print("| collective | ranks | sizes | within 5% of the best | "
-          + ("choice within 5% of the best | " if choice_known else "") + "slower than the default | "
+          + ("choice within 5% of the best | " if choice_known else "") + "slower than the default | by chance | "
           + ("within 5%, scaled | slower, scaled | " if scaled else "") + "met |")
-    print("|---|---:|---:|---:|" + ("---:|" if choice_known else "") + "---:|" + ("---:|---:|" if scaled else "")
+    print("|---|---:|---:|---:|" + ("---:|" if choice_known else "") + "---:|---:|" + ("---:|---:|" if scaled else "")
           + "---|")
     groups = {}
     for (c, n, b), v in judged.items():
@@ -304,7 +314,8 @@ def main(argv):
         scaled_counts = (f"{sum(v.get('scaled_within', False) for v in vs)} | "
                          f"{sum(v.get('scaled_slower', False) for v in vs)} | ") if scaled else ""
         print(f"| {c} | {n} | {len(vs)} | {within} | " + (f"{choice_within} | " if choice_known else "")
-              + f"{slower} | " + scaled_counts + f"{'yes' if met else '**no**'} |")
+              + f"{slower} | {sum(v['chance_slower'] for v in vs):.1f} | " + scaled_counts
+              + f"{'yes' if met else '**no**'} |")
     missing = [k for k, v in verdicts.items() if not v]
     if missing:
         print(f"\nNot judged (a variant missing at the size): {len(missing)} points.")
