@@ -9,7 +9,8 @@
 # Open MPI's mpirun, whose rsh launcher starts each orted inside its host the same way.
 #
 #   emulate_cluster.sh up --hosts H [--profile P | --rate R] [--name N] [--force] [--slurm]
-#   emulate_cluster.sh mpiexec [--name N] [--ranks-per-host K] [--mpi mpich|openmpi] -- PROGRAM [ARGS...]
+#   emulate_cluster.sh mpiexec [--name N] [--ranks-per-host K] [--ranks R] [--mpi mpich|openmpi] -- PROGRAM [ARGS...]
+#                                     (R: the first R ranks only, hosts filled in order; default all)
 #   emulate_cluster.sh srun [--name N] -- SRUN_ARGS...     (with --slurm)
 #   emulate_cluster.sh sbatch [--name N] -- SBATCH_ARGS... (with --slurm)
 #   emulate_cluster.sh slurm-env [--name N]                (export lines for srun/sbatch by hand)
@@ -92,7 +93,7 @@ case "${1:-}" in
   *) launch "$@" ;;
 esac
 
-name=cb hosts= profile= rate= rph=1 mpi= seconds=3 force=0 slurm=0 host= as= clock_offset= link_state= cmd=${1:-}
+name=cb hosts= profile= rate= rph=1 ranks= mpi= seconds=3 force=0 slurm=0 host= as= clock_offset= link_state= cmd=${1:-}
 [ $# -gt 0 ] && shift
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -102,6 +103,7 @@ while [ $# -gt 0 ]; do
     --name) name=${2:-}; shift 2 ;;
     --ranks-per-host) rph=${2:-}; shift 2 ;;
     --mpi) mpi=${2:-}; shift 2 ;;
+    --ranks) ranks=${2:-}; shift 2 ;;
     --seconds) seconds=${2:-}; shift 2 ;;
     --force) force=1; shift ;;
     --slurm) slurm=1; shift ;;
@@ -321,6 +323,11 @@ run_mpiexec() {
   local hostlist n summary
   hostlist=$(paste -sd, "$state/hosts")
   n=$(($(wc -l <"$state/hosts") * rph))
+  if [ -n "$ranks" ]; then
+    [[ $ranks =~ ^[0-9]+$ ]] && [ "$ranks" -ge 1 ] && [ "$ranks" -le "$n" ] ||
+      die "--ranks must be a whole number from 1 to the cluster's $n ranks, not '$ranks'"
+    n=$ranks
+  fi
   [ -n "$mpi" ] || mpi=$(program_mpi "$1")
   # collbench puts COLLBENCH_INTERCONNECT in every row and both in its metadata.
   local genv=() kv

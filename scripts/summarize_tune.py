@@ -39,7 +39,10 @@ def collect(outdir):
     is judged against them, launch by launch. collbench's own algorithms are "own:NAME"
     (a yardstick run in both launches where the tuned library runs alone)."""
     points, errors, runs, with_default = {}, 0, [], set()
-    for rnd, parts in enumerate(sorted(glob.glob(os.path.join(outdir, "evaluate", "round-*", "parts")))):
+    # A smaller communicator's launches, one per algorithm, sit in round-N/ranks-K/parts.
+    for parts in sorted(glob.glob(os.path.join(outdir, "evaluate", "round-*", "parts")) +
+                        glob.glob(os.path.join(outdir, "evaluate", "round-*", "ranks-*", "parts"))):
+        rnd = int(re.search(r"round-(\d+)", parts).group(1)) - 1
         for path in sorted(glob.glob(os.path.join(parts, "*.json"))):
             rows, meta = rows_of(path)
             runs.extend(meta)

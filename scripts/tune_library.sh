@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole tuning loop for the MPI library of BUILD, on the machine or cluster it runs on:
 #  1. measure the library's default and every algorithm it can be forced to, per
-#     collective, in MEASURE_ROUNDS rounds (OUTDIR/measure/round-N/; tune pairs each
+#     collective and communicator size (COMM_SIZES: the job's and smaller ones where
+#     asked), in MEASURE_ROUNDS rounds (OUTDIR/measure/round-N/; tune pairs each
 #     algorithm with the default of its round): one launch per round where the library
 #     switches its algorithms inside a run (-a mpi,mpi[all]: MPICH; Open MPI with
 #     coll_tuned_use_dynamic_rules, which this script sets and which leaves its default
@@ -11,7 +12,8 @@
 #  3. judge it on new launches: ROUNDS rounds, each the default and every forced algorithm
 #     and then the library with the file (beside every algorithm again where the library
 #     switches them beside a file: MPICH, not Open MPI 4.1), per collective
-#     (OUTDIR/evaluate/round-N/), every result checked; where the tuned library runs
+#     (OUTDIR/evaluate/round-N/), at every communicator size the file was measured at,
+#     every result checked; where the tuned library runs
 #     alone, collbench's own first algorithm of the collective ('collbench list' order)
 #     runs in both launches as a yardstick of the launch's fast or slow mode;
 #  4. OUTDIR/SUMMARY.md and comparison.csv (scripts/summarize_tune.py): per size the
@@ -21,7 +23,10 @@
 # Usage: scripts/tune_library.sh OUTDIR [collbench run options, e.g. -b 8 -e 64M -n 20 -w 5 --rounds 3]
 # Environment: BUILD (build tree; build-openmpi for Open MPI), NP (ranks, default 2),
 #              MPIEXEC_ARGS, COLLECTIVES (default: allreduce broadcast), MEASURE_ROUNDS
-#              (default 3), ROUNDS (judging rounds, default 3);
+#              (default 3), ROUNDS (judging rounds, default 3); COMM_SIZES (communicator
+#              sizes to measure and judge at, each from 2 to the job's ranks, default the
+#              job's: NP, or HOSTS; a smaller one runs on the job's first ranks, its files
+#              named COLLECTIVE-Kranks, or ranks-K/ where one launch per algorithm);
 #              HOSTS=H PROFILE=P: on H emulated hosts, one rank each, their links shaped as
 #              P (scripts/emulate_cluster.sh profiles; root; either library), up for the
 #              run and taken down at its end.
@@ -49,18 +54,29 @@ if [ -n "${HOSTS:-}" ]; then
   emulated_preflight "$collbench" "$cluster"
   np=$HOSTS
 fi
+comm_sizes=$(for k in ${COMM_SIZES:-$np}; do
+  [[ $k =~ ^[0-9]+$ ]] && [ "$k" -ge 2 ] && [ "$k" -le "$np" ] ||
+    { echo "$0: COMM_SIZES: '$k' is not a communicator size from 2 to the job's $np ranks" >&2; exit 2; }
+  echo "$k"
+done | sort -nu) || exit 2
 mkdir -p "$out/evaluate"
 scripts/machine_facts.sh >"$out/machine.txt"
 # shellcheck disable=SC2086
 launch() { "$mpiexec" ${MPIEXEC_ARGS:-} "$@"; }
-# launch_all COMMAND...: collbench on every rank of the run (on the emulated hosts where asked).
+# launch_all K COMMAND...: collbench on the first K ranks of the job (on the emulated hosts
+# where asked).
 launch_all() {
+  local k=$1
+  shift
   if [ -n "${HOSTS:-}" ]; then
-    scripts/emulate_cluster.sh mpiexec --name "$cluster" --ranks-per-host 1 -- "$@"
+    scripts/emulate_cluster.sh mpiexec --name "$cluster" --ranks-per-host 1 --ranks "$k" -- "$@"
   else
-    launch -n "$np" "$@"
+    launch -n "$k" "$@"
   fi
 }
+# The files of communicator size K: the job's own as before, a smaller one's apart.
+suffix() { [ "$1" = "$np" ] || echo "-$1ranks"; }
+subdir() { [ "$1" = "$np" ] || echo "/ranks-$1"; }
 if [ -n "${HOSTS:-}" ]; then
   scripts/emulate_cluster.sh up --name "$cluster" --hosts "$HOSTS" --profile "${PROFILE:?PROFILE with HOSTS}" |
     tee "$out/emulator.txt"
@@ -85,31 +101,37 @@ for coll, algorithms in json.load(sys.stdin)["collectives"].items():
     own = [a["name"] for a in algorithms if a["name"] not in ("mpi", "nccl")]
     if own:
         print(coll, own[0])')
-# measure COLLECTIVE DIR [run options]: the default and every forced algorithm of one
-# collective into DIR/COLLECTIVE.json; one launch where the library switches them inside
-# it (interleaved, so the launch's fast or slow mode is the same for all), else one
-# launch each (scripts/mpi_algorithms.sh).
+# measure COLLECTIVE DIR K [run options]: the default and every forced algorithm of one
+# collective on K ranks into measured_json's file; one launch where the library switches
+# them inside it (interleaved, so the launch's fast or slow mode is the same for all),
+# else one launch each (scripts/mpi_algorithms.sh).
 measure() {
-  local coll=$1 dir=$2
-  shift 2
+  local coll=$1 dir=$2 k=$3
+  shift 3
   if switches "$coll"; then
     mkdir -p "$dir"
-    launch_all "$collbench" run -c "$coll" -a 'mpi,mpi[all]' --csv "$dir/$coll.csv" "$@" </dev/null ||
-      echo "$0: the run of $coll in $dir failed (kept what it measured)" >&2
+    launch_all "$k" "$collbench" run -c "$coll" -a 'mpi,mpi[all]' --csv "$dir/$coll$(suffix "$k").csv" "$@" \
+      </dev/null || echo "$0: the run of $coll on $k ranks in $dir failed (kept what it measured)" >&2
   elif [ -n "${HOSTS:-}" ]; then
     echo "$0: $coll: the library cannot switch its algorithms in a run, which emulated hosts need here" >&2
     exit 2
   else
-    REFERENCE_ALGORITHMS=mpi NP=$np BUILD=$build MPIEXEC=$mpiexec scripts/mpi_algorithms.sh "$coll" "$dir" "$@"
+    REFERENCE_ALGORITHMS=mpi NP=$k BUILD=$build MPIEXEC=$mpiexec scripts/mpi_algorithms.sh "$coll" \
+      "$dir$(subdir "$k")" "$@"
   fi
+}
+measured_json() {  # COLLECTIVE DIR K
+  if switches "$1"; then echo "$2/$1$(suffix "$3").json"; else echo "$2$(subdir "$3")/$1.json"; fi
 }
 
 measured=()
 for r in $(seq 1 "${MEASURE_ROUNDS:-3}"); do
   echo "== measure, round $r"
   for coll in $collectives; do
-    measure "$coll" "$out/measure/round-$r" "$@"
-    measured+=("$out/measure/round-$r/$coll.json")
+    for k in $comm_sizes; do
+      measure "$coll" "$out/measure/round-$r" "$k" "$@"
+      measured+=("$(measured_json "$coll" "$out/measure/round-$r" "$k")")
+    done
   done
 done
 file=$(realpath -m "$out")/tuning-file
@@ -137,15 +159,19 @@ for r in $(seq 1 "$rounds"); do
     elif switches "$coll"; then
       yard=,${yardstick[$coll]}
     fi
-    if switches "$coll"; then
-      launch_all "$collbench" run -c "$coll" -a "mpi,mpi[all]$yard" --csv "$dir/parts/$coll-default.csv" "$@" \
-        </dev/null || echo "$0: the default run of $coll in round $r failed (kept what it measured)" >&2
-    else
-      measure "$coll" "$dir" "$@"
-    fi
-    (export "${settings[@]}" &&
-      launch_all "$collbench" run -c "$coll" -a "$algorithms$yard" --csv "$dir/parts/$coll-tuned.csv" "$@" </dev/null) ||
-      echo "$0: the tuned run of $coll in round $r failed (kept what it measured)" >&2
+    for k in $comm_sizes; do
+      if switches "$coll"; then
+        launch_all "$k" "$collbench" run -c "$coll" -a "mpi,mpi[all]$yard" \
+          --csv "$dir/parts/$coll-default$(suffix "$k").csv" "$@" </dev/null ||
+          echo "$0: the default run of $coll on $k ranks in round $r failed (kept what it measured)" >&2
+      else
+        measure "$coll" "$dir" "$k" "$@"
+      fi
+      (export "${settings[@]}" &&
+        launch_all "$k" "$collbench" run -c "$coll" -a "$algorithms$yard" \
+          --csv "$dir/parts/$coll-tuned$(suffix "$k").csv" "$@" </dev/null) ||
+        echo "$0: the tuned run of $coll on $k ranks in round $r failed (kept what it measured)" >&2
+    done
   done
 done
 ${PYTHON:-python3} scripts/summarize_tune.py "$out" >"$out/SUMMARY.md"

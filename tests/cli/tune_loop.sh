@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# scripts/tune_library.sh's whole loop at four small sizes on 2 ranks: it measures,
-# writes and checks a tuning file, judges it on new launches with every result checked,
+# scripts/tune_library.sh's whole loop at four small sizes on a 3-rank job, at its own
+# communicator size and at 2 ranks (COMM_SIZES): it measures both, writes and checks one
+# tuning file for both, judges it at both on new launches with every result checked,
 # and summarizes; where the tuned library runs alone (Open MPI 4.1), a yardstick of
 # collbench's own runs in both launches and the summary scales by it; where it runs
-# beside the algorithms (MPICH), no yardstick. A second run into the same directory is
-# refused, leaving what is there.
+# beside the algorithms (MPICH), no yardstick. A communicator size the job does not have,
+# and a second run into the same directory, are refused, leaving what is there.
 # usage: tune_loop.sh MPIEXEC COLLBENCH
 set -u
 mpiexec=$1 collbench=$2
@@ -20,9 +21,12 @@ sys.exit(0 if a.get("switchable") or "coll_tuned_use_dynamic_rules" in a.get("sw
 
 # (tune_library.sh works from the repository's root: OUTDIR absolute.)
 loop() {
-  MEASURE_ROUNDS=1 ROUNDS=2 COLLECTIVES=allreduce BUILD=$build "$repo/scripts/tune_library.sh" "$dir/tuned" \
-    -b 8 -e 64 -n 20 -w 2 </dev/null
+  NP=3 COMM_SIZES=${1:-"3 2"} MEASURE_ROUNDS=1 ROUNDS=2 COLLECTIVES=allreduce BUILD=$build \
+    "$repo/scripts/tune_library.sh" "$dir/tuned" -b 8 -e 64 -n 20 -w 2 </dev/null
 }
+refused "a communicator larger than the job" "COMM_SIZES: '4' is not a communicator size from 2 to the job's 3" \
+  loop "2 4"
+[ ! -e tuned ] || fail "the refused run left tuned/"
 loop >loop.log 2>&1
 rc=$?
 [ "$rc" = 0 ] || { tail -30 loop.log; fail "tune_library.sh exited $rc"; }
@@ -31,7 +35,15 @@ grep -q "Wrong elements in every evaluated row: 0\." tuned/SUMMARY.md || { cat t
 python3 - <<'PY' || { cat tuned/SUMMARY.md; fail "the summary"; }
 import csv, json, sys
 rows = list(csv.DictReader(open("tuned/comparison.csv")))
-assert [int(r["bytes"]) for r in rows] == [8, 16, 32, 64], [r["bytes"] for r in rows]
+points = [(int(r["ranks"]), int(r["bytes"])) for r in rows]
+assert points == [(n, b) for n in (2, 3) for b in (8, 16, 32, 64)], points
+for name in ("measure/round-1/allreduce-2ranks", "measure/round-1/allreduce",
+             "evaluate/round-2/parts/allreduce-tuned-2ranks", "evaluate/round-2/parts/allreduce-default"):
+    ranks = {r["ranks"] for r in json.load(open(f"tuned/{name}.json"))["rows"]}
+    assert ranks == {2 if "2ranks" in name else 3}, (name, ranks)
+text = open("tuned/tuning-file").read()
+assert all(f"allreduce, {n} ranks, 8 B" in text for n in (2, 3)), "the file does not say it was measured at both"
+rows = [r for r in rows if r["ranks"] == "3"]
 tuned = [r["algorithm"] for r in json.load(open("tuned/evaluate/round-1/parts/allreduce-tuned.json"))["rows"]]
 alone = not any(a.startswith("mpi[") and a != "mpi[tuned]" for a in tuned)
 own = [a for a in tuned if a != "mpi[tuned]" and not a.startswith("mpi[")]
