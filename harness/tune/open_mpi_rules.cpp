@@ -21,6 +21,11 @@ int open_mpi_collective_id(Collective c) {
   return -1;
 }
 
+std::vector<Composition> open_mpi_compositions() {
+  return {{Collective::allreduce, "nonoverlapping", {Collective::reduce, Collective::broadcast}},
+          {Collective::allgather, "linear", {Collective::gather, Collective::broadcast}}};
+}
+
 namespace {
 
 constexpr long kCollectiveCount = 22;  // COLLCOUNT

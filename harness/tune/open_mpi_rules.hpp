@@ -18,6 +18,11 @@ namespace collbench {
 // Open MPI's COLLTYPE_T id of a collective collbench can tune through the file (-1: none).
 int open_mpi_collective_id(Collective c);
 
+// Open MPI 4.1's algorithms made of other collectives called through the communicator's
+// coll module again, where a rules file's choices apply (coll/base: allreduce
+// nonoverlapping is a reduce and a bcast, allgather's linear a gather and a bcast).
+std::vector<Composition> open_mpi_compositions();
+
 // One collective's algorithms as the library numbers them (coll_tuned_<coll>_algorithm's
 // enum through MPI_T) and the fan-in/out and segment size its forced runs used.
 struct OpenMpiAlgorithms {

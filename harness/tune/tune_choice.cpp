@@ -177,4 +177,48 @@ std::vector<SizeBand> size_bands(const CommunicatorChoices& c) {
   return bands;
 }
 
+namespace {
+
+const CommunicatorChoices* communicator_of(const std::vector<CollectiveChoices>& choices, Collective c, int ranks) {
+  for (const CollectiveChoices& cc : choices)
+    if (cc.collective == c)
+      for (const CommunicatorChoices& comm : cc.communicators)
+        if (comm.ranks == ranks) return &comm;
+  return nullptr;
+}
+
+// The first size in [lo, hi] where `part` has an algorithm of the file's, if any.
+std::optional<std::size_t> chosen_within(const CommunicatorChoices& part, std::size_t lo, std::size_t hi) {
+  for (const SizeBand& b : size_bands(part))
+    if (!b.algorithm.empty() && b.from <= hi && (!b.below || *b.below > lo)) return std::max(b.from, lo);
+  return std::nullopt;
+}
+
+}  // namespace
+
+void keep_compositions_as_measured(std::vector<CollectiveChoices>& choices,
+                                   const std::vector<Composition>& compositions) {
+  // The parts' choices as chosen, before any composed choice is dropped (no part composes here).
+  const std::vector<CollectiveChoices> chosen = choices;
+  for (CollectiveChoices& cc : choices)
+    for (CommunicatorChoices& comm : cc.communicators)
+      for (std::size_t i = 0; i < comm.sizes.size(); ++i) {
+        SizeChoice& s = comm.sizes[i];
+        // What this choice covers under choice_at's rule: up to the next measured size.
+        const std::size_t hi = i + 1 < comm.sizes.size() ? comm.sizes[i + 1].bytes - 1 : s.bytes;
+        for (const Composition& k : compositions) {
+          if (k.collective != cc.collective || k.algorithm != s.algorithm) continue;
+          for (Collective part : k.parts) {
+            const CommunicatorChoices* p = communicator_of(chosen, part, comm.ranks);
+            const std::optional<std::size_t> at = p ? chosen_within(*p, s.bytes, hi) : std::nullopt;
+            if (!at || s.algorithm.empty()) continue;
+            s.reason = s.algorithm + " runs " + std::string(collective_name(part)) +
+                       " through the library's selection, which this file changes at " + std::to_string(*at) +
+                       " B: not what was measured";
+            s.algorithm.clear();
+          }
+        }
+      }
+}
+
 }  // namespace collbench

@@ -90,4 +90,20 @@ struct SizeBand {
 };
 std::vector<SizeBand> size_bands(const CommunicatorChoices& c);
 
+// An algorithm of the library made of other collectives that go through the library's
+// selection again (Open MPI's allreduce nonoverlapping: a reduce, then a broadcast), so a
+// tuning file's choices for those apply inside it, while its forced rows ran them at the
+// library's own choice. The parts run at the composed call's bytes.
+struct Composition {
+  Collective collective = Collective::allreduce;
+  std::string algorithm;
+  std::vector<Collective> parts;
+};
+
+// Where a choice is such a composition and the file chooses an algorithm for one of its
+// parts at any size the choice covers (same communicator size), the measurement does not
+// describe what would run: the library keeps its default there, with the reason.
+void keep_compositions_as_measured(std::vector<CollectiveChoices>& choices,
+                                   const std::vector<Composition>& compositions);
+
 }  // namespace collbench

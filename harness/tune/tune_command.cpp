@@ -210,7 +210,8 @@ Written write_file(const TuneOptions& o) {
                                                                          int per_node, std::size_t bytes) {
       return mpich_library_choice(tree, c, ranks, nodes, per_node, bytes, elem);
     };
-  const std::vector<CollectiveChoices> choices = choose_algorithms(results.rows, library);
+  std::vector<CollectiveChoices> choices = choose_algorithms(results.rows, library);
+  if (lib.family == MpiFamily::open_mpi) keep_compositions_as_measured(choices, open_mpi_compositions());
   std::vector<std::string> notes = {
       "collbench tune " + std::string(build_info::version) + " (git " + build_info::git_revision + "), " + utc_now(),
       "for " + lib.summary + "; use with: " + join(tuning_file_settings(o.out_path), std::identity{}, " "),

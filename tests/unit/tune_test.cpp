@@ -118,6 +118,32 @@ TEST(TuneChoice, EachCommunicatorSizeAndCollectiveIsChosenApart) {
   EXPECT_EQ(c[1].communicators[0].sizes[0].algorithm, "");
 }
 
+TEST(TuneChoice, AComposedChoiceIsLeftOutWhereTheFileChangesItsParts) {
+  // Open MPI's allreduce nonoverlapping at 8 KiB ran the file's broadcast inside at
+  // 87-95 us against 54-61 us forced (results/tune/openmpi-2x1-1gbe).
+  const auto allreduce = [](int ranks) {
+    return CommunicatorChoices{ranks, {{8, ""}, {8192, "nonoverlapping"}, {16384, "ring"}, {65536, "nonoverlapping"}}};
+  };
+  std::vector<CollectiveChoices> choices = {
+      {Collective::allreduce, {allreduce(2), allreduce(4)}},
+      // The file's broadcast: at 2 ranks from 12 KiB (inside 8 KiB's reach, below 16 KiB);
+      // at 4 ranks only at 32 KiB, which no nonoverlapping choice covers.
+      {Collective::broadcast, {{2, {{8, ""}, {12288, "binomial"}, {16384, ""}}}, {4, {{8, ""}, {32768, "chain"}}}}}};
+  keep_compositions_as_measured(choices, open_mpi_compositions());
+  const std::vector<SizeChoice>& two = choices[0].communicators[0].sizes;
+  EXPECT_EQ(two[1].algorithm, "");
+  EXPECT_NE(two[1].reason.find("nonoverlapping runs broadcast through the library's selection, which this file "
+                               "changes at 12288 B"),
+            std::string::npos)
+      << two[1].reason;
+  EXPECT_EQ(two[2].algorithm, "ring");            // not a composition
+  EXPECT_EQ(two[3].algorithm, "nonoverlapping");  // the last measured size: 64 KiB alone, broadcast's own there
+  const std::vector<SizeChoice>& four = choices[0].communicators[1].sizes;
+  EXPECT_EQ(four[1].algorithm, "nonoverlapping");  // the file's broadcast at 32 KiB is beyond 8-16 KiB
+  EXPECT_EQ(four[3].algorithm, "nonoverlapping");
+  EXPECT_EQ(choices[1].communicators[0].sizes[1].algorithm, "binomial");  // the parts stay as chosen
+}
+
 TEST(TuneChoice, ASizeTakesTheNearestMeasuredBelowAndTheDefaultOutsideTheRange) {
   CommunicatorChoices comm{2, {{8, "a"}, {32, ""}, {128, "b"}, {512, "b"}}};
   EXPECT_EQ(choice_at(comm, 7), "");
