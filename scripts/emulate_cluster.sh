@@ -36,6 +36,12 @@
 # one munged and the controller (N-ctl) on the management network, one slurmd per host inside it.
 # srun and sbatch then place tasks on the hosts as on a cluster; MPICH needs
 # --mpi=pmi2, Open MPI --mpi=pmix.
+#
+# Where the hosts together run more ranks than the machine has cores (4 hosts on 2), the
+# ranks take turns on the cores: Open MPI is told to yield when idle, and MPICH's ranks,
+# whose ch4 never yields, get scripts/ucx_yield_when_idle.c preloaded (built here, with
+# gcc, into the cluster's state); otherwise a rank waiting for one that is not running
+# spins until the next 4 ms tick. The rows' interconnect details say which.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 state_root=/run/collbench-emulate
@@ -330,17 +336,28 @@ run_mpiexec() {
   fi
   [ -n "$mpi" ] || mpi=$(program_mpi "$1")
   # collbench puts COLLBENCH_INTERCONNECT in every row and both in its metadata.
-  local genv=() kv
+  local genv=() kv details="ranks_per_host=$rph"
   case "$mpi" in
     mpich)
-      while IFS= read -r kv; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done < <(rank_environment "ranks_per_host=$rph")
+      # 4 x 1 on 2 cores: an 8-byte allreduce 4.6-6.9 ms polling, 0.08-0.11 ms yielding;
+      # 32 KiB 13.9-14.7 ms and 4.2 (the line's 3.9).
+      if [ "$n" -gt "$(nproc)" ]; then
+        if ucx_yield_shim; then
+          genv+=(-genv LD_PRELOAD "$state/ucx_yield_when_idle.so${LD_PRELOAD:+ $LD_PRELOAD}")
+          details+=" ucx_yield_when_idle=on"
+        else
+          echo "emulate_cluster: warning: cannot build ucx_yield_when_idle.so (gcc): MPICH's ranks outnumber the cores and poll until the scheduler's tick" >&2
+          details+=" ucx_yield_when_idle=off"
+        fi
+      fi
+      while IFS= read -r kv; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done < <(rank_environment "$details")
       HYDRA_LAUNCHER_AUTOFORK=0 exec /usr/bin/mpiexec.mpich -launcher ssh -launcher-exec "$here/emulate_cluster.sh" \
         -localhost 10.214.0.1 -hosts "$hostlist" -ppn "$rph" -n "$n" "${genv[@]}" "$@" ;;
     openmpi)
       command -v mpirun.openmpi >/dev/null || die "--mpi openmpi needs Open MPI's mpirun.openmpi (scripts/setup.sh --mpi openmpi)"
       # mpirun passes on OMPI_MCA_* by itself; Hydra passes the whole environment, so
       # what collbench records and reads (COLLBENCH_*, UCX_*, MALLOC_*) goes too.
-      while IFS= read -r kv; do genv+=(-x "$kv"); done < <(rank_environment "ranks_per_host=$rph")
+      while IFS= read -r kv; do genv+=(-x "$kv"); done < <(rank_environment "$details")
       while IFS= read -r kv; do genv+=(-x "$kv"); done < <(compgen -e | grep -E '^(COLLBENCH_|UCX_|MALLOC_)' |
         grep -vxE "$(rank_environment | cut -d= -f1 | paste -sd'|')" || true)
       # Open MPI yields when idle on a node it knows is oversubscribed; each host's orted
@@ -357,6 +374,12 @@ run_mpiexec() {
         -H "$(sed "s/\$/:$rph/" "$state/hosts" | paste -sd,)" --map-by "ppr:$rph:node" -n "$n" "${genv[@]}" "$@" ;;
     *) die "--mpi must be mpich or openmpi, not '$mpi'" ;;
   esac
+}
+
+# Builds the yield-when-idle preload for MPICH's ranks into the cluster's state (once).
+ucx_yield_shim() {
+  [ -f "$state/ucx_yield_when_idle.so" ] ||
+    gcc -O2 -shared -fPIC -o "$state/ucx_yield_when_idle.so" "$here/ucx_yield_when_idle.c" -ldl 2>/dev/null
 }
 
 # The MPI library PROGRAM is linked with (mpich or openmpi); MPICH's Hydra for anything

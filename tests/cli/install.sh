@@ -12,7 +12,8 @@ trap 'rm -rf "$prefix" "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install exited $?"; }
 for f in bin/collbench bin/collbench-kernels bin/collbench-plain-loop bin/collbench-core-handoff bin/collbench-mpiexec \
-  share/collbench/scripts/emulate_cluster.sh share/collbench/scripts/plot_sweep.py \
+  share/collbench/scripts/emulate_cluster.sh share/collbench/scripts/slurm_cluster.sh \
+  share/collbench/scripts/ucx_yield_when_idle.c share/collbench/scripts/plot_sweep.py \
   share/doc/collbench/README.md share/doc/collbench/results/README.md; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
 done

@@ -1,0 +1,28 @@
+/* Preloaded into MPICH's ranks by emulate_cluster.sh where the emulated hosts together
+ * run more ranks than the machine has cores. MPICH's ch4 polls UCX without ever giving
+ * up the core, so a rank waiting for one that is not running spins until the
+ * scheduler's 4 ms tick (4 x 1 on 2 cores: an 8-byte allreduce 4.6-6.9 ms). Open MPI
+ * yields when idle on a node it knows is oversubscribed; this does the same for MPICH:
+ * after a run of polls that found nothing, sched_yield. Build:
+ *   gcc -O2 -shared -fPIC -o ucx_yield_when_idle.so ucx_yield_when_idle.c -ldl */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <sched.h>
+
+typedef struct ucp_worker *ucp_worker_h; /* opaque: no UCX headers needed */
+
+/* Polls that found nothing before yielding: a few, so a message that is on its way is
+ * still picked up without a trip through the scheduler. */
+enum { IDLE_POLLS_BEFORE_YIELD = 16 };
+
+unsigned ucp_worker_progress(ucp_worker_h worker) {
+  static unsigned (*next)(ucp_worker_h);
+  static __thread unsigned idle;
+  if (!next) next = (unsigned (*)(ucp_worker_h))dlsym(RTLD_NEXT, "ucp_worker_progress");
+  unsigned events = next(worker);
+  if (events == 0 && ++idle >= IDLE_POLLS_BEFORE_YIELD) {
+    idle = 0;
+    sched_yield();
+  }
+  return events;
+}
