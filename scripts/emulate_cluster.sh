@@ -336,12 +336,12 @@ run_mpiexec() {
   fi
   [ -n "$mpi" ] || mpi=$(program_mpi "$1")
   # collbench puts COLLBENCH_INTERCONNECT in every row and both in its metadata.
-  local genv=() kv details="ranks_per_host=$rph"
+  local genv=() kv details="ranks_per_host=$rph" oversubscribed=0
+  [ "$n" -gt "$(nproc)" ] && oversubscribed=1
   case "$mpi" in
     mpich)
-      # 4 x 1 on 2 cores: an 8-byte allreduce 4.6-6.9 ms polling, 0.08-0.11 ms yielding;
-      # 32 KiB 13.9-14.7 ms and 4.2 (the line's 3.9).
-      if [ "$n" -gt "$(nproc)" ]; then
+      # Why and what it saves: scripts/ucx_yield_when_idle.c.
+      if [ "$oversubscribed" = 1 ]; then
         if ucx_yield_shim; then
           genv+=(-genv LD_PRELOAD "$state/ucx_yield_when_idle.so${LD_PRELOAD:+ $LD_PRELOAD}")
           details+=" ucx_yield_when_idle=on"
@@ -363,7 +363,7 @@ run_mpiexec() {
       # Open MPI yields when idle on a node it knows is oversubscribed; each host's orted
       # takes the machine's cores for its own, so say it where the hosts together run
       # more ranks than there are (4 x 1 on 2 cores: an 8-byte allreduce 6.6 ms -> 0.17).
-      if [ "$n" -gt "$(nproc)" ] && [ -z "${OMPI_MCA_mpi_yield_when_idle:-}" ]; then
+      if [ "$oversubscribed" = 1 ] && [ -z "${OMPI_MCA_mpi_yield_when_idle:-}" ]; then
         export OMPI_MCA_mpi_yield_when_idle=1
       fi
       # Every orted from mpirun (no tree spawn), talking back over the management network;
@@ -376,10 +376,11 @@ run_mpiexec() {
   esac
 }
 
-# Builds the yield-when-idle preload for MPICH's ranks into the cluster's state (once).
+# Builds the yield-when-idle preload for MPICH's ranks into the cluster's state (once;
+# renamed into place, so a launch beside the build never preloads a half-written file).
 ucx_yield_shim() {
-  [ -f "$state/ucx_yield_when_idle.so" ] ||
-    gcc -O2 -shared -fPIC -o "$state/ucx_yield_when_idle.so" "$here/ucx_yield_when_idle.c" -ldl 2>/dev/null
+  local so=$state/ucx_yield_when_idle.so
+  [ -f "$so" ] || { gcc -O2 -shared -fPIC -o "$so.$$" "$here/ucx_yield_when_idle.c" -ldl 2>/dev/null && mv -f "$so.$$" "$so"; }
 }
 
 # The MPI library PROGRAM is linked with (mpich or openmpi); MPICH's Hydra for anything
