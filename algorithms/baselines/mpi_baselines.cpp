@@ -65,9 +65,13 @@ std::string mpi_switch_unavailable(Collective c) {
 }
 
 std::string mpi_switch_refusal(Collective c, const std::string& algorithm, int ranks, int nodes, int max_ranks_per_node,
-                               std::size_t min_count, bool in_place) {
+                               bool in_place) {
   return open_mpi() ? open_mpi_restriction_refusal(c, algorithm, ranks)
-                    : mpich_restriction_refusal(c, algorithm, ranks, nodes, max_ranks_per_node, min_count, in_place);
+                    : mpich_restriction_refusal(c, algorithm, ranks, nodes, max_ranks_per_node, in_place);
+}
+
+std::size_t mpi_switch_smallest_count(Collective c, const std::string& algorithm, int ranks) {
+  return open_mpi() ? 1 : mpich_smallest_count(c, algorithm, ranks);
 }
 
 const AlgorithmEntry* mpi_switched_algorithm(Collective c, const std::string& name) {

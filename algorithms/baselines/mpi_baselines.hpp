@@ -23,10 +23,15 @@ const AlgorithmEntry* mpi_switched_algorithm(Collective c, const std::string& na
 std::vector<std::string> mpi_switchable_algorithms(Collective c);
 // Why the library's algorithms of `c` cannot be switched in this run ("" when they can).
 std::string mpi_switch_unavailable(Collective c);
-// Why the library cannot run its `algorithm` of `c` for every call of a run on `ranks`
-// ranks over `nodes` nodes (at most `max_ranks_per_node` on one) whose smallest count
-// per rank is `min_count`, in place or not; "" when it can.
+// Why the library cannot run its `algorithm` of `c` for any call of a run on `ranks`
+// ranks over `nodes` nodes (at most `max_ranks_per_node` on one), in place or not; ""
+// when it can.
 std::string mpi_switch_refusal(Collective c, const std::string& algorithm, int ranks, int nodes, int max_ranks_per_node,
-                               std::size_t min_count, bool in_place);
+                               bool in_place);
+// The smallest count per call the library runs its `algorithm` of `c` with on `ranks`
+// ranks: a run has no rows of it at the sizes below (MPICH's reduce_scatter_allgather
+// needs count >= pof2; Open MPI's run another algorithm by themselves below such counts,
+// e.g. rabenseifner a basic linear one, so 1).
+std::size_t mpi_switch_smallest_count(Collective c, const std::string& algorithm, int ranks);
 
 }  // namespace collbench

@@ -102,7 +102,13 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                   {"size_per", s.sizes_per_peer ? "peer" : "rank"},
                   {"bound", s.bound},
                   {"ranks_per_node", ranks_per_node}};
+  if (!s.smallest_count.empty()) {
+    nlohmann::json& from = m["options"]["algorithms_from_count"];
+    for (const auto& [a, count] : s.smallest_count) from[a->name] = count;
+  }
   m["definitions"] = {
+      {"algorithms_from_count",
+       "algorithms the library runs only from this count per call on (options): no rows at smaller sizes"},
       {"bytes", bytes_definition()},
       {"algbw_gbps", "bytes / time, 1e9 bytes per second"},
       {"busbw_gbps", busbw_definition()},
@@ -132,7 +138,8 @@ namespace {
 
 // The library's algorithms switched in the run (mpi[NAME]): refused where the environment
 // already forces one (the plain mpi row would switch it back), or where the library cannot
-// serve the run's calls with one (mpi[all] leaves such an algorithm out, with a note).
+// serve the run's calls with one (mpi[all] leaves such an algorithm out, with a note). One
+// that the library runs only from some count on is measured from the first size it can run.
 void check_switched_algorithms(SweepSpec& s, const Invocation& inv) {
   auto switched = [](const AlgorithmEntry* a) { return a->is_baseline_of("mpi") && a->name != "mpi"; };
   if (std::none_of(s.algorithms.begin(), s.algorithms.end(), switched)) return;
@@ -143,19 +150,34 @@ void check_switched_algorithms(SweepSpec& s, const Invocation& inv) {
   int ranks = 1;
   MPI_Comm_size(inv.comm, &ranks);
   const Topology nodes = discover_topology(inv.comm, 0);
-  const std::size_t min_count = s.sizes.min_bytes / dtype_size(s.dtype);
+  const auto sizes = sweep_sizes(s.sizes.min_bytes, s.sizes.max_bytes, s.sizes.step_factor, dtype_size(s.dtype));
+  auto count_at = [&](std::size_t bytes) { return sweep_count(s, bytes, ranks); };
   std::vector<const AlgorithmEntry*> kept;
   for (const AlgorithmEntry* a : s.algorithms) {
-    const std::string why = switched(a)
-                                ? mpi_switch_refusal(s.collective, a->name.substr(4, a->name.size() - 5), ranks,
-                                                     nodes.nodes, nodes.max_ranks_per_node, min_count, s.in_place)
-                                : "";
-    if (why.empty())
+    if (!switched(a)) {
       kept.push_back(a);
-    else if (!s.every_library_algorithm)
+      continue;
+    }
+    const std::string name = a->name.substr(4, a->name.size() - 5);
+    std::string why = mpi_switch_refusal(s.collective, name, ranks, nodes.nodes, nodes.max_ranks_per_node, s.in_place);
+    const std::size_t smallest = mpi_switch_smallest_count(s.collective, name, ranks);
+    const auto first = std::find_if(sizes.begin(), sizes.end(), [&](std::size_t b) { return count_at(b) >= smallest; });
+    const std::string needs = "MPICH's " + name + " " + std::string(collective_name(s.collective)) +
+                              " needs at least " + std::to_string(smallest) + " elements per rank on " +
+                              std::to_string(ranks) + " ranks";
+    if (why.empty() && first == sizes.end()) why = needs + "; the largest size has " + std::to_string(count_at(sizes.back())) + " (raise --maxbytes)";
+    if (why.empty()) {
+      kept.push_back(a);
+      if (first != sizes.begin()) {
+        s.smallest_count[a] = smallest;
+        if (inv.rank == 0)
+          std::printf("# note: %s has rows from %zu bytes on only: %s\n", a->name.c_str(), *first, needs.c_str());
+      }
+    } else if (!s.every_library_algorithm) {
       throw RunError(why);
-    else if (inv.rank == 0)
+    } else if (inv.rank == 0) {
       std::printf("# note: mpi[all] leaves out %s: %s\n", a->name.c_str(), why.c_str());
+    }
   }
   s.algorithms = kept;
 }

@@ -99,6 +99,7 @@ struct Measured {
   std::vector<double> samples, round_means;
   int warmup = 0, checked = 0;
   std::int64_t wrong = 0;  // this rank's, then (after summing) all ranks'
+  bool runs = true;        // false: the algorithm does not run at this size (no row)
 };
 
 // The bound's probes at one size (bound.hpp), timed in the same rounds.
@@ -204,10 +205,16 @@ class Sweep {
     m.algorithms.resize(o_.algorithms.size());
     SizeRun size_run(o_, buf_, m.count, rank_, nranks_);
     if (size_run.counts()) m.traffic = summarize_traffic(*size_run.counts());
+    // nullptr where an algorithm does not run at this size: it gets no row here.
     std::vector<std::unique_ptr<PreparedCollective>> prepared;
-    for (const AlgorithmEntry* a : o_.algorithms)
-      prepared.push_back(prepare(*a, size_run.call(), a->is_baseline_of("mpi") ? session_.transport : transport_,
-                                 workspace_, params_));
+    for (std::size_t i = 0; i < o_.algorithms.size(); ++i) {
+      const AlgorithmEntry* a = o_.algorithms[i];
+      prepared.push_back(runs_at(i, m.count) ? prepare(*a, size_run.call(),
+                                                       a->is_baseline_of("mpi") ? session_.transport : transport_,
+                                                       workspace_, params_)
+                                             : nullptr);
+      m.algorithms[i].runs = prepared.back() != nullptr;
+    }
     if (probes_) m.bound = start_bound(m.count);
     if (links_)
       while (next_link_ <= m.bytes && next_link_ <= max_link_)
@@ -221,7 +228,8 @@ class Sweep {
     }
     time_rounds(m, prepared, size_run, expected ? &*expected : nullptr);
     progress::set_task(command_ + ", " + std::to_string(m.bytes) + " bytes, combining results");
-    for (Measured& a : m.algorithms) a.wrong = o_.check ? control_sum(a.wrong, session_.comm) : -1;
+    for (Measured& a : m.algorithms)
+      if (a.runs) a.wrong = o_.check ? control_sum(a.wrong, session_.comm) : -1;
     return m;
   }
 
@@ -230,10 +238,11 @@ class Sweep {
     std::vector<ResultRow> rows;
     std::optional<double> mpi_mean;
     for (std::size_t i = 0; i < o_.algorithms.size(); ++i) {
+      if (!m.algorithms[i].runs) continue;
       rows.push_back(algorithm_row(m, i));
       if (o_.algorithms[i] == mpi_) mpi_mean = rows.back().time_us.mean;
     }
-    if (m.bound) rows.push_back(bound_row(rows.front(), *m.bound, o_, transport_.name()));
+    if (m.bound && !rows.empty()) rows.push_back(bound_row(rows.front(), *m.bound, o_, transport_.name()));
     for (ResultRow& r : rows) {
       std::optional<double> vs, of_bound;
       if (mpi_mean && *mpi_mean > 0) vs = r.time_us.mean / *mpi_mean;
@@ -247,10 +256,12 @@ class Sweep {
   }
 
  private:
-  // A size in bytes as a count: per rank (nccl-tests), or per peer (OSU) where asked.
-  std::size_t count_for(std::size_t bytes) const {
-    if (o_.sizes_per_peer) return bytes / elem_;
-    return count_of_size(o_.collective, bytes, elem_, nranks_);
+  std::size_t count_for(std::size_t bytes) const { return sweep_count(o_, bytes, nranks_); }
+
+  // Whether algorithm i runs at this size (spec.smallest_count).
+  bool runs_at(std::size_t i, std::size_t count) const {
+    const auto it = o_.smallest_count.find(o_.algorithms[i]);
+    return it == o_.smallest_count.end() || count >= it->second;
   }
 
   void allocate(const std::vector<std::size_t>& sizes) {
@@ -304,6 +315,7 @@ class Sweep {
   void check_once(SizeMeasured& m, const std::vector<std::unique_ptr<PreparedCollective>>& prepared,
                   const SizeRun& size_run, const ExpectedResult& expected) const {
     for (std::size_t i = 0; i < prepared.size(); ++i) {
+      if (!prepared[i]) continue;
       task(m, i, "untimed check");
       size_run.load_inputs();
       prepared[i]->run();
@@ -328,6 +340,7 @@ class Sweep {
         time_bound_round(*m.bound, m.bytes, o_, nranks_, session_.comm);
       }
       for (std::size_t i = 0; i < prepared.size(); ++i) {
+        if (!prepared[i]) continue;
         task(m, i, "round " + std::to_string(round + 1) + of_rounds);
         const TimedCalls t = time_calls(*prepared[i], m.bytes, o_.reps, o_.timing, o_.aggregate,
                                         expected ? &check : nullptr, session_.comm);
@@ -399,6 +412,11 @@ class Sweep {
 };
 
 }  // namespace
+
+std::size_t sweep_count(const SweepSpec& spec, std::size_t bytes, int nranks) {
+  if (spec.sizes_per_peer) return bytes / dtype_size(spec.dtype);
+  return count_of_size(spec.collective, bytes, dtype_size(spec.dtype), nranks);
+}
 
 P2pOptions link_probe_options(const SweepSpec& run) {
   P2pOptions p;

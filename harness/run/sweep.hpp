@@ -23,6 +23,9 @@ struct LinkProbeFile {
   OtherOutput out;
   nlohmann::json metadata;  // the run's, with p2p's options and definitions
 };
+// The count of a call at a size of the sweep: per rank (nccl-tests), or per peer (OSU) where asked.
+std::size_t sweep_count(const SweepSpec& spec, std::size_t bytes, int nranks);
+
 SweepErrors run_sweep(const SweepSpec& spec, Session& session, Transport& references, ResultSink& sink,
                       const LinkProbeFile* links = nullptr);
 inline SweepErrors run_sweep(const SweepSpec& spec, Session& session, ResultSink& sink) {

@@ -172,8 +172,6 @@ std::optional<bool> holds(const std::string& key, const MpichCollective& m, int 
     return le ? x <= n : x < n;
   };
   const bool reduction = m.commutative_guard;  // the measured call: a commutative built-in op, not in place
-  std::size_t pof2 = 1;
-  while (pof2 * 2 <= static_cast<std::size_t>(ranks)) pof2 *= 2;
   if (name == "comm_type") return value == "intra";
   if (name == "comm_size") {
     if (le || less) return compare(static_cast<std::size_t>(ranks));
@@ -186,7 +184,7 @@ std::optional<bool> holds(const std::string& key, const MpichCollective& m, int 
   if (name == "count" &&
       (m.id == Collective::allreduce || m.id == Collective::reduce || m.id == Collective::broadcast)) {
     const std::size_t count = bytes / element_bytes;
-    if (value == "pow2" && less) return count < pof2;
+    if (value == "pow2" && less) return count < mpich_pof2(ranks);
     if (le || less) return compare(count);
     return std::nullopt;
   }

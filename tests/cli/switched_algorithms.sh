@@ -3,7 +3,8 @@
 # the value collbench writes for each name is the one MPICH itself gives that name when
 # the environment forces it (read back through MPI_T), a run of mpi and mpi[all] gives
 # each algorithm its own checked rows and leaves out, with a note, what MPICH cannot run
-# here, and an algorithm named alone that MPICH cannot run, or a switch while the
+# here (and, at the sizes below its smallest count only, what it can run from there on),
+# and an algorithm named alone that MPICH cannot run, or a switch while the
 # environment already forces one, is refused with one message (exit 2).
 # usage: switched_algorithms.sh MPIEXEC COLLBENCH
 set -u
@@ -33,14 +34,22 @@ sweep=(run -c allreduce -b 4 -e 1K -f 4 -n 5 -w 2 --rounds 2)
   { cat all.out; fail "mpi,mpi[all]"; }
 python3 -c '
 import json, sys
-rows = json.load(open("all.json"))["rows"]
+doc = json.load(open("all.json"))
+rows = doc["rows"]
 names = sorted({r["algorithm"] for r in rows})
-assert names == ["mpi", "mpi[nb]", "mpi[recursive_doubling]"], names
+assert names == ["mpi", "mpi[nb]", "mpi[recursive_doubling]", "mpi[reduce_scatter_allgather]"], names
 assert all(int(r["errors"]) == 0 for r in rows), "wrong elements"
-print("ok: rows of", ", ".join(names))' || fail "rows of mpi[all]"
+# reduce_scatter_allgather needs count >= 2 on 2 ranks: every size but 4 bytes (1 float).
+rsa = sorted(int(r["bytes"]) for r in rows if r["algorithm"] == "mpi[reduce_scatter_allgather]")
+mpi = sorted(int(r["bytes"]) for r in rows if r["algorithm"] == "mpi")
+assert mpi[0] == 4 and rsa == mpi[1:], (rsa, mpi)
+assert doc["metadata"]["options"]["algorithms_from_count"] == {"mpi[reduce_scatter_allgather]": 2}
+print("ok: rows of", ", ".join(names), "; reduce_scatter_allgather from", rsa[0], "bytes")' || fail "rows of mpi[all]"
 grep -q "mpi\[all\] leaves out mpi\[smp\]: .*node hierarchy" all.out || fail "no note for smp"
-grep -q "mpi\[all\] leaves out mpi\[reduce_scatter_allgather\]: .*at least 2 elements" all.out ||
-  fail "no note for reduce_scatter_allgather at 4 bytes"
+grep -q "mpi\[reduce_scatter_allgather\] has rows from 16 bytes on only: .*at least 2 elements" all.out ||
+  fail "no note for reduce_scatter_allgather below 16 bytes"
+refused "reduce_scatter_allgather at 4 bytes only" "at least 2 elements.*raise --maxbytes" \
+  "$mpiexec" -n 2 "$collbench" run -c allreduce -b 4 -e 4 -n 2 -w 1 -a 'mpi[reduce_scatter_allgather]'
 
 # alltoallv: MPICH runs pairwise_sendrecv_replace only in place, scattered never.
 for in_place in "" --in-place; do

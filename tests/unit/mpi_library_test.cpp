@@ -133,24 +133,32 @@ TEST(MpichSwitch, RefusesADescriptionItCannotReadWhole) {
 }
 
 TEST(MpichSwitch, RefusesWhatMpichCannotRunForTheCalls) {
-  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 1, 4, 1024).find("node hierarchy"),
+  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 1, 4).find("node hierarchy"),
             std::string::npos);
-  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 2, 2, 1024), "");
+  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 2, 2), "");
   // One rank on each node: no node communicators, so no hierarchy (tried on 2 emulated hosts).
-  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 2, 2, 1, 1024), "");
-  EXPECT_NE(mpich_restriction_refusal(Collective::broadcast, "scatter_recursive_doubling_allgather", 3, 1, 3, 8)
+  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 2, 2, 1), "");
+  EXPECT_NE(mpich_restriction_refusal(Collective::broadcast, "scatter_recursive_doubling_allgather", 3, 1, 3)
                 .find("power-of-two"),
             std::string::npos);
-  // count >= the largest power of two <= ranks: 4 on 6 ranks.
-  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "reduce_scatter_allgather", 6, 1, 6, 3).find("at least 4"),
-            std::string::npos);
-  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "reduce_scatter_allgather", 6, 1, 6, 4), "");
-  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "recursive_doubling", 3, 1, 3, 1), "");
+  // A count restriction refuses no run: the sweep skips the sizes below (mpich_smallest_count).
+  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "reduce_scatter_allgather", 6, 1, 6), "");
+  EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "recursive_doubling", 3, 1, 3), "");
   // MPICH's pairwise_sendrecv_replace runs only in place, its other alltoall(v)s never.
   EXPECT_NE(
-      mpich_restriction_refusal(Collective::alltoallv, "pairwise_sendrecv_replace", 2, 1, 2, 1).find("only in place"),
+      mpich_restriction_refusal(Collective::alltoallv, "pairwise_sendrecv_replace", 2, 1, 2).find("only in place"),
       std::string::npos);
-  EXPECT_EQ(mpich_restriction_refusal(Collective::alltoallv, "pairwise_sendrecv_replace", 2, 1, 2, 1, true), "");
-  EXPECT_NE(mpich_restriction_refusal(Collective::alltoall, "brucks", 2, 1, 2, 1, true), "");
-  EXPECT_EQ(mpich_restriction_refusal(Collective::alltoall, "nb", 2, 1, 2, 1, true), "");
+  EXPECT_EQ(mpich_restriction_refusal(Collective::alltoallv, "pairwise_sendrecv_replace", 2, 1, 2, true), "");
+  EXPECT_NE(mpich_restriction_refusal(Collective::alltoall, "brucks", 2, 1, 2, true), "");
+  EXPECT_EQ(mpich_restriction_refusal(Collective::alltoall, "nb", 2, 1, 2, true), "");
+}
+
+TEST(MpichSwitch, SmallestCountIsThePowerOfTwoBelowTheRanksForCountRestrictedAlgorithms) {
+  // count >= the largest power of two <= ranks: 4 on 6 ranks, 4 on 4, 1 on 1.
+  EXPECT_EQ(mpich_smallest_count(Collective::allreduce, "reduce_scatter_allgather", 6), 4u);
+  EXPECT_EQ(mpich_smallest_count(Collective::allreduce, "reduce_scatter_allgather", 4), 4u);
+  EXPECT_EQ(mpich_smallest_count(Collective::reduce, "reduce_scatter_gather", 9), 8u);
+  EXPECT_EQ(mpich_smallest_count(Collective::reduce, "reduce_scatter_gather", 1), 1u);
+  EXPECT_EQ(mpich_smallest_count(Collective::allreduce, "recursive_doubling", 6), 1u);
+  EXPECT_EQ(mpich_smallest_count(Collective::broadcast, "scatter_recursive_doubling_allgather", 4), 1u);
 }

@@ -50,7 +50,7 @@ MpichRestrictions mpich_restrictions(Collective c, const std::string& a) {
 }
 
 std::string mpich_restriction_refusal(Collective c, const std::string& a, int ranks, int nodes, int max_ranks_per_node,
-                                      std::size_t min_count, bool in_place) {
+                                      bool in_place) {
   const MpichRestrictions r = mpich_restrictions(c, a);
   const std::string who = "MPICH's " + a + " " + std::string(collective_name(c));
   if (r.in_place_only && !in_place) return who + " runs only in place (--in-place)";
@@ -60,12 +60,11 @@ std::string mpich_restriction_refusal(Collective c, const std::string& a, int ra
            std::to_string(nodes) + " node(s), at most " + std::to_string(max_ranks_per_node) + " rank(s) on one";
   if (r.power_of_two && (ranks & (ranks - 1)) != 0)
     return who + " needs a power-of-two number of ranks, not " + std::to_string(ranks);
-  std::size_t pof2 = 1;
-  while (pof2 * 2 <= static_cast<std::size_t>(ranks)) pof2 *= 2;
-  if (r.count_ge_pof2 && min_count < pof2)
-    return who + " needs at least " + std::to_string(pof2) + " elements per rank on " + std::to_string(ranks) +
-           " ranks; the smallest size has " + std::to_string(min_count) + " (raise --minbytes)";
   return "";
+}
+
+std::size_t mpich_smallest_count(Collective c, const std::string& a, int ranks) {
+  return mpich_restrictions(c, a).count_ge_pof2 ? mpich_pof2(ranks) : 1;
 }
 
 namespace {

@@ -38,11 +38,20 @@ MpichRestrictions mpich_restrictions(Collective c, const std::string& algorithm)
 // communicators): several nodes, one of them with several ranks.
 inline bool mpich_node_hierarchy(int nodes, int max_ranks_per_node) { return nodes > 1 && max_ranks_per_node > 1; }
 
-// Why MPICH cannot run `algorithm` for every call of a run on `ranks` ranks over
-// `nodes` nodes (at most `max_ranks_per_node` on one) whose smallest count per rank is
-// `min_count`, in place or not; "" when it can.
+// MPICH's pof2 (MPL_pof2): the largest power of two at or below `ranks`.
+inline std::size_t mpich_pof2(int ranks) {
+  std::size_t pof2 = 1;
+  while (pof2 * 2 <= static_cast<std::size_t>(ranks)) pof2 *= 2;
+  return pof2;
+}
+
+// Why MPICH cannot run `algorithm` for any call of a run on `ranks` ranks over `nodes`
+// nodes (at most `max_ranks_per_node` on one), in place or not; "" when it can.
 std::string mpich_restriction_refusal(Collective c, const std::string& algorithm, int ranks, int nodes,
-                                      int max_ranks_per_node, std::size_t min_count, bool in_place = false);
+                                      int max_ranks_per_node, bool in_place = false);
+// The smallest count per call MPICH runs `algorithm` with on `ranks` ranks (1 but for
+// count_ge_pof2): a run skips it at the sizes below, rather than at every size.
+std::size_t mpich_smallest_count(Collective c, const std::string& algorithm, int ranks);
 
 // The algorithms of `c` this process can switch MPICH to (empty for another library, or
 // where MPICH's description of the CVAR cannot be read). After MPI_Init.
