@@ -41,7 +41,9 @@
 # ranks take turns on the cores: Open MPI is told to yield when idle, and MPICH's ranks,
 # whose ch4 never yields, get scripts/ucx_yield_when_idle.c preloaded (built here, with
 # gcc, into the cluster's state); otherwise a rank waiting for one that is not running
-# spins until the next 4 ms tick. The rows' interconnect details say which.
+# spins until the next 4 ms tick. The rows' interconnect details say which. Under srun
+# and sbatch, whose task count the script does not see, every step gets the preload and
+# each rank decides (ucx_yield_when_idle=if_oversubscribed; Open MPI's ranks too).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 state_root=/run/collbench-emulate
@@ -396,8 +398,14 @@ slurm_env() {
   [ -f "$state/hosts" ] || die "'$name' is not up; run '$0 up --name $name --hosts H --slurm' first"
   [ -f "$state/slurm/slurm.conf" ] || die "'$name' runs no Slurm; bring it up with --slurm"
   echo "export SLURM_CONF=$state/slurm/slurm.conf"
-  local kv
-  while IFS= read -r kv; do printf 'export %s=%q\n' "${kv%%=*}" "${kv#*=}"; done < <(rank_environment)
+  local kv details=""
+  # srun's steps inherit it, and each rank decides whether its step's tasks outnumber the
+  # cores (scripts/ucx_yield_when_idle.c: MPICH's yield, Open MPI's are told to).
+  if ucx_yield_shim; then
+    printf 'export LD_PRELOAD=%q\n' "$state/ucx_yield_when_idle.so${LD_PRELOAD:+ $LD_PRELOAD}"
+    details="ucx_yield_when_idle=if_oversubscribed"
+  fi
+  while IFS= read -r kv; do printf 'export %s=%q\n' "${kv%%=*}" "${kv#*=}"; done < <(rank_environment "$details")
 }
 
 case "$cmd" in

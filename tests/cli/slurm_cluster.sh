@@ -2,7 +2,8 @@
 # Slurm on three emulated hosts (scripts/emulate_cluster.sh up --slurm): srun runs every
 # command (run, p2p, replay, ps) across them with this tree's MPI (MPICH through
 # --mpi=pmi2, Open MPI through --mpi=pmix), checked and recorded as under mpiexec (hosts,
-# nodes, interconnect column) with Slurm's job in the metadata; two ranks per host
+# nodes, interconnect column) with Slurm's job in the metadata, its ranks yielding when
+# idle where they outnumber the cores (an 8-byte allreduce under 1 ms); two ranks per host
 # make two-rank nodes; sbatch runs a job script; srun without a plugin the library
 # speaks is refused before anything is measured; `down` leaves nothing. Skips (exit 77)
 # where namespaces or Debian's Slurm packages are missing.
@@ -68,6 +69,18 @@ echo "== srun --mpi=$plugin: every command across 3 hosts"
 srun_ -N 3 --ntasks-per-node 1 --mpi=$plugin "$collbench" run -a mpi,ring -b 8 -e 64K -f 64 -w 2 -n 5 \
   --csv "$dir/run.csv" --json "$dir/run.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "srun run exited $?"; }
 check "$dir/run.json" 1
+# 3 ranks on this machine's 2 cores: the ranks must yield when idle, or an 8-byte
+# allreduce takes scheduler ticks (4-7 ms) rather than the link's 0.1 ms.
+python3 - "$dir/run.json" "$(nproc)" <<'PY' || fail "srun's ranks do not yield when idle on oversubscribed hosts"
+import json, sys
+j = json.load(open(sys.argv[1]))
+if j["metadata"]["ranks"] <= int(sys.argv[2]):
+    sys.exit(print("skip: the hosts do not outnumber the cores here") or 0)
+r = next(r for r in j["rows"] if r["algorithm"] == "mpi" and int(r["bytes"]) == 8)
+assert r["p50_us"] < 1000, f'8-byte allreduce p50 {r["p50_us"]:.1f} us'
+assert "ucx_yield_when_idle=if_oversubscribed" in j["metadata"]["interconnect"]["details"], j["metadata"]["interconnect"]
+print(f'ok: {j["metadata"]["ranks"]} ranks on {sys.argv[2]} cores under srun, 8-byte allreduce p50 {r["p50_us"]:.1f} us')
+PY
 srun_ -N 3 --ntasks-per-node 1 --mpi=$plugin "$collbench" p2p -b 1K -e 64K -f 64 -w 2 -n 5 \
   --csv "$dir/p2p.csv" --json "$dir/p2p.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "srun p2p exited $?"; }
 check "$dir/p2p.json" 1
