@@ -165,7 +165,8 @@ void check_switched_algorithms(SweepSpec& s, const Invocation& inv) {
     const std::string needs = "MPICH's " + name + " " + std::string(collective_name(s.collective)) +
                               " needs at least " + std::to_string(smallest) + " elements per rank on " +
                               std::to_string(ranks) + " ranks";
-    if (why.empty() && first == sizes.end()) why = needs + "; the largest size has " + std::to_string(count_at(sizes.back())) + " (raise --maxbytes)";
+    if (why.empty() && first == sizes.end())
+      why = needs + "; the largest size has " + std::to_string(count_at(sizes.back())) + " (raise --maxbytes)";
     if (why.empty()) {
       kept.push_back(a);
       if (first != sizes.begin()) {

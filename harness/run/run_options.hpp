@@ -28,7 +28,7 @@ namespace collbench {
 struct SweepSpec {
   Collective collective = Collective::allreduce;
   std::vector<const AlgorithmEntry*> algorithms;  // resolved; baseline first
-  bool every_library_algorithm = false;          // mpi[all]: leave out what the library cannot run
+  bool every_library_algorithm = false;           // mpi[all]: leave out what the library cannot run
   // Algorithms the library runs only from a count per call on (MPICH's count >= pof2):
   // they have no rows at the sizes below.
   std::map<const AlgorithmEntry*, std::size_t> smallest_count;

@@ -177,9 +177,7 @@ class Sweep {
     allocate(sizes);
   }
 
-  std::string row_name(const AlgorithmEntry* a) const {
-    return result_row_name(*a);
-  }
+  std::string row_name(const AlgorithmEntry* a) const { return result_row_name(*a); }
   const std::string& command() const { return command_; }
   bool probes_links() const { return links_.has_value(); }
   std::int64_t links_wrong() const { return links_wrong_; }
@@ -209,10 +207,10 @@ class Sweep {
     std::vector<std::unique_ptr<PreparedCollective>> prepared;
     for (std::size_t i = 0; i < o_.algorithms.size(); ++i) {
       const AlgorithmEntry* a = o_.algorithms[i];
-      prepared.push_back(runs_at(i, m.count) ? prepare(*a, size_run.call(),
-                                                       a->is_baseline_of("mpi") ? session_.transport : transport_,
-                                                       workspace_, params_)
-                                             : nullptr);
+      prepared.push_back(runs_at(i, m.count)
+                             ? prepare(*a, size_run.call(), a->is_baseline_of("mpi") ? session_.transport : transport_,
+                                       workspace_, params_)
+                             : nullptr);
       m.algorithms[i].runs = prepared.back() != nullptr;
     }
     if (probes_) m.bound = start_bound(m.count);

@@ -133,8 +133,7 @@ TEST(MpichSwitch, RefusesADescriptionItCannotReadWhole) {
 }
 
 TEST(MpichSwitch, RefusesWhatMpichCannotRunForTheCalls) {
-  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 1, 4).find("node hierarchy"),
-            std::string::npos);
+  EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 1, 4).find("node hierarchy"), std::string::npos);
   EXPECT_EQ(mpich_restriction_refusal(Collective::allreduce, "smp", 4, 2, 2), "");
   // One rank on each node: no node communicators, so no hierarchy (tried on 2 emulated hosts).
   EXPECT_NE(mpich_restriction_refusal(Collective::allreduce, "smp", 2, 2, 1), "");
