@@ -32,7 +32,10 @@ __attribute__((constructor)) static void decide(void) {
     if (!v || !*v) continue;
     cpu_set_t cores;
     if (sched_getaffinity(0, sizeof cores, &cores) == 0) yields = atoi(v) > CPU_COUNT(&cores);
-    if (yields) setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+    /* Open MPI's processes only: an MPICH rank's recorded environment stays its own. The
+     * program's libraries are loaded before any constructor runs. */
+    if (yields && dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world"))
+      setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
     return;
   }
 }
