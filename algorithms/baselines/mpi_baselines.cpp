@@ -65,13 +65,29 @@ std::string mpi_switch_unavailable(Collective c) {
 }
 
 std::string mpi_switch_refusal(Collective c, const std::string& algorithm, int ranks, int nodes, int max_ranks_per_node,
-                               bool in_place) {
-  return open_mpi() ? open_mpi_restriction_refusal(c, algorithm, ranks)
+                               bool in_place, std::size_t dtype_bytes) {
+  return open_mpi() ? open_mpi_restriction_refusal(c, algorithm, ranks, dtype_bytes, open_mpi_segment_bytes(c))
                     : mpich_restriction_refusal(c, algorithm, ranks, nodes, max_ranks_per_node, in_place);
 }
 
-std::size_t mpi_switch_smallest_count(Collective c, const std::string& algorithm, int ranks) {
-  return open_mpi() ? 1 : mpich_smallest_count(c, algorithm, ranks);
+SwitchCountLimit mpi_switch_count_limit(Collective c, const std::string& algorithm, int ranks,
+                                        std::size_t dtype_bytes) {
+  std::string who, what;
+  SwitchCountLimit limit;
+  if (open_mpi()) {
+    const OpenMpiFallback f = open_mpi_fallback(c, algorithm, ranks, dtype_bytes, open_mpi_segment_bytes(c));
+    limit.smallest = f.smallest_count;
+    who = "Open MPI's " + std::string(mpi_names(c).open_mpi_name) + " " + algorithm;
+    what = " runs " + f.runs + " below ";
+  } else {
+    limit.smallest = mpich_smallest_count(c, algorithm, ranks);
+    who = "MPICH's " + std::string(collective_name(c)) + " " + algorithm;
+    what = " needs at least ";
+  }
+  if (limit.smallest > 1)
+    limit.below =
+        who + what + std::to_string(limit.smallest) + " elements per call on " + std::to_string(ranks) + " ranks";
+  return limit;
 }
 
 const AlgorithmEntry* mpi_switched_algorithm(Collective c, const std::string& name) {

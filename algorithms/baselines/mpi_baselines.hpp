@@ -24,14 +24,18 @@ std::vector<std::string> mpi_switchable_algorithms(Collective c);
 // Why the library's algorithms of `c` cannot be switched in this run ("" when they can).
 std::string mpi_switch_unavailable(Collective c);
 // Why the library cannot run its `algorithm` of `c` for any call of a run on `ranks`
-// ranks over `nodes` nodes (at most `max_ranks_per_node` on one), in place or not; ""
-// when it can.
+// ranks over `nodes` nodes (at most `max_ranks_per_node` on one), in place or not, with
+// elements of `dtype_bytes`; "" when it can.
 std::string mpi_switch_refusal(Collective c, const std::string& algorithm, int ranks, int nodes, int max_ranks_per_node,
-                               bool in_place);
-// The smallest count per call the library runs its `algorithm` of `c` with on `ranks`
-// ranks: a run has no rows of it at the sizes below (MPICH's reduce_scatter_allgather
-// needs count >= pof2; Open MPI's run another algorithm by themselves below such counts,
-// e.g. rabenseifner a basic linear one, so 1).
-std::size_t mpi_switch_smallest_count(Collective c, const std::string& algorithm, int ranks);
+                               bool in_place, std::size_t dtype_bytes);
+// The smallest count per call at which the library runs its `algorithm` of `c` on `ranks`
+// ranks (1: every count), and what happens below it: MPICH's reduce_scatter_allgather
+// cannot run (count >= pof2), Open MPI's ring runs recursive doubling by itself. A run
+// has no rows of the algorithm at the sizes below.
+struct SwitchCountLimit {
+  std::size_t smallest = 1;
+  std::string below;  // e.g. "Open MPI's allreduce ring runs recursive_doubling below 4 elements per call on 4 ranks"
+};
+SwitchCountLimit mpi_switch_count_limit(Collective c, const std::string& algorithm, int ranks, std::size_t dtype_bytes);
 
 }  // namespace collbench

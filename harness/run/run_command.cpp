@@ -104,7 +104,7 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
                   {"ranks_per_node", ranks_per_node}};
   if (!s.smallest_count.empty()) {
     nlohmann::json& from = m["options"]["algorithms_from_count"];
-    for (const auto& [a, count] : s.smallest_count) from[a->name] = count;
+    for (const auto& [a, count] : s.smallest_count) from[result_row_name(*a)] = count;
   }
   m["definitions"] = {
       {"algorithms_from_count",
@@ -136,10 +136,48 @@ void add_sweep_metadata(nlohmann::json& m, const SweepSpec& s, int ranks_per_nod
 
 namespace {
 
+// Where the library runs its own algorithm `name` as row `a` in this run: "" when it runs
+// it at some size of the run, and then, where it runs it only from some count on (below it
+// MPICH cannot, Open MPI runs another by itself), the row is measured from the first size
+// where it does, with a note; else why not.
+struct LibraryAlgorithmSizes {
+  SweepSpec& s;
+  const Invocation& inv;
+  int ranks = 1;
+  Topology nodes;
+  std::vector<std::size_t> sizes;
+
+  LibraryAlgorithmSizes(SweepSpec& spec, const Invocation& invocation)
+      : s(spec),
+        inv(invocation),
+        nodes(discover_topology(invocation.comm, 0)),
+        sizes(sweep_sizes(spec.sizes.min_bytes, spec.sizes.max_bytes, spec.sizes.step_factor, dtype_size(spec.dtype))) {
+    MPI_Comm_size(inv.comm, &ranks);
+  }
+
+  std::string limit(const AlgorithmEntry* a, const std::string& name) {
+    auto count_at = [&](std::size_t bytes) { return sweep_count(s, bytes, ranks); };
+    std::string why = mpi_switch_refusal(s.collective, name, ranks, nodes.nodes, nodes.max_ranks_per_node, s.in_place,
+                                         dtype_size(s.dtype));
+    if (!why.empty()) return why;
+    const SwitchCountLimit limit = mpi_switch_count_limit(s.collective, name, ranks, dtype_size(s.dtype));
+    const auto first =
+        std::find_if(sizes.begin(), sizes.end(), [&](std::size_t b) { return count_at(b) >= limit.smallest; });
+    if (first == sizes.end())
+      return limit.below + "; the largest size has " + std::to_string(count_at(sizes.back())) + " (raise --maxbytes)";
+    if (first != sizes.begin()) {
+      s.smallest_count[a] = limit.smallest;
+      if (inv.rank == 0)
+        std::printf("# note: %s has rows from %zu bytes on only: %s\n", result_row_name(*a).c_str(), *first,
+                    limit.below.c_str());
+    }
+    return "";
+  }
+};
+
 // The library's algorithms switched in the run (mpi[NAME]): refused where the environment
 // already forces one (the plain mpi row would switch it back), or where the library cannot
-// serve the run's calls with one (mpi[all] leaves such an algorithm out, with a note). One
-// that the library runs only from some count on is measured from the first size it can run.
+// serve the run's calls with one (mpi[all] leaves such an algorithm out, with a note).
 void check_switched_algorithms(SweepSpec& s, const Invocation& inv) {
   auto switched = [](const AlgorithmEntry* a) { return a->is_baseline_of("mpi") && a->name != "mpi"; };
   if (std::none_of(s.algorithms.begin(), s.algorithms.end(), switched)) return;
@@ -147,40 +185,34 @@ void check_switched_algorithms(SweepSpec& s, const Invocation& inv) {
     throw RunError(f.setting +
                    " already forces the library's algorithm; mpi[NAME] rows switch it inside the run: "
                    "unset it, or run the plain mpi row alone");
-  int ranks = 1;
-  MPI_Comm_size(inv.comm, &ranks);
-  const Topology nodes = discover_topology(inv.comm, 0);
-  const auto sizes = sweep_sizes(s.sizes.min_bytes, s.sizes.max_bytes, s.sizes.step_factor, dtype_size(s.dtype));
-  auto count_at = [&](std::size_t bytes) { return sweep_count(s, bytes, ranks); };
+  LibraryAlgorithmSizes where(s, inv);
   std::vector<const AlgorithmEntry*> kept;
   for (const AlgorithmEntry* a : s.algorithms) {
     if (!switched(a)) {
       kept.push_back(a);
       continue;
     }
-    const std::string name = a->name.substr(4, a->name.size() - 5);
-    std::string why = mpi_switch_refusal(s.collective, name, ranks, nodes.nodes, nodes.max_ranks_per_node, s.in_place);
-    const std::size_t smallest = mpi_switch_smallest_count(s.collective, name, ranks);
-    const auto first = std::find_if(sizes.begin(), sizes.end(), [&](std::size_t b) { return count_at(b) >= smallest; });
-    const std::string needs = "MPICH's " + name + " " + std::string(collective_name(s.collective)) +
-                              " needs at least " + std::to_string(smallest) + " elements per rank on " +
-                              std::to_string(ranks) + " ranks";
-    if (why.empty() && first == sizes.end())
-      why = needs + "; the largest size has " + std::to_string(count_at(sizes.back())) + " (raise --maxbytes)";
-    if (why.empty()) {
+    const std::string why = where.limit(a, a->name.substr(4, a->name.size() - 5));
+    if (why.empty())
       kept.push_back(a);
-      if (first != sizes.begin()) {
-        s.smallest_count[a] = smallest;
-        if (inv.rank == 0)
-          std::printf("# note: %s has rows from %zu bytes on only: %s\n", a->name.c_str(), *first, needs.c_str());
-      }
-    } else if (!s.every_library_algorithm) {
+    else if (!s.every_library_algorithm)
       throw RunError(why);
-    } else if (inv.rank == 0) {
+    else if (inv.rank == 0)
       std::printf("# note: mpi[all] leaves out %s: %s\n", a->name.c_str(), why.c_str());
-    }
   }
   s.algorithms = kept;
+}
+
+// The plain mpi row where the environment forces the library's algorithm (mpi[NAME]):
+// refused where the library cannot run it for the run's calls, and measured from the
+// first size where it runs it, as a switched one.
+void limit_forced_algorithm(SweepSpec& s, const Invocation& inv) {
+  const ForcedAlgorithm& f = forced_mpi_algorithm(s.collective);
+  const auto mpi = std::find_if(s.algorithms.begin(), s.algorithms.end(),
+                                [](const AlgorithmEntry* a) { return a->is_baseline_of("mpi") && a->name == "mpi"; });
+  if (f.algorithm.empty() || mpi == s.algorithms.end()) return;
+  LibraryAlgorithmSizes where(s, inv);
+  if (const std::string why = where.limit(*mpi, f.algorithm); !why.empty()) throw RunError(f.setting + ": " + why);
 }
 
 }  // namespace
@@ -195,6 +227,7 @@ int run_command(RunOptions o, const Invocation& inv) {
     throw RunError(f.refused);
   Session session(*inv.registry, inv.comm, o.ranks_per_node);
   check_switched_algorithms(o.sweep, inv);
+  limit_forced_algorithm(o.sweep, inv);
   const OpenTransport opened = open_transport(s.transport, session.transport, inv);
   Transport& references = *opened.transport;
   nlohmann::json metadata = collect_metadata(inv, session);

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Open MPI's own algorithms switched inside one run (-a mpi[NAME], mpi[all]; each on a
 # communicator made to run it, with coll_tuned_use_dynamic_rules set at launch): every
-# algorithm gets its own checked rows, two_proc is left out (with a note) or refused
-# beyond 2 ranks, and without dynamic rules, or beside a rules file (which Open MPI 4.1
-# lets win over a switched algorithm), a switch is refused with the reason (exit 2).
+# algorithm gets its own checked rows; one Open MPI would replace by another at every
+# size of the run is left out (with a note) or refused: two_proc beyond 2 ranks,
+# allgather's recursive_doubling (bruck) and neighbor (ring) on 3, segmented_ring
+# allreduce without a segment size (ring); one it replaces below some count per call
+# (ring allreduce: recursive doubling below one element per rank) has rows from the first
+# size where it runs itself; and without dynamic rules, or beside a rules file (which
+# Open MPI 4.1 lets win over a switched algorithm), a switch is refused (exit 2).
 # That a duplicate runs its algorithm: tests/mpi/library_switch_test.cpp.
 # usage: open_mpi_switched.sh MPIEXEC COLLBENCH
 set -u
@@ -20,11 +24,42 @@ python3 -c '
 import json
 rows = json.load(open("all.json"))["rows"]
 names = sorted({r["algorithm"] for r in rows})
-want = ["mpi"] + ["mpi[%s]" % a for a in ("bruck", "linear", "neighbor", "recursive_doubling", "ring")]
+want = ["mpi"] + ["mpi[%s]" % a for a in ("bruck", "linear", "ring")]
 assert names == want, names
 assert all(int(r["errors"]) == 0 for r in rows), "wrong elements"
 print("ok: rows of", ", ".join(names))' || fail "rows of mpi[all]"
 grep -q "mpi\[all\] leaves out mpi\[two_proc\]: .*exactly 2 ranks, not 3" all.out || fail "no note for two_proc"
+grep -q "mpi\[all\] leaves out mpi\[recursive_doubling\]: .*runs bruck on 3 ranks" all.out ||
+  fail "no note for recursive_doubling"
+grep -q "mpi\[all\] leaves out mpi\[neighbor\]: .*runs ring on 3 ranks" all.out || fail "no note for neighbor"
+
+# allreduce on 3 ranks, 4-64 bytes: ring from 3 floats (16 B), rabenseifner from 2 (8 B),
+# segmented_ring left out without a segment size and from 3 x 4 floats (64 B) with 16 bytes.
+"$mpiexec" -n 3 "$collbench" run -c allreduce -a 'mpi[all]' -b 4 -e 64 -f 2 -n 3 -w 1 --json ar.json \
+  >ar.out 2>&1 </dev/null || { cat ar.out; fail "allreduce mpi[all]"; }
+env OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize=16 "$mpiexec" -n 3 "$collbench" run -c allreduce \
+  -a 'mpi[segmented_ring]' -b 4 -e 64 -f 2 -n 3 -w 1 --json seg.json >seg.out 2>&1 </dev/null ||
+  { cat seg.out; fail "segmented_ring with 16-byte segments"; }
+python3 -c '
+import json
+def sizes(path, name):
+    return sorted(int(r["bytes"]) for r in json.load(open(path))["rows"] if r["algorithm"] == name)
+doc = json.load(open("ar.json"))
+assert sizes("ar.json", "mpi[ring]") == [16, 32, 64], sizes("ar.json", "mpi[ring]")
+assert sizes("ar.json", "mpi[rabenseifner]") == [8, 16, 32, 64], sizes("ar.json", "mpi[rabenseifner]")
+assert sizes("ar.json", "mpi[recursive_doubling]") == [4, 8, 16, 32, 64]
+assert sizes("ar.json", "mpi[segmented_ring]") == []
+assert doc["metadata"]["options"]["algorithms_from_count"] == {"mpi[rabenseifner]": 2, "mpi[ring]": 3}
+assert sizes("seg.json", "mpi[segmented_ring]") == [64], sizes("seg.json", "mpi[segmented_ring]")
+assert all(int(r["errors"]) == 0 for p in ("ar.json", "seg.json") for r in json.load(open(p))["rows"])
+print("ok: ring from 16 B, rabenseifner from 8 B, segmented_ring from 64 B with 16-byte segments")' ||
+  fail "allreduce rows from the counts Open MPI runs them at"
+grep -q "mpi\[ring\] has rows from 16 bytes on only: Open MPI.s allreduce ring runs recursive_doubling below 3 elements" \
+  ar.out || fail "no note for ring"
+grep -q "mpi\[all\] leaves out mpi\[segmented_ring\]: .*segment size of 0 bytes" ar.out ||
+  fail "no note for segmented_ring"
+refused "segmented_ring without a segment size" "OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize" \
+  "$mpiexec" -n 3 "$collbench" run -c allreduce -a 'mpi[segmented_ring]' -b 4 -e 64 -n 2 -w 1
 refused "mpi[two_proc] on 3 ranks" "two_proc runs on exactly 2 ranks" \
   "$mpiexec" -n 3 "$collbench" run -c allgather -a 'mpi[two_proc]' "${sweep[@]}"
 printf '1\n2\n1\n0\n1\n0\n1\n0 0 0 0\n' >rules.conf  # allreduce (2) on 1 rank: 0 bytes up, alg 0

@@ -3,6 +3,7 @@
 #include "collectives/transport/mpi/clean_finalize.hpp"
 #include "collectives/transport/mpi/library.hpp"
 #include "collectives/transport/mpi/mpich_switch.hpp"
+#include "collectives/transport/mpi/open_mpi_switch.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -160,4 +161,42 @@ TEST(MpichSwitch, SmallestCountIsThePowerOfTwoBelowTheRanksForCountRestrictedAlg
   EXPECT_EQ(mpich_smallest_count(Collective::reduce, "reduce_scatter_gather", 1), 1u);
   EXPECT_EQ(mpich_smallest_count(Collective::allreduce, "recursive_doubling", 6), 1u);
   EXPECT_EQ(mpich_smallest_count(Collective::broadcast, "scatter_recursive_doubling_allgather", 4), 1u);
+}
+
+// Open MPI 4.1's coll/base falls back by itself below these counts (coll_base_<coll>.c).
+TEST(OpenMpiSwitch, FallbackCountsAreWhereCollBaseRunsTheForcedAlgorithm) {
+  auto smallest = [](Collective c, const char* a, int ranks, std::size_t segment = 0) {
+    return open_mpi_fallback(c, a, ranks, 4, segment).smallest_count;
+  };
+  EXPECT_EQ(open_mpi_fallback(Collective::allreduce, "ring", 3, 4, 0).runs, "recursive_doubling");
+  EXPECT_EQ(smallest(Collective::allreduce, "ring", 3), 3u);          // count < size
+  EXPECT_EQ(smallest(Collective::allreduce, "rabenseifner", 6), 4u);  // count < flp2(size)
+  EXPECT_EQ(smallest(Collective::reduce, "rabenseifner", 6), 4u);
+  // count < size * segcount, segcount the segment's floats rounded to the nearer: 1 KiB on 4 ranks.
+  EXPECT_EQ(smallest(Collective::allreduce, "segmented_ring", 4, 1024), 1024u);
+  EXPECT_EQ(smallest(Collective::allreduce, "segmented_ring", 4, 1026), 1024u);
+  EXPECT_EQ(smallest(Collective::allreduce, "segmented_ring", 4, 1027), 1028u);
+  EXPECT_EQ(smallest(Collective::broadcast, "scatter_allgather_ring", 4), 4u);
+  EXPECT_EQ(open_mpi_fallback(Collective::broadcast, "scatter_allgather", 4, 4, 0).runs, "basic_linear");
+  // Each half must hold a segment: 2 elements unsegmented, 2 x 3 floats with 9-byte segments.
+  EXPECT_EQ(smallest(Collective::broadcast, "split_binary_tree", 4), 2u);
+  EXPECT_EQ(smallest(Collective::broadcast, "split_binary_tree", 4, 9), 6u);
+  EXPECT_EQ(smallest(Collective::allreduce, "recursive_doubling", 5), 1u);
+  EXPECT_EQ(open_mpi_fallback(Collective::broadcast, "binomial", 5, 4, 0).runs, "");
+}
+
+TEST(OpenMpiSwitch, RefusesWhereOpenMpiRunsAnotherAlgorithmAtEveryCount) {
+  auto why = [](Collective c, const char* a, int ranks, std::size_t segment = 0) {
+    return open_mpi_restriction_refusal(c, a, ranks, 4, segment);
+  };
+  EXPECT_NE(why(Collective::allgather, "recursive_doubling", 3).find("runs bruck"), std::string::npos);
+  EXPECT_EQ(why(Collective::allgather, "recursive_doubling", 4), "");
+  EXPECT_NE(why(Collective::allgather, "neighbor", 3).find("runs ring"), std::string::npos);
+  EXPECT_EQ(why(Collective::allgather, "neighbor", 6), "");
+  // A segment below one float: Open MPI's ring at every count.
+  EXPECT_NE(why(Collective::allreduce, "segmented_ring", 4).find("OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize"),
+            std::string::npos);
+  EXPECT_NE(why(Collective::allreduce, "segmented_ring", 4, 3), "");
+  EXPECT_EQ(why(Collective::allreduce, "segmented_ring", 4, 4), "");
+  EXPECT_NE(why(Collective::alltoall, "two_proc", 3), "");
 }

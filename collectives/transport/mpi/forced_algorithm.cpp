@@ -157,7 +157,8 @@ ForcedAlgorithm open_mpi_forced(Collective c) {
   }
   f.cautions.push_back(
       "Open MPI cannot be made to fail instead of falling back: its algorithms switch to another "
-      "internally for some sizes (e.g. ring allreduce below one element per rank)");
+      "internally for some sizes (e.g. ring allreduce below one element per rank); the sizes where "
+      "Open MPI 4.1 does so are left out");
   return f;
 }
 

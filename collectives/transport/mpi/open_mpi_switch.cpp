@@ -1,5 +1,6 @@
 #include "collectives/transport/mpi/open_mpi_switch.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -7,6 +8,7 @@
 #include "collectives/transport/mpi/forced_algorithm.hpp"
 #include "collectives/transport/mpi/library.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
+#include "collectives/transport/mpi/mpich_switch.hpp"
 #include "collectives/transport/mpi/tool_interface.hpp"
 
 namespace collbench {
@@ -23,6 +25,12 @@ std::map<long long, std::string> choices(Collective c) {
 }
 
 }  // namespace
+
+std::size_t open_mpi_segment_bytes(Collective c) {
+  const std::string var = open_mpi_algorithm_variable(c) + "_segmentsize";
+  const auto vars = read_control_variables({var});
+  return vars.count(var) && vars.at(var).number > 0 ? static_cast<std::size_t>(vars.at(var).number) : 0;
+}
 
 std::string open_mpi_switch_unavailable(Collective c) {
   if (mpi_library().family != MpiFamily::open_mpi) return "not Open MPI";
@@ -52,11 +60,39 @@ std::optional<int> open_mpi_algorithm_value(Collective c, const std::string& alg
   return std::nullopt;
 }
 
-std::string open_mpi_restriction_refusal(Collective c, const std::string& algorithm, int ranks) {
+std::string open_mpi_restriction_refusal(Collective c, const std::string& algorithm, int ranks, std::size_t dtype_bytes,
+                                         std::size_t segment_bytes) {
+  const std::string who = "Open MPI's " + std::string(mpi_names(c).open_mpi_name) + " " + algorithm;
   if (algorithm == "two_proc" && ranks != 2 && (c == Collective::allgather || c == Collective::alltoall))
-    return "Open MPI's " + std::string(mpi_names(c).open_mpi_name) + " two_proc runs on exactly 2 ranks, not " +
-           std::to_string(ranks);
+    return who + " runs on exactly 2 ranks, not " + std::to_string(ranks);
+  if (c == Collective::allgather && algorithm == "recursive_doubling" && (ranks & (ranks - 1)) != 0)
+    return who + " runs bruck on " + std::to_string(ranks) + " ranks (a power of two only)";
+  if (c == Collective::allgather && algorithm == "neighbor" && ranks % 2 != 0)
+    return who + " runs ring on " + std::to_string(ranks) + " ranks (an even number only)";
+  if (c == Collective::allreduce && algorithm == "segmented_ring" && segment_bytes < dtype_bytes)
+    return who + " runs ring at every count with a segment size of " + std::to_string(segment_bytes) +
+           " bytes: set OMPI_MCA_" + open_mpi_algorithm_variable(c) + "_segmentsize to the bytes of a segment";
   return "";
+}
+
+OpenMpiFallback open_mpi_fallback(Collective c, const std::string& algorithm, int ranks, std::size_t dtype_bytes,
+                                  std::size_t segment_bytes) {
+  const auto n = static_cast<std::size_t>(ranks);
+  const std::size_t t = std::max<std::size_t>(dtype_bytes, 1), s = segment_bytes;
+  if (c == Collective::allreduce) {
+    if (algorithm == "ring") return {n, "recursive_doubling"};
+    // Open MPI's flp2(comm_size) is MPICH's pof2.
+    if (algorithm == "rabenseifner") return {mpich_pof2(ranks), "basic_linear"};
+    // COLL_BASE_COMPUTED_SEGCOUNT rounds to the nearer element; below ranks segments, ring.
+    if (algorithm == "segmented_ring" && s >= t) return {n * (s / t + (s % t > t / 2 ? 1 : 0)), "ring"};
+  }
+  if (c == Collective::broadcast) {
+    if (algorithm == "scatter_allgather" || algorithm == "scatter_allgather_ring") return {n, "basic_linear"};
+    // Both halves of the message must hold a segment (at least one element).
+    if (algorithm == "split_binary_tree") return {2 * std::max<std::size_t>(1, (s + t - 1) / t), "chain"};
+  }
+  if (c == Collective::reduce && algorithm == "rabenseifner") return {mpich_pof2(ranks), "linear"};
+  return {};
 }
 
 MPI_Comm open_mpi_switched_comm(Collective c, int value, MPI_Comm comm) {

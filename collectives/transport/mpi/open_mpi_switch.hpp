@@ -8,6 +8,7 @@
 // over a forced algorithm, so there is no switching beside one.
 #include <mpi.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,10 +25,28 @@ std::string open_mpi_switch_unavailable(Collective c);
 std::vector<std::string> open_mpi_switchable_algorithms(Collective c);
 std::optional<int> open_mpi_algorithm_value(Collective c, const std::string& algorithm);
 
-// Why Open MPI cannot run `algorithm` of `c` on `ranks` ranks where it would not say so
-// itself (two_proc: exactly 2 ranks; its alltoall does not check and talks to rank ^ 1);
-// "" when it can.
-std::string open_mpi_restriction_refusal(Collective c, const std::string& algorithm, int ranks);
+// The segment size in bytes coll/tuned gives `c`'s forced algorithms
+// (coll_tuned_<coll>_algorithm_segmentsize; 0: none, and outside MPI). After MPI_Init.
+std::size_t open_mpi_segment_bytes(Collective c);
+
+// Why Open MPI cannot run `algorithm` of `c` on `ranks` ranks (elements of
+// `dtype_bytes`, segments of `segment_bytes`), where it would not say so itself: two_proc needs exactly 2 ranks (its
+// alltoall does not check and talks to rank ^ 1); allgather recursive_doubling runs bruck
+// off a power of two, neighbor runs ring on an odd count; segmented_ring allreduce with a
+// segment size below one element runs ring at every count. "" when it can.
+std::string open_mpi_restriction_refusal(Collective c, const std::string& algorithm, int ranks, std::size_t dtype_bytes,
+                                         std::size_t segment_bytes);
+
+// Where Open MPI 4.1's coll/base runs another algorithm than the one forced, by itself
+// and silently, for calls of fewer elements than `smallest_count` (read in
+// ompi/mca/coll/base/coll_base_<coll>.c), with elements of `dtype_bytes` and segments of
+// `segment_bytes`: what it runs then (`runs`, "" where it runs `algorithm` at every count).
+struct OpenMpiFallback {
+  std::size_t smallest_count = 1;
+  std::string runs;
+};
+OpenMpiFallback open_mpi_fallback(Collective c, const std::string& algorithm, int ranks, std::size_t dtype_bytes,
+                                  std::size_t segment_bytes);
 
 // A duplicate of `comm` on which coll/tuned runs algorithm `value` of `c`; made once per
 // collective, value and communicator, collectively (every rank asks in the same order).
