@@ -74,7 +74,7 @@ def choices(outdir):
     if not os.path.exists(path):
         return out
     line_re = re.compile(r"^(\w+), (\d+) ranks, (\d+) B: default \S+ us(?: \(the library's ([\w-]+)\))?.*? us: "
-                         r"(default kept|[\w-]+) \(")
+                         r"(default kept|[\w:=-]+) \(")
     with open(path) as f:
         for line in f:
             m = line_re.match(line)

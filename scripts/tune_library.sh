@@ -27,7 +27,10 @@
 #              sizes to measure and judge at, each from 2 to the job's ranks, default the
 #              job's: NP, or HOSTS; a smaller one runs on the job's first ranks, its files
 #              named COLLECTIVE-Kranks, or ranks-K/ where one launch per algorithm);
-#              HOSTS=H PROFILE=P: on H emulated hosts, one rank each, their links shaped as
+#              SEGMENTS (Open MPI: segment sizes, e.g. "8K,64K", each algorithm that takes a
+#              segment measured once more per size as mpi[NAME:seg=BYTES], so the file
+#              chooses the segment too; the plain mpi[NAME] keeps coll/tuned's, 0 unless
+#              set); HOSTS=H PROFILE=P: on H emulated hosts, one rank each, their links shaped as
 #              P (scripts/emulate_cluster.sh profiles; root; either library), up for the
 #              run and taken down at its end.
 set -euo pipefail
@@ -59,10 +62,24 @@ comm_sizes=$(for k in ${COMM_SIZES:-$np}; do
     { echo "$0: COMM_SIZES: '$k' is not a communicator size from 2 to the job's $np ranks" >&2; exit 2; }
   echo "$k"
 done | sort -nu) || exit 2
-mkdir -p "$out/evaluate"
-scripts/machine_facts.sh >"$out/machine.txt"
+# Open MPI switches its algorithms in a run only with this set at launch (MPI_T cannot).
+export OMPI_MCA_coll_tuned_use_dynamic_rules=1
 # shellcheck disable=SC2086
 launch() { "$mpiexec" ${MPIEXEC_ARGS:-} "$@"; }
+# Segments are switched inside a run too: beside every algorithm, or not at all.
+segments=()
+if [ -n "${SEGMENTS:-}" ]; then
+  segmented=$(launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
+import json, sys
+print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].items() if a.get("segmented")))')
+  for coll in $collectives; do
+    [[ " $segmented " == *" $coll "* ]] ||
+      { echo "$0: SEGMENTS: none of $coll's algorithms is switched with a segment of its own here" >&2; exit 2; }
+  done
+  segments=(--mpi-segments "$SEGMENTS")
+fi
+mkdir -p "$out/evaluate"
+scripts/machine_facts.sh >"$out/machine.txt"
 # launch_all K COMMAND...: collbench on the first K ranks of the job (on the emulated hosts
 # where asked).
 launch_all() {
@@ -81,8 +98,6 @@ if [ -n "${HOSTS:-}" ]; then
   scripts/emulate_cluster.sh up --name "$cluster" --hosts "$HOSTS" --profile "${PROFILE:?PROFILE with HOSTS}" |
     tee "$out/emulator.txt"
 fi
-# Open MPI switches its algorithms in a run only with this set at launch (MPI_T cannot).
-export OMPI_MCA_coll_tuned_use_dynamic_rules=1
 # The collectives whose algorithms the library can switch inside one run.
 switchable_collectives() {
   launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
@@ -110,7 +125,8 @@ measure() {
   shift 3
   if switches "$coll"; then
     mkdir -p "$dir"
-    launch_all "$k" "$collbench" run -c "$coll" -a 'mpi,mpi[all]' --csv "$dir/$coll$(suffix "$k").csv" "$@" \
+    launch_all "$k" "$collbench" run -c "$coll" -a 'mpi,mpi[all]' "${segments[@]}" \
+      --csv "$dir/$coll$(suffix "$k").csv" "$@" \
       </dev/null || echo "$0: the run of $coll on $k ranks in $dir failed (kept what it measured)" >&2
   elif [ -n "${HOSTS:-}" ]; then
     echo "$0: $coll: the library cannot switch its algorithms in a run, which emulated hosts need here" >&2
@@ -161,7 +177,7 @@ for r in $(seq 1 "$rounds"); do
     fi
     for k in $comm_sizes; do
       if switches "$coll"; then
-        launch_all "$k" "$collbench" run -c "$coll" -a "mpi,mpi[all]$yard" \
+        launch_all "$k" "$collbench" run -c "$coll" -a "mpi,mpi[all]$yard" "${segments[@]}" \
           --csv "$dir/parts/$coll-default$(suffix "$k").csv" "$@" </dev/null ||
           echo "$0: the default run of $coll on $k ranks in round $r failed (kept what it measured)" >&2
       else

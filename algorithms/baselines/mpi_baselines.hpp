@@ -1,6 +1,7 @@
 #pragma once
 // The MPI library's own collectives as the `mpi` algorithm of each collective, and
-// MPICH's own algorithms as `mpi[NAME]`, switched inside the run.
+// MPICH's and Open MPI's own algorithms as `mpi[NAME]`, switched inside the run (Open
+// MPI's that take a segment also as `mpi[NAME:seg=BYTES]`, with a segment of their own).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -19,8 +20,10 @@ void register_mpi_baselines(Registry& registry);
 // (open_mpi_switch.hpp). nullptr when this library cannot switch to NAME in a process.
 // Not in the registry: a run names them (-a mpi[NAME], mpi[all]). After MPI_Init.
 const AlgorithmEntry* mpi_switched_algorithm(Collective c, const std::string& name);
-// The names mpi_switched_algorithm takes for `c` (empty when the library cannot switch).
+// The names mpi_switched_algorithm takes for `c` (empty when the library cannot switch),
+// and those of them that take a segment (Open MPI's: NAME:seg=BYTES too).
 std::vector<std::string> mpi_switchable_algorithms(Collective c);
+std::vector<std::string> mpi_segmented_algorithms(Collective c);
 // Why the library's algorithms of `c` cannot be switched in this run ("" when they can).
 std::string mpi_switch_unavailable(Collective c);
 // Why the library cannot run its `algorithm` of `c` for any call of a run on `ranks`
@@ -30,8 +33,9 @@ std::string mpi_switch_refusal(Collective c, const std::string& algorithm, int r
                                bool in_place, std::size_t dtype_bytes);
 // The smallest count per call at which the library runs its `algorithm` of `c` on `ranks`
 // ranks (1: every count), and what happens below it: MPICH's reduce_scatter_allgather
-// cannot run (count >= pof2), Open MPI's ring runs recursive doubling by itself. A run
-// has no rows of the algorithm at the sizes below.
+// cannot run (count >= pof2), Open MPI's ring runs recursive doubling by itself, and an
+// Open MPI NAME:seg=BYTES of one segment is NAME unsegmented. A run has no rows of the
+// algorithm at the sizes below.
 struct SwitchCountLimit {
   std::size_t smallest = 1;
   std::string below;  // e.g. "Open MPI's allreduce ring runs recursive_doubling below 4 elements per call on 4 ranks"

@@ -52,6 +52,9 @@ void print_text(const Registry& registry) {
     std::printf("             with %s\n", join(choices.settings, std::identity{}, " ").c_str());
     if (!mpi_switchable_algorithms(c).empty())
       std::printf("             or in one run, interleaved with the default: -a 'mpi,mpi[all]' or mpi[NAME]\n");
+    if (const std::vector<std::string> seg = mpi_segmented_algorithms(c); !seg.empty())
+      std::printf("             with a segment of their own (mpi[NAME:seg=BYTES], --mpi-segments): %s\n",
+                  join(seg, std::identity{}, " ").c_str());
   }
 }
 
@@ -83,6 +86,7 @@ nlohmann::json as_json(const Registry& registry) {
     // with the value the library holds now: how the switch's reading of MPICH is checked.
     entry["switchable"] = mpi_switchable_algorithms(c);
     if (entry["switchable"].empty()) entry["switch_unavailable"] = mpi_switch_unavailable(c);
+    entry["segmented"] = mpi_segmented_algorithms(c);  // switched with a segment of their own
     const std::string cvar(mpi_names(c).mpich_algorithm_cvar);
     if (const auto vars = read_control_variables({cvar}); vars.count(cvar) && !entry["switchable"].empty())
       entry["selected_value"] = vars.at(cvar).number;

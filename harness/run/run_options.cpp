@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
 
 #include "algorithms/baselines/mpi_baselines.hpp"
 #include "collectives/names.hpp"
+#include "collectives/transport/mpi/library.hpp"
+#include "collectives/transport/mpi/open_mpi_switch.hpp"
 #include "harness/common/lists.hpp"
 #include "harness/common/numeric_flags.hpp"
 #include "harness/common/request_limits.hpp"
@@ -80,6 +83,9 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   run.add_option("--segment-size", f.segment,
                  "Pipeline segment of pipelined algorithms (K/M suffixes; "
                  "default: each algorithm's own, see 'collbench list')");
+  run.add_option("--mpi-segments", f.mpi_segments,
+                 "Comma-separated segment sizes (K/M suffixes): each of Open MPI's algorithms in -a that takes a "
+                 "segment (mpi[all], mpi[NAME]) once more per size, as mpi[NAME:seg=BYTES]");
   run.add_option("--ranks-per-node", f.parsed.ranks_per_node,
                  "Emulate nodes of this many consecutive ranks for "
                  "hierarchical algorithms (default: real nodes, "
@@ -160,6 +166,43 @@ void resolve_names(SweepSpec& s, const RunFlags& f, bool ps) {
   s.reps.iters = parse_count_or_auto(f.iters, "--iters", 1);
 }
 
+// mpi[NAME:seg=64K] as the row is named, mpi[NAME:seg=65536]; any other name as it is.
+std::string segment_in_bytes(const std::string& item) {
+  const std::size_t at = item.find(":seg=");
+  if (item.rfind("mpi[", 0) != 0 || item.back() != ']' || at == std::string::npos) return item;
+  const std::string text = item.substr(at + 5, item.size() - at - 6);
+  return "mpi[" + segmented_name(item.substr(4, at - 4), parse_size(text)) + "]";
+}
+
+// --mpi-segments: after each mpi[NAME] whose algorithm takes a segment, mpi[NAME:seg=B]
+// for each listed B (the plain row keeps the library's segment size).
+void add_segmented_rows(std::vector<std::string>& items, Collective c, const RunFlags& f, std::size_t elem) {
+  if (f.mpi_segments.empty()) return;
+  std::vector<std::size_t> segments;
+  for (const std::string& text : split_list(f.mpi_segments)) {
+    segments.push_back(parse_size(text));
+    if (segments.back() == 0 || segments.back() % elem != 0)
+      throw std::invalid_argument("--mpi-segments " + text + " is not a whole number of " + f.dtype + " elements");
+  }
+  const std::vector<std::string> takes = mpi_segmented_algorithms(c);
+  std::vector<std::string> out;
+  for (const std::string& item : items) {
+    out.push_back(item);
+    for (const std::string& a : takes)
+      if (item == "mpi[" + a + "]")
+        for (std::size_t b : segments) out.push_back("mpi[" + segmented_name(a, b) + "]");
+  }
+  if (out.size() == items.size())
+    throw std::invalid_argument(
+        "--mpi-segments adds rows to the library's algorithms that take a segment, switched in the run (-a mpi[all] "
+        "or mpi[NAME]), and -a names none of " +
+        (!takes.empty()                       ? join(takes, std::identity{}, ", ")
+         : !mpi_switch_unavailable(c).empty() ? f.collective + "'s (" + mpi_switch_unavailable(c) + ")"
+                                              : f.collective + "'s (" + mpi_library().summary +
+                                                    " switches none with a segment of its own; Open MPI does)"));
+  items = out;
+}
+
 // Sets s.algorithms, and s.every_library_algorithm where the list names mpi[all].
 void resolve_algorithms(SweepSpec& s, const RunFlags& f, const Registry& registry, bool ps) {
   const Collective c = s.collective;
@@ -171,17 +214,18 @@ void resolve_algorithms(SweepSpec& s, const RunFlags& f, const Registry& registr
   }
   // mpi[NAME]: the library's own algorithm, switched to inside the run; mpi[all]: each.
   const std::vector<std::string> library = mpi_switchable_algorithms(c);
-  std::string names;
+  std::vector<std::string> items;
   for (const std::string& item : split_list(f.algorithms))
     if (item != "mpi[all]")
-      names += item + ",";
+      items.push_back(segment_in_bytes(item));
     else {
       s.every_library_algorithm = true;
-      for (const std::string& a : library) names += "mpi[" + a + "],";
-      if (library.empty()) names += item + ",";
+      for (const std::string& a : library) items.push_back("mpi[" + a + "]");
+      if (library.empty()) items.push_back(item);
     }
+  add_segmented_rows(items, c, f, dtype_size(s.dtype));
   s.algorithms = resolve_list<const AlgorithmEntry*>(
-      names,
+      join(items, std::identity{}, ","),
       [&](const std::string& name) {
         const AlgorithmEntry* e = registry.find(c, name);
         if (!e && name.size() > 5 && name.rfind("mpi[", 0) == 0 && name.back() == ']')
@@ -190,9 +234,12 @@ void resolve_algorithms(SweepSpec& s, const RunFlags& f, const Registry& registr
       },
       [&](const std::string& name) {
         return "unknown algorithm '" + name + "' for " + f.collective + "; valid: " + registry.names(c) +
-               (library.empty()
-                    ? " (" + mpi_switch_unavailable(c) + ")"
-                    : ", mpi[all] or mpi[NAME] for NAME in " + join(library, [](const std::string& a) { return a; }));
+               (library.empty() ? " (" + mpi_switch_unavailable(c) + ")"
+                                : ", mpi[all] or mpi[NAME] for NAME in " + join(library, std::identity{}) +
+                                      (mpi_segmented_algorithms(c).empty()
+                                           ? ""
+                                           : " (mpi[NAME:seg=BYTES] for NAME in " +
+                                                 join(mpi_segmented_algorithms(c), std::identity{}) + ")"));
       },
       "--algorithms names no algorithm");
 }

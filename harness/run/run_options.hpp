@@ -65,7 +65,7 @@ struct RunOptions {
 struct RunFlags {
   std::string collective = "allreduce", algorithms, dtype = "f32", op = "sum", min_bytes = "8", max_bytes = "64M",
               timing = "per-call", aggregate = "max", order = "dataflow", memory = "host", segment, warmup = "auto",
-              iters = "auto", counts = "uniform", size_per = "rank";
+              iters = "auto", counts = "uniform", size_per = "rank", mpi_segments;
   bool algorithms_given = false;  // -a "" names nothing, rather than meaning all
   TransportFlags transport;
   bool order_given = false;  // without it, --transport nccl means --order steps

@@ -1,5 +1,7 @@
 #include "harness/tune/open_mpi_rules.hpp"
 
+#include "collectives/transport/mpi/open_mpi_switch.hpp"
+
 #include <cctype>
 #include <optional>
 #include <set>
@@ -72,10 +74,13 @@ std::string write_open_mpi_rules(const std::vector<CollectiveChoices>& choices,
           rule_line(body, b.from, 0, 0, 0, "the library's own choice");
           continue;
         }
-        const auto alg = table->second.ids.find(b.algorithm);
+        // mpi[NAME:seg=BYTES] ran NAME with its own segment; mpi[NAME] with the table's.
+        const SegmentedAlgorithm named = split_segmented_name(b.algorithm);
+        const auto alg = table->second.ids.find(named.algorithm);
         if (alg == table->second.ids.end())
-          throw std::invalid_argument("this Open MPI has no " + name + " algorithm named " + b.algorithm);
-        rule_line(body, b.from, alg->second, table->second.faninout, table->second.segsize, b.algorithm);
+          throw std::invalid_argument("this Open MPI has no " + name + " algorithm named " + named.algorithm);
+        const int segsize = named.segment_bytes ? static_cast<int>(*named.segment_bytes) : table->second.segsize;
+        rule_line(body, b.from, alg->second, table->second.faninout, segsize, b.algorithm);
       }
       ++entries;
       reset_at = comm.ranks + 1;

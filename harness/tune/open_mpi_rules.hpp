@@ -24,7 +24,8 @@ int open_mpi_collective_id(Collective c);
 std::vector<Composition> open_mpi_compositions();
 
 // One collective's algorithms as the library numbers them (coll_tuned_<coll>_algorithm's
-// enum through MPI_T) and the fan-in/out and segment size its forced runs used.
+// enum through MPI_T) and the fan-in/out and segment size its forced runs used (a choice
+// NAME:seg=BYTES, open_mpi_switch.hpp, ran with its own segment and is written with it).
 struct OpenMpiAlgorithms {
   std::map<std::string, int> ids;  // name -> id (0, "ignore", not among them)
   int faninout = 0, segsize = 0;

@@ -7,7 +7,8 @@
 # allreduce without a segment size (ring); one it replaces below some count per call
 # (ring allreduce: recursive doubling below one element per rank) has rows from the first
 # size where it runs itself; and without dynamic rules, or beside a rules file (which
-# Open MPI 4.1 lets win over a switched algorithm), a switch is refused (exit 2).
+# Open MPI 4.1 lets win over a switched algorithm), a switch is refused (exit 2). An
+# algorithm that takes a segment runs with one of its own beside it (mpi[NAME:seg=BYTES]).
 # That a duplicate runs its algorithm: tests/mpi/library_switch_test.cpp.
 # usage: open_mpi_switched.sh MPIEXEC COLLBENCH
 set -u
@@ -58,6 +59,29 @@ grep -q "mpi\[ring\] has rows from 16 bytes on only: Open MPI.s allreduce ring r
   ar.out || fail "no note for ring"
 grep -q "mpi\[all\] leaves out mpi\[segmented_ring\]: .*segment size of 0 bytes" ar.out ||
   fail "no note for segmented_ring"
+# A segment of its own (--mpi-segments, mpi[NAME:seg=BYTES]) reaches the duplicate: 64-byte
+# segments make a 1 MiB pipeline broadcast 16384 messages, far slower than the one
+# message it is unsegmented (coll/tuned's 0); rows from two segments (32 floats) on only.
+"$mpiexec" -n 2 "$collbench" run -c broadcast -a 'mpi[pipeline],mpi[binomial:seg=1K]' --mpi-segments 64 \
+  -b 64 -e 1M -f 16384 -n 5 -w 1 --rounds 3 --json segb.json >segb.out 2>&1 </dev/null ||
+  { cat segb.out; fail "broadcast with --mpi-segments"; }
+python3 -c '
+import json
+rows = json.load(open("segb.json"))["rows"]
+p50 = {(r["algorithm"], int(r["bytes"])): float(r["p50_us"]) for r in rows}
+assert sorted(p50) == [("mpi[binomial:seg=1024]", 1 << 20), ("mpi[pipeline:seg=64]", 1 << 20),
+                       ("mpi[pipeline]", 64), ("mpi[pipeline]", 1 << 20)], sorted(p50)
+assert all(int(r["errors"]) == 0 for r in rows), "wrong elements"
+slow = p50[("mpi[pipeline:seg=64]", 1 << 20)] / p50[("mpi[pipeline]", 1 << 20)]
+assert slow > 3, "64-byte segments only %.2fx the unsegmented pipeline: did the segment reach it?" % slow
+print("ok: 64-byte segments %.1fx slower at 1 MiB, rows from two segments" % slow)' ||
+  fail "segments of their own"
+grep -q "mpi\[pipeline:seg=64\] has rows from 1048576 bytes on only: mpi\[pipeline:seg=64\] is mpi\[pipeline\] (one segment) below 32 elements" \
+  segb.out || fail "no note for the one-segment sizes"
+refused "--mpi-segments without an algorithm that takes one" "names none of segmented_ring" \
+  "$mpiexec" -n 2 "$collbench" run -c allreduce -a 'mpi[ring]' --mpi-segments 8K -b 4 -e 64 -n 2 -w 1
+refused "a segment for an algorithm that takes none" "unknown algorithm 'mpi\[ring:seg=8192\]'" \
+  "$mpiexec" -n 2 "$collbench" run -c allreduce -a 'mpi[ring:seg=8K]' -b 4 -e 64 -n 2 -w 1
 refused "segmented_ring without a segment size" "OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize" \
   "$mpiexec" -n 3 "$collbench" run -c allreduce -a 'mpi[segmented_ring]' -b 4 -e 64 -n 2 -w 1
 refused "mpi[two_proc] on 3 ranks" "two_proc runs on exactly 2 ranks" \

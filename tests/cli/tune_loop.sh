@@ -4,7 +4,8 @@
 # tuning file for both, judges it at both on new launches with every result checked,
 # and summarizes; where the tuned library runs alone (Open MPI 4.1), a yardstick of
 # collbench's own runs in both launches and the summary scales by it; where it runs
-# beside the algorithms (MPICH), no yardstick. A communicator size the job does not have,
+# beside the algorithms (MPICH), no yardstick; Open MPI's segmented_ring is measured with a
+# segment of its own too (SEGMENTS). A communicator size the job does not have,
 # and a second run into the same directory, are refused, leaving what is there.
 # usage: tune_loop.sh MPIEXEC COLLBENCH
 set -u
@@ -19,9 +20,22 @@ a = json.load(open("list.json"))["mpi_library"]["algorithms"]["allreduce"]
 sys.exit(0 if a.get("switchable") or "coll_tuned_use_dynamic_rules" in a.get("switch_unavailable", "") else 1)' ||
   { echo "skip: the library's allreduce algorithms cannot be switched in a run"; exit 77; }
 
+# Open MPI: segmented_ring with 4-byte segments too (SEGMENTS), from 16 B on 3 ranks (one
+# segment per rank below); MPICH switches no algorithm with a segment: refused up front.
+segmented=$(OMPI_MCA_coll_tuned_use_dynamic_rules=1 "$mpiexec" -n 1 "$collbench" list --json </dev/null | python3 -c '
+import json, sys
+print(" ".join(json.load(sys.stdin)["mpi_library"]["algorithms"]["allreduce"].get("segmented", [])))')
+seg=
+if [ -n "$segmented" ]; then
+  seg=4
+else
+  refused "SEGMENTS where no algorithm takes one" "SEGMENTS: none of allreduce's algorithms" \
+    env SEGMENTS=4 NP=3 COLLECTIVES=allreduce BUILD="$build" "$repo/scripts/tune_library.sh" "$dir/tuned" -b 8 -e 64
+  [ ! -e tuned ] || fail "the refused SEGMENTS run left tuned/"
+fi
 # (tune_library.sh works from the repository's root: OUTDIR absolute.)
 loop() {
-  NP=3 COMM_SIZES=${1:-"3 2"} MEASURE_ROUNDS=1 ROUNDS=2 COLLECTIVES=allreduce BUILD=$build \
+  SEGMENTS=$seg NP=3 COMM_SIZES=${1:-"3 2"} MEASURE_ROUNDS=1 ROUNDS=2 COLLECTIVES=allreduce BUILD=$build \
     "$repo/scripts/tune_library.sh" "$dir/tuned" -b 8 -e 64 -n 20 -w 2 </dev/null
 }
 refused "a communicator larger than the job" "COMM_SIZES: '4' is not a communicator size from 2 to the job's 3" \
@@ -32,8 +46,8 @@ rc=$?
 [ "$rc" = 0 ] || { tail -30 loop.log; fail "tune_library.sh exited $rc"; }
 grep -q "Wrong elements in every evaluated row: 0\." tuned/SUMMARY.md || { cat tuned/SUMMARY.md; fail "wrong elements"; }
 [ -s tuned/tuning-file ] || fail "no tuning file"
-python3 - <<'PY' || { cat tuned/SUMMARY.md; fail "the summary"; }
-import csv, json, sys
+SEG=$seg python3 - <<'PY' || { cat tuned/SUMMARY.md; fail "the summary"; }
+import csv, json, os, sys
 rows = list(csv.DictReader(open("tuned/comparison.csv")))
 points = [(int(r["ranks"]), int(r["bytes"])) for r in rows]
 assert points == [(n, b) for n in (2, 3) for b in (8, 16, 32, 64)], points
@@ -41,6 +55,9 @@ for name in ("measure/round-1/allreduce-2ranks", "measure/round-1/allreduce",
              "evaluate/round-2/parts/allreduce-tuned-2ranks", "evaluate/round-2/parts/allreduce-default"):
     ranks = {r["ranks"] for r in json.load(open(f"tuned/{name}.json"))["rows"]}
     assert ranks == {2 if "2ranks" in name else 3}, (name, ranks)
+measured = {(r["algorithm"], r["bytes"]) for r in json.load(open("tuned/measure/round-1/allreduce.json"))["rows"]}
+segmented = sorted(b for a, b in measured if a == "mpi[segmented_ring:seg=4]")
+assert segmented == ([16, 32, 64] if os.environ["SEG"] else []), segmented
 text = open("tuned/tuning-file").read()
 assert all(f"allreduce, {n} ranks, 8 B" in text for n in (2, 3)), "the file does not say it was measured at both"
 rows = [r for r in rows if r["ranks"] == "3"]

@@ -39,9 +39,9 @@ TEST(LibrarySwitch, OpenMpiDuplicateRunsTheAlgorithmTheOriginalKeepsItsOwn) {
   ASSERT_TRUE(two_proc && ring);
   MPI_Comm original = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &original);
-  const MPI_Comm forced = open_mpi_switched_comm(Collective::allgather, *two_proc, original);
-  EXPECT_EQ(open_mpi_switched_comm(Collective::allgather, *two_proc, original), forced) << "made once";
-  const MPI_Comm ringed = open_mpi_switched_comm(Collective::allgather, *ring, original);
+  const MPI_Comm forced = open_mpi_switched_comm(Collective::allgather, *two_proc, std::nullopt, original);
+  EXPECT_EQ(open_mpi_switched_comm(Collective::allgather, *two_proc, std::nullopt, original), forced) << "made once";
+  const MPI_Comm ringed = open_mpi_switched_comm(Collective::allgather, *ring, std::nullopt, original);
   std::vector<int> got;
   EXPECT_NE(allgather_on(forced, got), MPI_SUCCESS) << "the duplicate did not run two_proc";
   for (MPI_Comm comm : {original, ringed}) {

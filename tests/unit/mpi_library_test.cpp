@@ -5,6 +5,7 @@
 #include "collectives/transport/mpi/mpich_switch.hpp"
 #include "collectives/transport/mpi/open_mpi_switch.hpp"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -199,4 +200,23 @@ TEST(OpenMpiSwitch, RefusesWhereOpenMpiRunsAnotherAlgorithmAtEveryCount) {
   EXPECT_NE(why(Collective::allreduce, "segmented_ring", 4, 3), "");
   EXPECT_EQ(why(Collective::allreduce, "segmented_ring", 4, 4), "");
   EXPECT_NE(why(Collective::alltoall, "two_proc", 3), "");
+}
+
+// Which algorithms take a segment is read off coll/tuned's do_this (4.1.4); a segmented
+// name round-trips and a malformed one is refused rather than run unsegmented.
+TEST(OpenMpiSwitch, SegmentedNamesRoundTripAndOnlySegmentedAlgorithmsTakeThem) {
+  EXPECT_TRUE(open_mpi_takes_segments(Collective::broadcast, "pipeline"));
+  EXPECT_TRUE(open_mpi_takes_segments(Collective::allreduce, "segmented_ring"));
+  EXPECT_TRUE(open_mpi_takes_segments(Collective::reduce, "in-order_binary"));  // as MPI_T names it
+  EXPECT_FALSE(open_mpi_takes_segments(Collective::allreduce, "ring"));
+  EXPECT_FALSE(open_mpi_takes_segments(Collective::broadcast, "scatter_allgather"));  // passed, unused
+  EXPECT_FALSE(open_mpi_takes_segments(Collective::allgather, "ring"));
+  const SegmentedAlgorithm a = split_segmented_name(segmented_name("pipeline", 65536));
+  EXPECT_EQ(segmented_name("pipeline", 65536), "pipeline:seg=65536");
+  EXPECT_EQ(a.algorithm, "pipeline");
+  EXPECT_EQ(a.segment_bytes, std::optional<std::size_t>(65536));
+  EXPECT_EQ(split_segmented_name("binomial").algorithm, "binomial");
+  EXPECT_FALSE(split_segmented_name("binomial").segment_bytes);
+  for (const char* bad : {"pipeline:seg=", "pipeline:seg=0", "pipeline:seg=64K", "pipeline:seg=4294967296"})
+    EXPECT_THROW(split_segmented_name(bad), std::invalid_argument) << bad;
 }

@@ -97,6 +97,13 @@ TEST(TuneChoice, TiesGoToTheLowerMedianThenTheName) {
   EXPECT_EQ(at(tie, 8).algorithm, "a");
 }
 
+TEST(TuneChoice, EachSegmentOfAnAlgorithmIsACandidateOfItsOwn) {
+  const auto c = choose_algorithms({row(1 << 20, "mpi", {10, 10}), row(1 << 20, "mpi[pipeline]", {9, 9}),
+                                    row(1 << 20, "mpi[pipeline:seg=65536]", {4, 4}),
+                                    row(1 << 20, "mpi[pipeline:seg=8192]", {6, 6})});
+  EXPECT_EQ(at(c, 1 << 20).algorithm, "pipeline:seg=65536");
+}
+
 TEST(TuneChoice, SizesWithoutACorrectDefaultAreLeftOutAndOtherRowsIgnored) {
   const auto c =
       choose_algorithms({row(8, "mpi[ring]", {1, 1}), row(16, "mpi", {5, 5}, 2, 1), row(16, "mpi[ring]", {1, 1}),
@@ -383,7 +390,7 @@ TEST(OpenMpiRules, WrittenRulesReadBackAsOpenMpi41SelectsThem) {
   const std::vector<CollectiveChoices> choices = {
       {Collective::allreduce,
        {{2, {{8, ""}, {1024, "ring"}, {4096, "ring"}, {32768, "segmented_ring"}}}, {4, {{8, "basic_linear"}}}}},
-      {Collective::broadcast, {{2, {{1024, "pipeline"}}}}}};
+      {Collective::broadcast, {{2, {{1024, "pipeline"}, {65536, "pipeline:seg=16384"}}}}}};
   const std::string text = write_open_mpi_rules(choices, algorithms, {"from a test", "digits 0123 in a note"});
   const OpenMpiRules r = read_open_mpi_rules(text, {{2, 5}, {7, 9}});
   ASSERT_TRUE(r.problems.empty()) << r.problems.front();
@@ -403,7 +410,8 @@ TEST(OpenMpiRules, WrittenRulesReadBackAsOpenMpi41SelectsThem) {
   EXPECT_EQ(algorithm_for(2, 3, 8).first, 0);
   EXPECT_EQ(algorithm_for(2, 4, 8).first, 1);
   EXPECT_EQ(algorithm_for(2, 5, 8).first, 0);
-  EXPECT_EQ(algorithm_for(7, 2, 1024), (std::pair{3L, 8192L}));
+  EXPECT_EQ(algorithm_for(7, 2, 1024), (std::pair{3L, 8192L}));    // coll/tuned's segment, as it ran
+  EXPECT_EQ(algorithm_for(7, 2, 65536), (std::pair{3L, 16384L}));  // its own, as it ran
   EXPECT_THROW(write_open_mpi_rules({{Collective::allreduce, {{2, {{8, "nonexistent"}}}}}}, algorithms, {}),
                std::invalid_argument);
 }

@@ -1,7 +1,9 @@
 #include "collectives/transport/mpi/open_mpi_switch.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -24,7 +26,35 @@ std::map<long long, std::string> choices(Collective c) {
   return vars.count(var) ? vars.at(var).choices : std::map<long long, std::string>{};
 }
 
+constexpr const char* kSegmentTag = ":seg=";
+
 }  // namespace
+
+bool open_mpi_takes_segments(Collective c, const std::string& algorithm) {
+  static const std::map<Collective, std::set<std::string>> takes = {
+      {Collective::allreduce, {"segmented_ring"}},
+      {Collective::broadcast, {"chain", "pipeline", "split_binary_tree", "binary_tree", "binomial", "knomial"}},
+      {Collective::reduce, {"chain", "pipeline", "binary", "binomial", "in-order_binary"}},
+      {Collective::gather, {"linear_sync"}}};
+  const auto it = takes.find(c);
+  return it != takes.end() && it->second.count(algorithm) > 0;
+}
+
+SegmentedAlgorithm split_segmented_name(const std::string& name) {
+  const std::size_t at = name.find(kSegmentTag);
+  if (at == std::string::npos) return {name, std::nullopt};
+  const std::string digits = name.substr(at + std::char_traits<char>::length(kSegmentTag));
+  // coll/tuned's segment size is an int.
+  if (digits.empty() || digits.size() > 10 || digits.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoull(digits) == 0 || std::stoull(digits) > std::numeric_limits<int>::max())
+    throw std::invalid_argument("'" + name + "': a segment is " + kSegmentTag +
+                                "BYTES, a whole number of bytes from 1 to 2^31-1");
+  return {name.substr(0, at), static_cast<std::size_t>(std::stoull(digits))};
+}
+
+std::string segmented_name(const std::string& algorithm, std::size_t segment_bytes) {
+  return algorithm + kSegmentTag + std::to_string(segment_bytes);
+}
 
 std::size_t open_mpi_segment_bytes(Collective c) {
   const std::string var = open_mpi_algorithm_variable(c) + "_segmentsize";
@@ -95,16 +125,23 @@ OpenMpiFallback open_mpi_fallback(Collective c, const std::string& algorithm, in
   return {};
 }
 
-MPI_Comm open_mpi_switched_comm(Collective c, int value, MPI_Comm comm) {
-  static std::map<std::tuple<Collective, int, MPI_Comm>, MPI_Comm> made;
-  const auto key = std::tuple{c, value, comm};
+MPI_Comm open_mpi_switched_comm(Collective c, int value, std::optional<std::size_t> segment_bytes, MPI_Comm comm) {
+  static std::map<std::tuple<Collective, int, std::optional<std::size_t>, MPI_Comm>, MPI_Comm> made;
+  const auto key = std::tuple{c, value, segment_bytes, comm};
   if (auto it = made.find(key); it != made.end()) return it->second;
-  const std::string var = open_mpi_algorithm_variable(c);
+  const std::string var = open_mpi_algorithm_variable(c), segsize = var + "_segmentsize";
+  auto write = [](const std::string& name, std::size_t v) {
+    if (!write_control_variable(name, static_cast<int>(v)))
+      throw std::runtime_error("Open MPI refused a write of " + name);
+  };
+  const std::size_t usual = open_mpi_segment_bytes(c);
   MPI_Comm dup = MPI_COMM_NULL;
-  if (!write_control_variable(var, value)) throw std::runtime_error("Open MPI refused a write of " + var);
+  write(var, value);
+  if (segment_bytes) write(segsize, *segment_bytes);
   MPI_Comm_dup(comm, &dup);
   // Back to the library's choice, so communicators made later (e.g. a transport's) keep it.
-  if (!write_control_variable(var, 0)) throw std::runtime_error("Open MPI refused a write of " + var);
+  write(var, 0);
+  if (segment_bytes) write(segsize, usual);
   return made[key] = dup;
 }
 

@@ -25,6 +25,21 @@ std::string open_mpi_switch_unavailable(Collective c);
 std::vector<std::string> open_mpi_switchable_algorithms(Collective c);
 std::optional<int> open_mpi_algorithm_value(Collective c, const std::string& algorithm);
 
+// Open MPI 4.1's algorithms of `c` that take a segment size (coll/tuned's do_this passes
+// it on: allreduce segmented_ring; bcast chain, pipeline, split_binary_tree, binary_tree,
+// binomial, knomial; reduce chain, pipeline, binary, binomial, in-order_binary; gather
+// linear_sync, its first segment). A switched one runs with its own segment as
+// "NAME:seg=BYTES", beside the plain NAME, which runs with coll/tuned's segment size.
+bool open_mpi_takes_segments(Collective c, const std::string& algorithm);
+struct SegmentedAlgorithm {
+  std::string algorithm;
+  std::optional<std::size_t> segment_bytes;  // none: coll/tuned's segment size
+};
+// "pipeline:seg=65536" -> {pipeline, 65536}, "pipeline" -> {pipeline, none}; throws
+// std::invalid_argument on a malformed segment (not a whole number of bytes above 0).
+SegmentedAlgorithm split_segmented_name(const std::string& name);
+std::string segmented_name(const std::string& algorithm, std::size_t segment_bytes);
+
 // The segment size in bytes coll/tuned gives `c`'s forced algorithms
 // (coll_tuned_<coll>_algorithm_segmentsize; 0: none, and outside MPI). After MPI_Init.
 std::size_t open_mpi_segment_bytes(Collective c);
@@ -48,8 +63,10 @@ struct OpenMpiFallback {
 OpenMpiFallback open_mpi_fallback(Collective c, const std::string& algorithm, int ranks, std::size_t dtype_bytes,
                                   std::size_t segment_bytes);
 
-// A duplicate of `comm` on which coll/tuned runs algorithm `value` of `c`; made once per
-// collective, value and communicator, collectively (every rank asks in the same order).
-MPI_Comm open_mpi_switched_comm(Collective c, int value, MPI_Comm comm);
+// A duplicate of `comm` on which coll/tuned runs algorithm `value` of `c` (with segments of
+// `segment_bytes` where given: coll/tuned reads both when a communicator is made); made
+// once per collective, value, segment and communicator, collectively (every rank asks in
+// the same order).
+MPI_Comm open_mpi_switched_comm(Collective c, int value, std::optional<std::size_t> segment_bytes, MPI_Comm comm);
 
 }  // namespace collbench
