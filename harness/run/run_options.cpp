@@ -209,6 +209,10 @@ void resolve_algorithms(SweepSpec& s, const RunFlags& f, const Registry& registr
   if (ps && f.algorithms_given)
     throw std::invalid_argument("--collective ps takes --ps-mode (and --compare), not --algorithms");
   if (!f.algorithms_given) {
+    if (!f.mpi_segments.empty())
+      throw std::invalid_argument(
+          "--mpi-segments adds rows beside the library's algorithms switched in the run: "
+          "name them with -a mpi[all] or mpi[NAME]");
     s.algorithms = registry.for_collective(c);
     return;
   }
