@@ -66,12 +66,17 @@ done | sort -nu) || exit 2
 export OMPI_MCA_coll_tuned_use_dynamic_rules=1
 # shellcheck disable=SC2086
 launch() { "$mpiexec" ${MPIEXEC_ARGS:-} "$@"; }
+# collectives_with FIELD: the collectives whose library algorithms have FIELD in `list
+# --json` (switchable: switched inside one run; segmented: with a segment of their own).
+collectives_with() {
+  launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
+import json, sys
+print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].items() if a.get(sys.argv[1])))' "$1"
+}
 # Segments are switched inside a run too: beside every algorithm, or not at all.
 segments=()
 if [ -n "${SEGMENTS:-}" ]; then
-  segmented=$(launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
-import json, sys
-print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].items() if a.get("segmented")))')
+  segmented=$(collectives_with segmented)
   for coll in $collectives; do
     [[ " $segmented " == *" $coll "* ]] ||
       { echo "$0: SEGMENTS: none of $coll's algorithms is switched with a segment of its own here" >&2; exit 2; }
@@ -98,13 +103,7 @@ if [ -n "${HOSTS:-}" ]; then
   scripts/emulate_cluster.sh up --name "$cluster" --hosts "$HOSTS" --profile "${PROFILE:?PROFILE with HOSTS}" |
     tee "$out/emulator.txt"
 fi
-# The collectives whose algorithms the library can switch inside one run.
-switchable_collectives() {
-  launch -n 1 "$collbench" list --json </dev/null | ${PYTHON:-python3} -c '
-import json, sys
-print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].items() if a.get("switchable")))'
-}
-switchable=$(switchable_collectives)
+switchable=$(collectives_with switchable)
 switches() { [[ " $switchable " == *" $1 "* ]]; }
 # Per collective, collbench's own first algorithm of it, which no tuning file changes: a
 # yardstick where the tuned library runs alone.
@@ -158,7 +157,7 @@ import json, sys
 for s in json.load(sys.stdin)["mpi_library"]["tuning_file_settings"]:
     print(s.replace("{}", sys.argv[1]))' "$file")
 # ...and those it still switches beside the file (Open MPI 4.1 lets the file win).
-switchable_tuned=$(export "${settings[@]}" && switchable_collectives)
+switchable_tuned=$(export "${settings[@]}" && collectives_with switchable)
 
 for r in $(seq 1 "$rounds"); do
   dir=$out/evaluate/round-$r

@@ -168,9 +168,10 @@ void resolve_names(SweepSpec& s, const RunFlags& f, bool ps) {
 
 // mpi[NAME:seg=64K] as the row is named, mpi[NAME:seg=65536]; any other name as it is.
 std::string segment_in_bytes(const std::string& item) {
-  const std::size_t at = item.find(":seg=");
+  const std::size_t at = item.find(kSegmentTag);
   if (item.rfind("mpi[", 0) != 0 || item.back() != ']' || at == std::string::npos) return item;
-  const std::string text = item.substr(at + 5, item.size() - at - 6);
+  const std::size_t from = at + kSegmentTag.size();
+  const std::string text = item.substr(from, item.size() - 1 - from);
   return "mpi[" + segmented_name(item.substr(4, at - 4), parse_size(text)) + "]";
 }
 
@@ -237,13 +238,13 @@ void resolve_algorithms(SweepSpec& s, const RunFlags& f, const Registry& registr
         return e ? std::optional{e} : std::nullopt;
       },
       [&](const std::string& name) {
+        const std::vector<std::string> segmented = mpi_segmented_algorithms(c);
         return "unknown algorithm '" + name + "' for " + f.collective + "; valid: " + registry.names(c) +
                (library.empty() ? " (" + mpi_switch_unavailable(c) + ")"
                                 : ", mpi[all] or mpi[NAME] for NAME in " + join(library, std::identity{}) +
-                                      (mpi_segmented_algorithms(c).empty()
-                                           ? ""
-                                           : " (mpi[NAME:seg=BYTES] for NAME in " +
-                                                 join(mpi_segmented_algorithms(c), std::identity{}) + ")"));
+                                      (segmented.empty() ? ""
+                                                         : " (mpi[NAME:seg=BYTES] for NAME in " +
+                                                               join(segmented, std::identity{}) + ")"));
       },
       "--algorithms names no algorithm");
 }

@@ -26,8 +26,6 @@ std::map<long long, std::string> choices(Collective c) {
   return vars.count(var) ? vars.at(var).choices : std::map<long long, std::string>{};
 }
 
-constexpr const char* kSegmentTag = ":seg=";
-
 }  // namespace
 
 bool open_mpi_takes_segments(Collective c, const std::string& algorithm) {
@@ -43,17 +41,19 @@ bool open_mpi_takes_segments(Collective c, const std::string& algorithm) {
 SegmentedAlgorithm split_segmented_name(const std::string& name) {
   const std::size_t at = name.find(kSegmentTag);
   if (at == std::string::npos) return {name, std::nullopt};
-  const std::string digits = name.substr(at + std::char_traits<char>::length(kSegmentTag));
+  const std::string digits = name.substr(at + kSegmentTag.size());
   // coll/tuned's segment size is an int.
-  if (digits.empty() || digits.size() > 10 || digits.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoull(digits) == 0 || std::stoull(digits) > std::numeric_limits<int>::max())
-    throw std::invalid_argument("'" + name + "': a segment is " + kSegmentTag +
+  const bool whole =
+      !digits.empty() && digits.size() <= 10 && digits.find_first_not_of("0123456789") == std::string::npos;
+  const unsigned long long bytes = whole ? std::stoull(digits) : 0;
+  if (bytes == 0 || bytes > static_cast<unsigned long long>(std::numeric_limits<int>::max()))
+    throw std::invalid_argument("'" + name + "': a segment is " + std::string(kSegmentTag) +
                                 "BYTES, a whole number of bytes from 1 to 2^31-1");
-  return {name.substr(0, at), static_cast<std::size_t>(std::stoull(digits))};
+  return {name.substr(0, at), static_cast<std::size_t>(bytes)};
 }
 
 std::string segmented_name(const std::string& algorithm, std::size_t segment_bytes) {
-  return algorithm + kSegmentTag + std::to_string(segment_bytes);
+  return algorithm + std::string(kSegmentTag) + std::to_string(segment_bytes);
 }
 
 std::size_t open_mpi_segment_bytes(Collective c) {
@@ -134,7 +134,7 @@ MPI_Comm open_mpi_switched_comm(Collective c, int value, std::optional<std::size
     if (!write_control_variable(name, static_cast<int>(v)))
       throw std::runtime_error("Open MPI refused a write of " + name);
   };
-  const std::size_t usual = open_mpi_segment_bytes(c);
+  const std::size_t usual = segment_bytes ? open_mpi_segment_bytes(c) : 0;
   MPI_Comm dup = MPI_COMM_NULL;
   write(var, value);
   if (segment_bytes) write(segsize, *segment_bytes);

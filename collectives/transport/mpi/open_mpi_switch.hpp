@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collectives/collective.hpp"
@@ -35,6 +36,7 @@ struct SegmentedAlgorithm {
   std::string algorithm;
   std::optional<std::size_t> segment_bytes;  // none: coll/tuned's segment size
 };
+inline constexpr std::string_view kSegmentTag = ":seg=";
 // "pipeline:seg=65536" -> {pipeline, 65536}, "pipeline" -> {pipeline, none}; throws
 // std::invalid_argument on a malformed segment (not a whole number of bytes above 0).
 SegmentedAlgorithm split_segmented_name(const std::string& name);
