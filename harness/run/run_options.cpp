@@ -182,7 +182,10 @@ void add_segmented_rows(std::vector<std::string>& items, Collective c, const Run
   std::vector<std::size_t> segments;
   for (const std::string& text : split_list(f.mpi_segments)) {
     segments.push_back(parse_size(text));
-    if (segments.back() == 0 || segments.back() % elem != 0)
+    if (segments.back() == 0)
+      throw std::invalid_argument("--mpi-segments " + text + ": a segment must be at least one " + f.dtype +
+                                  " element");
+    if (segments.back() % elem != 0)
       throw std::invalid_argument("--mpi-segments " + text + " is not a whole number of " + f.dtype + " elements");
   }
   const std::vector<std::string> takes = mpi_segmented_algorithms(c);

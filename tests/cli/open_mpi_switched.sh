@@ -80,6 +80,10 @@ grep -q "mpi\[pipeline:seg=64\] has rows from 1048576 bytes on only: mpi\[pipeli
   segb.out || fail "no note for the one-segment sizes"
 refused "--mpi-segments without an algorithm that takes one" "names none of segmented_ring" \
   "$mpiexec" -n 2 "$collbench" run -c allreduce -a 'mpi[ring]' --mpi-segments 8K -b 4 -e 64 -n 2 -w 1
+refused "--mpi-segments 0" "mpi-segments 0: a segment must be at least one f32 element" \
+  "$mpiexec" -n 2 "$collbench" run -c broadcast -a 'mpi[pipeline]' --mpi-segments 0 -b 4 -e 64 -n 2 -w 1
+refused "--mpi-segments of part of an element" "mpi-segments 6 is not a whole number of f32 elements" \
+  "$mpiexec" -n 2 "$collbench" run -c broadcast -a 'mpi[pipeline]' --mpi-segments 6 -b 4 -e 64 -n 2 -w 1
 refused "a segment for an algorithm that takes none" "unknown algorithm 'mpi\[ring:seg=8192\]'" \
   "$mpiexec" -n 2 "$collbench" run -c allreduce -a 'mpi[ring:seg=8K]' -b 4 -e 64 -n 2 -w 1
 refused "segmented_ring without a segment size" "OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize" \
