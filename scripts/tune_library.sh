@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole tuning loop for the MPI library of BUILD, on the machine or cluster it runs on:
 #  1. measure the library's default and every algorithm it can be forced to, per
-#     collective and communicator size (COMM_SIZES: the job's and smaller ones where
+#     collective (every one its tuning file can choose: `list --json`'s tunable) and
+#     communicator size (COMM_SIZES: the job's and smaller ones where
 #     asked), in MEASURE_ROUNDS rounds (OUTDIR/measure/round-N/; tune pairs each
 #     algorithm with the default of its round): one launch per round where the library
 #     switches its algorithms inside a run (-a mpi,mpi[all]: MPICH; Open MPI with
@@ -22,7 +23,7 @@
 # the verdict on it.
 # Usage: scripts/tune_library.sh OUTDIR [collbench run options, e.g. -b 8 -e 64M -n 20 -w 5 --rounds 3]
 # Environment: BUILD (build tree; build-openmpi for Open MPI), NP (ranks, default 2),
-#              MPIEXEC_ARGS, COLLECTIVES (default: allreduce broadcast), MEASURE_ROUNDS
+#              MPIEXEC_ARGS, COLLECTIVES (default: every one the file can tune), MEASURE_ROUNDS
 #              (default 3), ROUNDS (judging rounds, default 3); COMM_SIZES (communicator
 #              sizes to measure and judge at, each from 2 to the job's ranks, default the
 #              job's: NP, or HOSTS; a smaller one runs on the job's first ranks, its files
@@ -44,7 +45,6 @@ collbench=$build/harness/collbench
 mpiexec=${MPIEXEC:-$build/mpiexec}
 np=${NP:-2}
 rounds=${ROUNDS:-3}
-collectives=${COLLECTIVES:-allreduce broadcast}
 [ -x "$collbench" ] || { echo "$0: no $collbench; build first (scripts/setup.sh)" >&2; exit 2; }
 if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
   echo "$0: $out already holds results; give a new directory (nothing measured is overwritten)" >&2
@@ -73,16 +73,28 @@ collectives_with() {
 import json, sys
 print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].items() if a.get(sys.argv[1])))' "$1"
 }
-# Segments are switched inside a run too: beside every algorithm, or not at all.
-segments=()
+# Every collective the library's tuning file can choose by size, unless COLLECTIVES says.
+collectives=${COLLECTIVES:-$(collectives_with tunable)}
+[ -n "$collectives" ] || { echo "$0: this MPI library has no tuning file collbench writes" >&2; exit 2; }
+# Segments are switched inside a run too: beside every algorithm that takes one, in every
+# launch of its collective. A collective named in COLLECTIVES must have such an algorithm;
+# by default those that have none run without.
+declare -A segments_of
 if [ -n "${SEGMENTS:-}" ]; then
   segmented=$(collectives_with segmented)
   for coll in $collectives; do
-    [[ " $segmented " == *" $coll "* ]] ||
-      { echo "$0: SEGMENTS: none of $coll's algorithms is switched with a segment of its own here" >&2; exit 2; }
+    if [[ " $segmented " == *" $coll "* ]]; then
+      segments_of[$coll]=$SEGMENTS
+    elif [ -n "${COLLECTIVES:-}" ]; then
+      echo "$0: SEGMENTS: none of $coll's algorithms is switched with a segment of its own here" >&2
+      exit 2
+    fi
   done
-  segments=(--mpi-segments "$SEGMENTS")
+  [ "${#segments_of[@]}" -gt 0 ] ||
+    { echo "$0: SEGMENTS: no algorithm of $collectives is switched with a segment of its own here" >&2; exit 2; }
 fi
+# segments_for COLLECTIVE: its run options for SEGMENTS, in the array `segments`.
+segments_for() { segments=(); [ -z "${segments_of[$1]:-}" ] || segments=(--mpi-segments "${segments_of[$1]}"); }
 mkdir -p "$out/evaluate"
 scripts/machine_facts.sh >"$out/machine.txt"
 # launch_all K COMMAND...: collbench on the first K ranks of the job (on the emulated hosts
@@ -124,6 +136,7 @@ measure() {
   shift 3
   if switches "$coll"; then
     mkdir -p "$dir"
+    segments_for "$coll"
     launch_all "$k" "$collbench" run -c "$coll" -a 'mpi,mpi[all]' "${segments[@]}" \
       --csv "$dir/$coll$(suffix "$k").csv" "$@" \
       </dev/null || echo "$0: the run of $coll on $k ranks in $dir failed (kept what it measured)" >&2
@@ -176,6 +189,7 @@ for r in $(seq 1 "$rounds"); do
     fi
     for k in $comm_sizes; do
       if switches "$coll"; then
+        segments_for "$coll"
         launch_all "$k" "$collbench" run -c "$coll" -a "mpi,mpi[all]$yard" "${segments[@]}" \
           --csv "$dir/parts/$coll-default$(suffix "$k").csv" "$@" </dev/null ||
           echo "$0: the default run of $coll on $k ranks in round $r failed (kept what it measured)" >&2

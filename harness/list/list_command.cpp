@@ -9,6 +9,7 @@
 #include "collectives/transport/mpi/library.hpp"
 #include "collectives/transport/mpi/mpi_names.hpp"
 #include "collectives/transport/mpi/tool_interface.hpp"
+#include "harness/tune/tune_command.hpp"
 
 namespace collbench {
 
@@ -87,6 +88,7 @@ nlohmann::json as_json(const Registry& registry) {
     entry["switchable"] = mpi_switchable_algorithms(c);
     if (entry["switchable"].empty()) entry["switch_unavailable"] = mpi_switch_unavailable(c);
     entry["segmented"] = mpi_segmented_algorithms(c);  // switched with a segment of their own
+    entry["tunable"] = tunable_through_file(c);        // chosen by size in the library's tuning file
     const std::string cvar(mpi_names(c).mpich_algorithm_cvar);
     if (const auto vars = read_control_variables({cvar}); vars.count(cvar) && !entry["switchable"].empty())
       entry["selected_value"] = vars.at(cvar).number;

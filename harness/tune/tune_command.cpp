@@ -231,9 +231,7 @@ Written write_file(const TuneOptions& o) {
   for (const std::string& c : w.choices) notes.push_back("  " + c);
   std::vector<CollectiveChoices> tunable;
   for (const CollectiveChoices& cc : choices) {
-    const bool ok =
-        lib.family == MpiFamily::mpich ? mpich_tunable(cc.collective) : open_mpi_collective_id(cc.collective) >= 0;
-    if (ok)
+    if (tunable_through_file(cc.collective))
       tunable.push_back(cc);
     else
       std::fprintf(stderr, "collbench: %s cannot be tuned through %s's file; left out\n",
@@ -267,6 +265,14 @@ std::vector<std::string> check_tuning_text(const std::string& text) {
     return read_open_mpi_rules(text, largest).problems;
   }
   throw RunError("collbench checks tuning files for MPICH and Open MPI only, not " + lib.summary);
+}
+
+bool tunable_through_file(Collective c) {
+  switch (mpi_library().family) {
+    case MpiFamily::mpich: return mpich_tunable(c);
+    case MpiFamily::open_mpi: return open_mpi_collective_id(c) >= 0;
+    default: return false;
+  }
 }
 
 std::vector<std::string> tuning_file_settings(const std::string& path) {

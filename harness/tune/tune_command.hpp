@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/collective.hpp"
 #include "harness/common/command_context.hpp"
 #include "harness/common/invocation.hpp"
 
@@ -27,6 +28,11 @@ struct TuneFlags {
 CLI::App* add_command(CLI::App& app, TuneFlags& f);
 TuneOptions resolve_command(const TuneFlags& f, const CommandContext& c);
 int run_command(const TuneOptions& o, const Invocation& inv);
+
+// Whether the running library's tuning file can choose `c`'s algorithm by message size
+// (MPICH: a collective of its selection tree; Open MPI: one with a COLLTYPE_T id, not
+// alltoallv, which coll/tuned sizes by nothing but the communicator).
+bool tunable_through_file(Collective c);
 
 // The environment that makes the running library read `path`.
 std::vector<std::string> tuning_file_settings(const std::string& path);

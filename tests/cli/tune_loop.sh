@@ -75,4 +75,29 @@ PY
 before=$(find tuned -type f | sort | xargs md5sum)
 refused "a second run into tuned/" "already holds results" loop
 [ "$before" = "$(find tuned -type f | sort | xargs md5sum)" ] || fail "the refused run changed tuned/"
+
+# Without COLLECTIVES the loop tunes every collective the library's file can choose by
+# size (list --json's tunable), with SEGMENTS where a collective has an algorithm that
+# takes one (Open MPI) and without elsewhere.
+SEGMENTS=$seg NP=2 MEASURE_ROUNDS=1 ROUNDS=1 BUILD=$build "$repo/scripts/tune_library.sh" "$dir/every" \
+  -b 8 -e 16 -n 5 -w 1 </dev/null >every.log 2>&1 || { tail -30 every.log; fail "the loop over every collective"; }
+grep -q "Wrong elements in every evaluated row: 0\." every/SUMMARY.md || { cat every/SUMMARY.md; fail "wrong elements"; }
+# (Open MPI lists its segmented algorithms only with dynamic rules, as the loop runs.)
+OMPI_MCA_coll_tuned_use_dynamic_rules=1 "$mpiexec" -n 1 "$collbench" list --json >list-dynamic.json </dev/null ||
+  fail "list --json"
+SEG=$seg python3 - <<'PY' || { cat every/SUMMARY.md; fail "the loop over every collective"; }
+import csv, json, os
+algorithms = json.load(open("list-dynamic.json"))["mpi_library"]["algorithms"]
+tunable = {c for c, a in algorithms.items() if a["tunable"]}
+assert {"allreduce", "broadcast", "reduce", "allgather", "reduce_scatter", "gather", "alltoall"} <= tunable, tunable
+summarized = {r["collective"] for r in csv.DictReader(open("every/comparison.csv"))}
+assert summarized == tunable, (summarized, tunable)
+text = open("every/tuning-file").read()
+assert all(f"{c}, 2 ranks, 8 B" in text for c in tunable), "the file does not say each was measured"
+for c in tunable:
+    rows = json.load(open(f"every/measure/round-1/{c}.json"))["rows"]
+    with_segments = any(":seg=" in r["algorithm"] for r in rows)
+    assert with_segments == bool(os.environ["SEG"] and algorithms[c]["segmented"]), (c, with_segments)
+print("ok: the loop tuned every collective the file can tune:", " ".join(sorted(tunable)))
+PY
 echo "PASS"
