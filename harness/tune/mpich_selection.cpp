@@ -120,11 +120,19 @@ Json lift(const Json& tree, const std::function<Json(const Json&)>& at_call) {
   return out;
 }
 
-// Each measured communicator size exactly, the library's own tree around it.
+bool chooses_any(const CommunicatorChoices& comm) {
+  return std::any_of(comm.sizes.begin(), comm.sizes.end(), [](const SizeChoice& s) { return !s.algorithm.empty(); });
+}
+
+// Each measured communicator size exactly where the file chooses an algorithm at some
+// size, the library's own tree around it. A size that keeps the library's choice
+// everywhere gets no branch: every test csel.c walks costs every call (a forced call
+// skips them all).
 Json tuned_intra(const MpichCollective& m, const CollectiveChoices& cc, std::size_t element_bytes,
                  const Json& library_intra) {
   Json by_size = Json::object();
   for (const CommunicatorChoices& comm : cc.communicators) {
+    if (!chooses_any(comm)) continue;
     by_size["comm_size<" + std::to_string(comm.ranks)] = library_intra;
     const auto ladder = [&](bool hierarchical) {
       return lift(library_intra, [&](const Json& own) {
@@ -234,6 +242,7 @@ std::string write_mpich_selection(const Json& library_default, const std::vector
     if (!out.contains(key) || !out[key].contains("comm_type=intra"))
       throw std::invalid_argument("the library's own selection has no intra-communicator branch for " + key +
                                   "; collbench cannot splice its choices into it");
+    if (std::none_of(cc.communicators.begin(), cc.communicators.end(), chooses_any)) continue;
     const Json fallback = out[key]["comm_type=intra"];
     out[key]["comm_type=intra"] = tuned_intra(*m, cc, element_bytes, fallback);
   }

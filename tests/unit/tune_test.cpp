@@ -290,6 +290,20 @@ TEST(MpichSelection, EachMeasuredSizeRunsItsChoiceAndEverythingElseTheLibrarysOw
   EXPECT_EQ(tuned["collective=allreduce"]["comm_type=inter"], own["collective=allreduce"]["comm_type=inter"]);
 }
 
+TEST(MpichSelection, WhereTheFileKeepsTheLibrarysChoiceItAddsNoTests) {
+  // Every test csel.c walks costs every call: a communicator size (or a whole collective)
+  // whose choices all keep the library's gets the library's tree as it is.
+  const Json own = library_tree();
+  const Json kept = written({{Collective::gather, {{2, {{8, ""}, {1024, ""}}}}},
+                             {Collective::allreduce, {{2, {{8, ""}}}, {4, {{8, "recursive_doubling"}}}}}});
+  EXPECT_EQ(kept["collective=gather"], own["collective=gather"]);
+  const Json& intra = kept["collective=allreduce"]["comm_type=intra"];
+  EXPECT_FALSE(intra.contains("comm_size<=2"));
+  EXPECT_TRUE(intra.contains("comm_size<=4"));
+  EXPECT_EQ(select(kept, Call{"allreduce", 2, 8, 16, 2}), select(own, Call{"allreduce", 2, 8, 16, 2}));
+  EXPECT_EQ(select(kept, Call{"allreduce", 4, 8, 32, 2}), "MPIR_Allreduce_intra_recursive_doubling");
+}
+
 TEST(MpichSelection, TheLibrarysCommunicatorConditionsStayAboveTheSizeLadder) {
   // bcast's own tree tests the communicator first (comm_size<8, comm_hierarchy): the
   // ladder goes below them, so a hierarchical 4-rank communicator still gets smp where
