@@ -22,9 +22,12 @@ sys.exit(0 if a.get("switchable") or "coll_tuned_use_dynamic_rules" in a.get("sw
 
 # Open MPI: segmented_ring with 4-byte segments too (SEGMENTS), from 16 B on 3 ranks (one
 # segment per rank below); MPICH switches no algorithm with a segment: refused up front.
-segmented=$(OMPI_MCA_coll_tuned_use_dynamic_rules=1 "$mpiexec" -n 1 "$collbench" list --json </dev/null | python3 -c '
-import json, sys
-print(" ".join(json.load(sys.stdin)["mpi_library"]["algorithms"]["allreduce"].get("segmented", [])))')
+# (Open MPI lists its segmented algorithms only with dynamic rules, as the loop runs.)
+OMPI_MCA_coll_tuned_use_dynamic_rules=1 "$mpiexec" -n 1 "$collbench" list --json >list-dynamic.json </dev/null ||
+  fail "list --json"
+segmented=$(python3 -c '
+import json
+print(" ".join(json.load(open("list-dynamic.json"))["mpi_library"]["algorithms"]["allreduce"].get("segmented", [])))')
 seg=
 if [ -n "$segmented" ]; then
   seg=4
@@ -82,9 +85,6 @@ refused "a second run into tuned/" "already holds results" loop
 SEGMENTS=$seg NP=2 MEASURE_ROUNDS=1 ROUNDS=1 BUILD=$build "$repo/scripts/tune_library.sh" "$dir/every" \
   -b 8 -e 16 -n 5 -w 1 </dev/null >every.log 2>&1 || { tail -30 every.log; fail "the loop over every collective"; }
 grep -q "Wrong elements in every evaluated row: 0\." every/SUMMARY.md || { cat every/SUMMARY.md; fail "wrong elements"; }
-# (Open MPI lists its segmented algorithms only with dynamic rules, as the loop runs.)
-OMPI_MCA_coll_tuned_use_dynamic_rules=1 "$mpiexec" -n 1 "$collbench" list --json >list-dynamic.json </dev/null ||
-  fail "list --json"
 SEG=$seg python3 - <<'PY' || { cat every/SUMMARY.md; fail "the loop over every collective"; }
 import csv, json, os
 algorithms = json.load(open("list-dynamic.json"))["mpi_library"]["algorithms"]
