@@ -76,10 +76,14 @@ print(" ".join(c for c, a in json.load(sys.stdin)["mpi_library"]["algorithms"].i
 # Every collective the library's tuning file can choose by size, unless COLLECTIVES says.
 collectives=${COLLECTIVES:-$(collectives_with tunable)}
 [ -n "$collectives" ] || { echo "$0: this MPI library has no tuning file collbench writes" >&2; exit 2; }
+known=$(collectives_with algorithms)
+for coll in $collectives; do
+  [[ " $known " == *" $coll "* ]] || { echo "$0: COLLECTIVES: unknown collective '$coll'; valid: $known" >&2; exit 2; }
+done
 # Segments are switched inside a run too: beside every algorithm that takes one, in every
 # launch of its collective. A collective named in COLLECTIVES must have such an algorithm;
 # by default those that have none run without.
-declare -A segments_of
+declare -A segments_of=()
 if [ -n "${SEGMENTS:-}" ]; then
   segmented=$(collectives_with segmented)
   for coll in $collectives; do

@@ -35,7 +35,13 @@ else
   refused "SEGMENTS where no algorithm takes one" "SEGMENTS: none of allreduce's algorithms" \
     env SEGMENTS=4 NP=3 COLLECTIVES=allreduce BUILD="$build" "$repo/scripts/tune_library.sh" "$dir/tuned" -b 8 -e 64
   [ ! -e tuned ] || fail "the refused SEGMENTS run left tuned/"
+  refused "SEGMENTS where no collective's algorithm takes one" "SEGMENTS: no algorithm of .* is switched" \
+    env SEGMENTS=4 NP=3 BUILD="$build" "$repo/scripts/tune_library.sh" "$dir/tuned" -b 8 -e 64
+  [ ! -e tuned ] || fail "the refused SEGMENTS run left tuned/"
 fi
+refused "an unknown collective" "COLLECTIVES: unknown collective 'bogus'" \
+  env NP=3 COLLECTIVES="allreduce bogus" BUILD="$build" "$repo/scripts/tune_library.sh" "$dir/tuned" -b 8 -e 64
+[ ! -e tuned ] || fail "the refused COLLECTIVES run left tuned/"
 # (tune_library.sh works from the repository's root: OUTDIR absolute.)
 loop() {
   SEGMENTS=$seg NP=3 COMM_SIZES=${1:-"3 2"} MEASURE_ROUNDS=1 ROUNDS=2 COLLECTIVES=allreduce BUILD=$build \
