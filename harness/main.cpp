@@ -12,6 +12,7 @@
 #include <string>
 #include <variant>
 
+#include "collectives/kernels/reduce_kernels.hpp"
 #include "collectives/process/fnv1a.hpp"
 #include "collectives/transport/mpi/clean_finalize.hpp"
 #include "collectives/transport/mpi/communicator.hpp"
@@ -131,6 +132,13 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     finalize_error = e.what();
   }
+  // A COLLBENCH_KERNEL_ISA this CPU cannot run is refused before anything runs too.
+  std::string kernel_error;
+  try {
+    reduce_kernel_path();
+  } catch (const std::invalid_argument& e) {
+    kernel_error = e.what();
+  }
   {
     const Communicator comm = Communicator::duplicate(MPI_COMM_WORLD);
     Invocation inv{argc, argv, comm.get(), &default_registry()};
@@ -139,6 +147,9 @@ int main(int argc, char** argv) {
     const InterruptHandler interrupts(inv.rank);
     try {
       if (!finalize_error.empty()) throw RunError(finalize_error);
+      // Hosts may differ in CPU: every rank refuses if any rank's CPU lacks the path.
+      for (const std::string& e : control_allgather(kernel_error, inv.comm))
+        if (!e.empty()) throw RunError(e);
       if (const auto why = launch_mismatch(detect_launcher(), inv.size)) {
         // Every task is a rank 0 of its own: the first task alone says so.
         const char* task = std::getenv("SLURM_PROCID");

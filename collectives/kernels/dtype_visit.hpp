@@ -1,6 +1,7 @@
 #pragma once
-// Calls a template with the C++ type of a DType.
+// Calls a template with the C++ type of a DType, or with a ReduceOp as a constant.
 #include <cstdint>
+#include <type_traits>
 
 #include "collectives/dtype.hpp"
 #include "collectives/half.hpp"
@@ -19,6 +20,18 @@ decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::i64: break;
   }
   return f(std::int64_t{});
+}
+
+// Calls f with std::integral_constant<ReduceOp, op>, so kernels switch on the op once.
+template <class F>
+decltype(auto) visit_op(ReduceOp op, F&& f) {
+  switch (op) {
+    case ReduceOp::sum: return f(std::integral_constant<ReduceOp, ReduceOp::sum>{});
+    case ReduceOp::prod: return f(std::integral_constant<ReduceOp, ReduceOp::prod>{});
+    case ReduceOp::min: return f(std::integral_constant<ReduceOp, ReduceOp::min>{});
+    case ReduceOp::max: break;
+  }
+  return f(std::integral_constant<ReduceOp, ReduceOp::max>{});
 }
 
 }  // namespace collbench

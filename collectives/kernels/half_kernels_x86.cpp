@@ -1,7 +1,9 @@
-#include "collectives/kernels/half_kernels_x86.hpp"
+#include "collectives/kernels/x86_kernels.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+
+#include "collectives/kernels/dtype_visit.hpp"
 
 // Everything in this file runs only after reduce() has seen AVX2 and F16C on the CPU.
 #pragma GCC target("avx2,f16c")
@@ -102,13 +104,7 @@ std::size_t run(void* dst, const void* a, const void* b, std::size_t n) {
 
 template <class H, bool Stream>
 std::size_t by_op(ReduceOp op, void* d, const void* a, const void* b, std::size_t n) {
-  switch (op) {
-    case ReduceOp::sum: return run<H, ReduceOp::sum, Stream>(d, a, b, n);
-    case ReduceOp::prod: return run<H, ReduceOp::prod, Stream>(d, a, b, n);
-    case ReduceOp::min: return run<H, ReduceOp::min, Stream>(d, a, b, n);
-    case ReduceOp::max: return run<H, ReduceOp::max, Stream>(d, a, b, n);
-  }
-  return 0;
+  return visit_op(op, [&](auto o) { return run<H, o(), Stream>(d, a, b, n); });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 
+#include "collectives/kernels/cpu_facts.hpp"
 #include "collectives/kernels/reduce_kernels.hpp"
 #include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/transport/mpi/clean_finalize.hpp"
@@ -127,6 +128,28 @@ std::vector<std::string> metadata_warnings(const nlohmann::json& metadata) {
   return out;
 }
 
+nlohmann::json cpu_json(bool measure_bandwidth) {
+  const CpuFacts f = cpu_facts();
+  nlohmann::json caches = nlohmann::json::object();
+  for (const auto& [name, bytes] : f.caches) caches[name] = bytes;
+  nlohmann::json paths = nlohmann::json::array();
+  for (KernelIsa isa : kernel_isas_available()) paths.push_back(kernel_isa_name(isa));
+  nlohmann::json j = {{"model", f.model},
+                      {"features", f.features},
+                      {"caches_bytes", caches},
+                      {"kernel_path", reduce_kernel_isa()},
+                      {"kernel_paths_available", paths},
+                      {"streaming_stores_from_bytes", reduce_streaming_min_bytes()}};
+  if (measure_bandwidth) {
+    const TriadResult t = measure_triad();
+    j["triad"] = {{"gb_per_s", t.gb_per_s},
+                  {"array_bytes", t.array_bytes},
+                  {"passes", t.repetitions},
+                  {"definition", "a = b + s c on doubles, one core, best pass, 3 x array bytes per pass"}};
+  }
+  return j;
+}
+
 std::string join_ranks(const std::vector<int>& ranks) {
   return join(
       ranks, [](int r) { return std::to_string(r); }, ",");
@@ -201,6 +224,12 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
   for (const auto& [host, ranks] : ranks_by_host)
     gpus_by_host[host] = nlohmann::json::parse(gpus[static_cast<std::size_t>(ranks.front())]);
   m["gpus"] = gpus_by_host;
+  // Each host's CPU, its first rank measuring memory bandwidth while the others wait.
+  const auto cpus = control_allgather(cpu_json(leader).dump(), inv.comm);
+  nlohmann::json cpus_by_host = nlohmann::json::object();
+  for (const auto& [host, ranks] : ranks_by_host)
+    cpus_by_host[host] = nlohmann::json::parse(cpus[static_cast<std::size_t>(ranks.front())]);
+  m["cpu"] = cpus_by_host;
   m["transport"] = session.transport.name();
   m["interconnect"] = to_json(session.interconnect);
   m["launcher"] = to_json(detect_launcher());  // rank 0's view: srun, hydra or mpirun, and the Slurm job

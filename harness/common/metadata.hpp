@@ -24,6 +24,10 @@ std::vector<std::string> metadata_warnings(const nlohmann::json& metadata);
 // A GPU inventory as the metadata records it (per host, under "gpus").
 nlohmann::json gpu_json(const GpuInventory& g);
 
+// This CPU: model, kernel features, caches, the reduction kernels' path and, where
+// asked, the memory bandwidth of a triad on this core (about 0.1-0.3 s).
+nlohmann::json cpu_json(bool measure_bandwidth);
+
 // Now, as "2026-11-29T05:40:00Z".
 std::string utc_now();
 

@@ -2,12 +2,19 @@
 // memcpy baseline on the same buffer sizes (on a visible GPU also the device kernels:
 // gpu_kernels_benchmark.cpp). Bytes per second count every byte read or written, as
 // STREAM does: 2 per buffer byte for memcpy (read, write) and 3 for a reduction
-// dst = a op b (two reads, one write).
+// dst = a op b (two reads, one write). `reduce/DTYPE/OP` is the path reduce() takes
+// (the label names it); with --every-path also `path/ISA/STORES/DTYPE/OP` for every
+// path the CPU runs, with ordinary and with streaming stores. The sizes are 4 KiB,
+// 256 KiB, 4 MiB, 64 MiB and the first power of two at least twice the last-level cache.
+// The context records the CPU (model, features, caches, triad bandwidth).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "collectives/kernels/cpu_facts.hpp"
 
 #include "collectives/kernels/dtype_visit.hpp"
 #include "collectives/kernels/reduce_kernels.hpp"
@@ -17,7 +24,13 @@ using namespace collbench;
 
 namespace {
 
-const std::vector<long> kSizes = {4 << 10, 256 << 10, 4 << 20, 64 << 20};
+std::vector<long> sizes() {
+  std::vector<long> s = {4 << 10, 256 << 10, 4 << 20, 64 << 20};
+  long above = 1;
+  while (static_cast<std::size_t>(above) < 2 * cpu_facts().last_level_cache_bytes) above *= 2;
+  if (std::find(s.begin(), s.end(), above) == s.end()) s.push_back(above);
+  return s;
+}
 
 void memcpy_bench(benchmark::State& state) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
@@ -30,7 +43,8 @@ void memcpy_bench(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(2 * bytes));
 }
 
-void reduce_bench(benchmark::State& state, DType t, ReduceOp op) {
+// `isa` null: reduce() itself.
+void reduce_bench(benchmark::State& state, DType t, ReduceOp op, const KernelIsa* isa, Streaming streaming) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
   const std::size_t n = bytes / dtype_size(t);
   // Ones: sums, products, minima and maxima stay normal numbers in every dtype, so no
@@ -45,24 +59,65 @@ void reduce_bench(benchmark::State& state, DType t, ReduceOp op) {
     }
   });
   for (auto _ : state) {
-    reduce(t, op, dst.data(), a.data(), b.data(), n);
+    if (isa)
+      reduce_with(*isa, streaming, t, op, dst.data(), a.data(), b.data(), n);
+    else
+      reduce(t, op, dst.data(), a.data(), b.data(), n);
     benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(3 * bytes));
-  state.SetLabel(reduce_kernel_isa());
+  const bool streamed = isa ? streaming == Streaming::always : bytes >= reduce_streaming_min_bytes();
+  state.SetLabel(std::string(isa ? kernel_isa_name(*isa) : reduce_kernel_isa()) + (streamed ? ",streaming" : ""));
+}
+
+void add_cpu_context() {
+  const CpuFacts f = cpu_facts();
+  benchmark::AddCustomContext("cpu_model", f.model);
+  // Each list space-separated (appended piece by piece: GCC 12 -O3 warns falsely,
+  // -Wrestrict, on "a" + b + c here).
+  std::string features, caches, paths;
+  auto add = [](std::string& list, std::string_view item) {
+    if (!list.empty()) list += ' ';
+    list += item;
+  };
+  for (const auto& x : f.features) add(features, x);
+  for (const auto& [name, bytes] : f.caches) add(caches, name + "=" + std::to_string(bytes >> 10) + "K");
+  for (KernelIsa isa : kernel_isas_available()) add(paths, kernel_isa_name(isa));
+  benchmark::AddCustomContext("cpu_kernel_features", features);
+  benchmark::AddCustomContext("cpu_caches", caches);
+  benchmark::AddCustomContext("kernel_path", reduce_kernel_isa());
+  benchmark::AddCustomContext("kernel_paths_available", paths);
+  benchmark::AddCustomContext("streaming_stores_from_bytes", std::to_string(reduce_streaming_min_bytes()));
+  const TriadResult t = measure_triad();
+  benchmark::AddCustomContext("triad_gb_per_s", std::to_string(t.gb_per_s));
+  benchmark::AddCustomContext("triad_array_bytes", std::to_string(t.array_bytes));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --every-path is ours: taken out before Google Benchmark reads the rest.
+  const bool every_path = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--every-path"; });
+  argc = static_cast<int>(std::remove_if(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--every-path"; }) - argv);
+  const std::vector<long> kSizes = sizes();
   for (long s : kSizes) benchmark::RegisterBenchmark("memcpy", memcpy_bench)->Arg(s);
   for (DType t : kAllDTypes)
     for (ReduceOp op : kAllReduceOps) {
-      const std::string name = "reduce/" + std::string(dtype_name(t)) + "/" + std::string(reduce_op_name(op));
-      auto* b = benchmark::RegisterBenchmark(name.c_str(), reduce_bench, t, op);
+      const std::string what = std::string(dtype_name(t)) + "/" + std::string(reduce_op_name(op));
+      auto* b = benchmark::RegisterBenchmark(("reduce/" + what).c_str(), reduce_bench, t, op, nullptr, Streaming::automatic);
       for (long s : kSizes) b->Arg(s);
+      if (!every_path) continue;
+      for (const KernelIsa& isa : kernel_isas_available())
+        for (Streaming st : {Streaming::never, Streaming::always}) {
+          if (isa == KernelIsa::portable && st == Streaming::always) continue;  // it has no streaming stores
+          const std::string name = "path/" + std::string(kernel_isa_name(isa)) +
+                                   (st == Streaming::always ? "/streaming/" : "/cached/") + what;
+          auto* p = benchmark::RegisterBenchmark(name.c_str(), reduce_bench, t, op, &isa, st);
+          for (long s : kSizes) p->Arg(s);
+        }
     }
+  add_cpu_context();
   register_gpu_benchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -32,6 +32,12 @@ for r in doc["rows"]:
     assert r["outliers"] >= 0, r
 assert m["mpi"]["name"] in ("MPICH", "Open MPI") and m["mpi"]["version"], m["mpi"]
 assert m["mpi"]["library"].startswith(m["mpi"]["name"]) and m["mpi"]["large_counts"], m["mpi"]
+# The CPU of every host: model, caches, the kernel path (one this CPU runs) and a triad.
+for host, cpu in m["cpu"].items():
+    assert cpu["model"] and cpu["caches_bytes"], cpu
+    assert cpu["kernel_path"] in cpu["kernel_paths_available"], cpu
+    assert cpu["kernel_paths_available"][0] == "portable", cpu
+    assert cpu["triad"]["gb_per_s"] > 0 and cpu["triad"]["array_bytes"] >= 16 << 20, cpu
 assert len(doc["rows"]) == 8, len(doc["rows"])
 assert {r["algorithm"] for r in doc["rows"]} == {"mpi", "ring"}
 print("json ok")

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -127,46 +129,70 @@ TEST(ReduceKernels, StreamingPathForOutputsLargerThanTheCache) {
       });
 }
 
-TEST(ReduceKernels, SimdPathsEqualThePortablePathBitForBit) {
+TEST(ReduceKernels, EveryIsaPathEqualsThePortablePathBitForBit) {
   // Every 16-bit pattern as `a` (NaNs, infinities, subnormals, both zeros), each against
-  // varied `b` patterns, in both the cached and the streaming path.
+  // varied `b` patterns, on every path this CPU runs, streaming and not, with a, b and
+  // dst at different misalignments and an odd length (so heads and tails run too).
   std::mt19937 gen(7);
-  const std::size_t streaming = std::max<std::size_t>(reduce_streaming_min_bytes() + 128, 1 << 17);
-  for (DType t : {DType::f16, DType::bf16, DType::f32, DType::f64, DType::i32, DType::i64})
-    for (ReduceOp op : kAllReduceOps)
-      for (std::size_t bytes : {std::size_t{1} << 17, streaming}) {
-        std::vector<unsigned char> a(bytes), b(bytes), fast(bytes), portable(bytes);
-        for (std::size_t i = 0; i < bytes; i += 2) {
-          const auto pattern = static_cast<std::uint16_t>(i / 2);
-          std::memcpy(&a[i], &pattern, 2);
-          const auto other = static_cast<std::uint16_t>(gen());
-          std::memcpy(&b[i], &other, 2);
-        }
-        const std::size_t n = bytes / dtype_size(t);
-        reduce(t, op, fast.data(), a.data(), b.data(), n);
-        reduce_portable(t, op, portable.data(), a.data(), b.data(), n);
-        // Results must match exactly, NaN payloads included (a quieted signalling NaN
-        // too), except where both inputs are NaN, or for f32/f64 any NaN result: which
-        // operand's NaN survives there depends on the operand order the compiler picks.
-        std::size_t differ = 0;
-        visit_dtype(t, [&](auto zero) {
-          using T = decltype(zero);
-          auto at = [&](const std::vector<unsigned char>& v, std::size_t i) {
-            T x;
-            std::memcpy(&x, &v[i * sizeof(T)], sizeof(T));
-            return x;
-          };
-          for (std::size_t i = 0; i < n; ++i) {
-            const T x = at(fast, i), y = at(portable, i);
-            if constexpr (!std::is_integral_v<T>) {
-              auto nan = [](T v) { return std::isnan(as_double(v)); };
-              const bool payload_free = sizeof(T) >= 4 || (nan(at(a, i)) && nan(at(b, i)));
-              if (payload_free && nan(x) && nan(y)) continue;
-            }
-            differ += std::memcmp(&x, &y, sizeof(T)) != 0;
+  const std::size_t bytes = std::size_t{1} << 17;
+  std::vector<unsigned char> a(bytes + 64), b(bytes + 64);
+  for (std::size_t i = 0; i < bytes; i += 2) {
+    const auto pattern = static_cast<std::uint16_t>(i / 2);
+    std::memcpy(&a[i], &pattern, 2);
+    const auto other = static_cast<std::uint16_t>(gen());
+    std::memcpy(&b[i], &other, 2);
+  }
+  struct Offsets {
+    std::size_t a, b, d;  // in elements
+  };
+  std::size_t paths = 0;
+  for (KernelIsa isa : kernel_isas_available())
+    for (Streaming streaming : {Streaming::never, Streaming::always})
+      for (Offsets off : {Offsets{0, 0, 0}, Offsets{1, 2, 3}, Offsets{3, 0, 1}})
+        for (DType t : kAllDTypes)
+          for (ReduceOp op : kAllReduceOps) {
+            const std::size_t elem = dtype_size(t), n = bytes / elem - 5;
+            std::vector<unsigned char> fast(bytes + 64), portable(bytes + 64);
+            const unsigned char* x = a.data() + off.a * elem;
+            const unsigned char* y = b.data() + off.b * elem;
+            reduce_with(isa, streaming, t, op, fast.data() + off.d * elem, x, y, n);
+            reduce_portable(t, op, portable.data() + off.d * elem, x, y, n);
+            // Results must match exactly, NaN payloads included (a quieted signalling NaN
+            // too), except where both inputs are NaN, or for f32/f64 any NaN result: which
+            // operand's NaN survives there depends on the operand order the compiler picks.
+            std::size_t differ = 0;
+            visit_dtype(t, [&](auto zero) {
+              using T = decltype(zero);
+              auto at = [&](const unsigned char* v, std::size_t i) {
+                T e;
+                std::memcpy(&e, v + i * sizeof(T), sizeof(T));
+                return e;
+              };
+              const unsigned char* f = fast.data() + off.d * elem;
+              const unsigned char* p = portable.data() + off.d * elem;
+              for (std::size_t i = 0; i < n; ++i) {
+                const T u = at(f, i), v = at(p, i);
+                if constexpr (!std::is_integral_v<T>) {
+                  auto nan = [](T e) { return std::isnan(as_double(e)); };
+                  const bool payload_free = sizeof(T) >= 4 || (nan(at(x, i)) && nan(at(y, i)));
+                  if (payload_free && nan(u) && nan(v)) continue;
+                }
+                differ += std::memcmp(&u, &v, sizeof(T)) != 0;
+              }
+            });
+            EXPECT_EQ(differ, 0u) << dtype_name(t) << " " << reduce_op_name(op) << " on " << kernel_isa_name(isa)
+                                  << (streaming == Streaming::always ? ", streaming" : "") << ", offsets " << off.a
+                                  << "/" << off.b << "/" << off.d;
+            ++paths;
           }
-        });
-        EXPECT_EQ(differ, 0u) << dtype_name(t) << " " << reduce_op_name(op) << " " << bytes << " bytes, "
-                              << reduce_kernel_isa();
-      }
+  EXPECT_GE(paths, 2u * 3 * 6 * 4);  // the portable path against itself at least
+}
+
+TEST(ReduceKernels, KernelIsaOverrideNamesTheChoices) {
+  // reduce() takes the last available path unless COLLBENCH_KERNEL_ISA names another.
+  const char* forced = std::getenv("COLLBENCH_KERNEL_ISA");
+  const KernelIsa want = forced && *forced ? reduce_kernel_path() : kernel_isas_available().back();
+  EXPECT_EQ(reduce_kernel_path(), want);
+  EXPECT_EQ(std::string(reduce_kernel_isa()), kernel_isa_name(want));
+  EXPECT_EQ(kernel_isas_available().front(), KernelIsa::portable);
 }
