@@ -109,7 +109,7 @@ constexpr std::array<TransportRow, 5> kTransports{{
      false,
      "shared memory",
      "one copy, by the receiver, from the sender's buffer",
-     {true, false, true},
+     {true, true, true},
      open_shm},
     {TransportKind::mpi_staged,
      "mpi-staged",

@@ -9,6 +9,11 @@
 namespace collbench {
 namespace {
 
+// Where a call runs: the MPI library's baselines on its own transport, the rest on ctx.transport.
+Transport& carrier(const AlgorithmEntry& a, const ExchangeContext& ctx) {
+  return a.is_baseline_of("mpi") && ctx.library ? *ctx.library : *ctx.transport;
+}
+
 double timed(const auto& body) {
   const double t0 = MPI_Wtime();
   body();
@@ -44,7 +49,7 @@ class AllreduceExchange final : public Exchange {
     CollectiveCall call{Collective::allreduce, b.dtype, ReduceOp::sum, b.elements, 0, nullptr, nullptr, true};
     call =
         bind_buffers(call, buffer_layout(Collective::allreduce, b.elements, spec_.nranks, rank_, 0, true), data, data);
-    prepared_ = prepare(algorithm, call, *ctx.transport, *ctx.workspace, ctx.params);
+    prepared_ = prepare(algorithm, call, carrier(algorithm, ctx), *ctx.workspace, ctx.params);
   }
   void prepare_step(std::int64_t, bool check) override {
     checked_ = check;
@@ -92,7 +97,7 @@ class AllToAllExchange final : public Exchange {
         space_(ctx.transport->memory()) {
     const CollectiveCall call{Collective::alltoallv, a.dtype, ReduceOp::sum, 0, 0, nullptr, nullptr, false, counts_};
     prepared_ =
-        prepare(algorithm, bind_buffers(call, layout_, send_, recv_), *ctx.transport, *ctx.workspace, ctx.params);
+        prepare(algorithm, bind_buffers(call, layout_, send_, recv_), carrier(algorithm, ctx), *ctx.workspace, ctx.params);
   }
   void prepare_step(std::int64_t, bool check) override {
     checked_ = check;
@@ -168,7 +173,7 @@ class AllgatherExchange final : public Exchange {
     CollectiveCall call{Collective::allgather, DType::i32, ReduceOp::sum, block / 4, 0, nullptr, nullptr, false};
     call = bind_buffers(call, buffer_layout(Collective::allgather, call.count, nranks_, rank_, 0, false), send_.data(),
                         recv_.data());
-    auto prepared = prepare(algorithm_, call, *ctx_.transport, workspace_, ctx_.params);
+    auto prepared = prepare(algorithm_, call, carrier(algorithm_, ctx_), workspace_, ctx_.params);
     bytes_.push_back(block * nranks_);
     return count_s + timed([&] { prepared->run(); });
   }

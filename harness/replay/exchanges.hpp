@@ -46,6 +46,9 @@ struct ExchangeContext {
   Workspace* workspace = nullptr;  // for calls prepared once, before the steps
   AlgorithmParams params;
   std::uint64_t seed = 1;
+  // The MPI library's own transport: the `mpi` baselines call the library, whatever
+  // carries the reference algorithms (null: `transport` is it).
+  Transport* library = nullptr;
 };
 
 // A dense bucket allreduced in place with `algorithm`, from `data` (bucket.bytes, in the

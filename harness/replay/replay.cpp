@@ -180,7 +180,7 @@ class Replayer {
     std::optional<MpiTransport> own;
     Transport* tr = &references_;
     if (ps) tr = &own.emplace(workers);
-    ExchangeContext ctx{tr, workers, &workspace_, params_, r_.seed};
+    ExchangeContext ctx{tr, workers, &workspace_, params_, r_.seed, ps ? tr : &transport_};
     ctx.params.node_of_rank.resize(tr->size());
     // Dense buckets live in one arena, as DDP's flat bucket views do.
     std::vector<std::size_t> offset(buckets.size(), 0);

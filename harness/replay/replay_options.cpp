@@ -151,6 +151,9 @@ ReplayOptions resolve_command(const ReplayFlags& f, const CommandContext& c) {
   if (std::find(r.sparse_strategies.begin(), r.sparse_strategies.end(), SparseStrategy::ps) ==
       r.sparse_strategies.end())
     return r;
+  // The parameter server answers whatever arrives: tagged messages, which only MPI carries.
+  if (r.transport != TransportKind::mpi)
+    throw std::invalid_argument("--sparse-strategy ps needs --transport mpi (its servers answer tagged messages)");
   ps_roles(nranks, r.servers);  // throws for a server count the ranks cannot hold
   r.ps_mode = registry.find_protocol("ps", f.ps_mode);
   if (!r.ps_mode)
