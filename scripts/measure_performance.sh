@@ -30,15 +30,7 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-before_tree=${BEFORE_TREE:-}
-if [ -z "$before_tree" ]; then
-  echo "building $before in $tmp" >&2
-  mkdir "$tmp/src"
-  git archive "$before" | tar -x -C "$tmp/src"
-  cmake -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DCOLLBENCH_MPI=mpich >/dev/null
-  cmake --build "$tmp/build" -j"$(nproc)" --target collbench collbench-kernels >/dev/null
-  before_tree=$tmp/build
-fi
+before_tree=${BEFORE_TREE:-$(scripts/build_revision.sh "$before" "$tmp" collbench collbench-kernels)}
 declare -A tree=([before]="$before_tree" [after]=build)
 
 for which in after before; do
