@@ -104,7 +104,8 @@ std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const C
                                             call.in_place, call.counts.get());
   MemorySpace* space = transport.memory().kind() == MemoryKind::host ? nullptr : &transport.memory();
   return std::make_unique<ScheduledCollective>(
-      BoundSchedule(s, call, layout, scratch, scratch_bytes, params.order, space), transport);
+      BoundSchedule(s, call, layout, scratch, scratch_bytes, params.order, space, transport.reduces_on_receive()),
+      transport);
 }
 
 }  // namespace collbench

@@ -8,6 +8,7 @@
 
 #include "collectives/kernels/reduce_kernels.hpp"
 #include "collectives/process/progress.hpp"
+#include "collectives/schedule/receive_fusion.hpp"
 #include "collectives/transport/memory_space.hpp"
 
 namespace collbench {
@@ -46,13 +47,22 @@ struct Buffers {
 }  // namespace
 
 BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& call, const BufferLayout& layout,
-                             std::byte* scratch, std::size_t scratch_bytes, ExecutionOrder order, MemorySpace* space)
+                             std::byte* scratch, std::size_t scratch_bytes, ExecutionOrder order, MemorySpace* space,
+                             bool fuse)
     : dtype_(call.dtype), op_(call.op), space_(space) {
   const std::size_t elem = dtype_size(call.dtype);
   if (schedule.scratch_count * elem > scratch_bytes)
     throw std::logic_error("schedule needs more scratch than was provided");
   // Transports count bytes in int: larger messages go as several, in order.
-  const Schedule s = split_large_transfers(schedule, static_cast<std::size_t>(INT_MAX) / elem);
+  Schedule s = split_large_transfers(schedule, static_cast<std::size_t>(INT_MAX) / elem);
+  std::vector<FusedReceive> fused;
+  if (fuse) {
+    FusedSchedule f = fuse_receives(s, layout);
+    s = std::move(f.schedule);
+    fused = std::move(f.receives);
+    fused_reductions_ = f.reductions;
+    fused_copies_ = f.copies;
+  }
   // The send buffer is only read; transports take non-const pointers for both directions.
   Buffers b{const_cast<std::byte*>(static_cast<const std::byte*>(call.send)),
             static_cast<std::byte*>(call.recv),
@@ -68,7 +78,13 @@ BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& cal
       for (const Transfer& t : *transfers)
         if (std::find(peers.begin(), peers.end(), t.peer) == peers.end()) peers.push_back(t.peer);
     for (const Transfer& t : st.sends) sends_.push_back({t.peer, b.resolve(t.region), t.region.count * elem});
-    for (const Transfer& t : st.recvs) recvs_.push_back({t.peer, b.resolve(t.region), t.region.count * elem});
+    for (const Transfer& t : st.recvs) {
+      const FusedReceive* f = recvs_.size() < fused.size() ? &fused[recvs_.size()] : nullptr;
+      recv_reductions_.push_back(f && f->kind == FusedReceive::Kind::reduce
+                                     ? ReceiveReduction{call.dtype, call.op, b.resolve(f->local), f->peer_first}
+                                     : ReceiveReduction{});
+      recvs_.push_back({t.peer, b.resolve(t.region), t.region.count * elem});
+    }
     for (const LocalOp& o : st.ops) {
       if (o.a.count != o.dst.count || (o.kind == LocalOp::Kind::reduce && o.b.count != o.dst.count))
         throw std::logic_error("local operation with regions of different lengths");
@@ -80,6 +96,10 @@ BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& cal
   progress_ = FlowProgress(plan_);
   steps_ = s.steps.size();
   precompile();
+}
+
+Ticket BoundSchedule::start_recv(Transport& t, std::size_t i) const {
+  return recv_reductions_[i].local ? t.start_recv_reduce(recvs_[i], recv_reductions_[i]) : t.start_recv(recvs_[i]);
 }
 
 void BoundSchedule::run_op(const Op& o) const {
@@ -102,7 +122,7 @@ struct BoundSchedule::Executing {
   Transport& t;
   int reported = -1;
   Ticket start(FlowQueue q, std::size_t i) {
-    return q == FlowQueue::sends ? t.start_send(s.sends_[i]) : t.start_recv(s.recvs_[i]);
+    return q == FlowQueue::sends ? t.start_send(s.sends_[i]) : s.start_recv(t, i);
   }
   void op(std::size_t i) { s.run_op(s.ops_[i]); }
   void wait_all(std::span<const Ticket> tickets, int step) {
@@ -163,7 +183,7 @@ void BoundSchedule::run_program(Transport& transport) const {
   for (const Action& a : program_) {
     switch (a.kind) {
       case Action::Kind::send: slot_tickets_[a.index] = transport.start_send(sends_[a.index]); break;
-      case Action::Kind::recv: slot_tickets_[first_recv + a.index] = transport.start_recv(recvs_[a.index]); break;
+      case Action::Kind::recv: slot_tickets_[first_recv + a.index] = start_recv(transport, a.index); break;
       case Action::Kind::op: run_op(ops_[a.index]); break;
       case Action::Kind::wait: {
         const Wait& w = waits_[a.index];

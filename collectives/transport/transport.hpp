@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/elementwise.hpp"
+
 namespace collbench {
 
 struct Message {
@@ -16,6 +18,16 @@ struct Message {
 };
 
 class MemorySpace;
+
+// A receive reduced as it arrives (Transport::start_recv_reduce): the message's data
+// `dst = local op sent`, or `sent op local` where `sent_first` (the order matters for NaN
+// payloads and signed zeros).
+struct ReceiveReduction {
+  DType dtype = DType::f32;
+  ReduceOp op = ReduceOp::sum;
+  const std::byte* local = nullptr;  // count elements; may be dst itself
+  bool sent_first = false;
+};
 
 // A posted tagged message (see Transport::post_send); -1 is "none".
 using Ticket = int;
@@ -59,6 +71,12 @@ class Transport {
   // Schedule traffic, one message at a time: between two ranks, matched in posting order.
   virtual Ticket start_send(const Message& m) = 0;
   virtual Ticket start_recv(const Message& m) = 0;
+  // Transports that read their peers' buffers can reduce a message straight from the
+  // sender's buffer into m.data (schedule traffic, matched like start_recv; the sender's
+  // send completes once the reduction is done): the executor then fuses a receive with
+  // the reduction it feeds (collectives/schedule/receive_fusion.hpp).
+  virtual bool reduces_on_receive() const { return false; }
+  virtual Ticket start_recv_reduce(const Message& m, const ReceiveReduction& r);
 
   // Tagged messages: between two ranks, messages with the same tag are matched in
   // posting order. A receive may be larger than what arrives. Buffers must stay

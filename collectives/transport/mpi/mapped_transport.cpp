@@ -183,6 +183,14 @@ Ticket MappedTransport::start_recv(const Message& m) {
   return t;
 }
 
+Ticket MappedTransport::start_recv_reduce(const Message& m, const ReceiveReduction& r) {
+  const Ticket t = start_recv(m);
+  Record& rec = records_[static_cast<std::size_t>(t)];
+  rec.reduces = true;
+  rec.reduction = r;
+  return t;
+}
+
 bool MappedTransport::announce(std::size_t peer) {
   std::vector<Pending>& queue = backlog_[peer];
   if (queue.empty()) return false;
@@ -223,7 +231,17 @@ bool MappedTransport::progress() {
     if (a.bytes != r.bytes)
       throw std::runtime_error(std::string(name()) + " transport: rank " + std::to_string(r.peer) + " sent " +
                                std::to_string(a.bytes) + " bytes to a receive of " + std::to_string(r.bytes));
-    if (a.bytes) space.copy(r.dst, peer_buffer(r.peer, a.segment, a.handle) + a.offset, a.bytes);
+    if (a.bytes) {
+      const std::byte* sent = peer_buffer(r.peer, a.segment, a.handle) + a.offset;
+      if (r.reduces) {
+        const ReceiveReduction& x = r.reduction;
+        space.reduce(x.dtype, x.op, r.dst, x.sent_first ? sent : x.local, x.sent_first ? x.local : sent,
+                     a.bytes / dtype_size(x.dtype));
+        reduced_bytes_ += a.bytes;
+      } else {
+        space.copy(r.dst, sent, a.bytes);
+      }
+    }
     copying_.push_back({t, space.mark()});
     moved = true;
   }

@@ -36,6 +36,11 @@ class MappedTransport final : public Transport {
   // Messages between two ranks match in posting order and must have the same length.
   Ticket start_send(const Message& m) override;
   Ticket start_recv(const Message& m) override;
+  // The reduction runs in the memory space, as a copy would, from the sender's buffer.
+  bool reduces_on_receive() const override { return true; }
+  Ticket start_recv_reduce(const Message& m, const ReceiveReduction& r) override;
+  // Bytes received by a reduction straight from a sender's buffer (tests).
+  std::uint64_t bytes_reduced_on_receive() const { return reduced_bytes_; }
   void wait_some(std::span<const Ticket> tickets, std::vector<std::size_t>& done) override;
   void wait_all(std::span<const Ticket> tickets) override;
   Completion wait_any(std::span<const Ticket> tickets) override;
@@ -61,6 +66,8 @@ class MappedTransport final : public Transport {
     std::uint64_t seq = 0;
     std::byte* dst = nullptr;
     std::size_t bytes = 0;
+    bool reduces = false;  // a receive reduced as it arrives
+    ReceiveReduction reduction;
   };
   struct Pending {  // a send announced once its channel has room
     std::uint64_t segment, offset, bytes;
@@ -88,6 +95,7 @@ class MappedTransport final : public Transport {
   std::deque<Copying> copying_;                    // in the order queued, so in the order done
   std::uint64_t pass_ = 0;                         // of progress(): when each channel's `posted` was read
   std::vector<std::uint64_t> looked_, announced_;  // [source]
+  std::uint64_t reduced_bytes_ = 0;
 
   const std::byte* peer_buffer(int peer, std::uint64_t id, const ExportHandle& handle);
   Ticket keep(const Record& r);

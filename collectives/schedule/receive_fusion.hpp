@@ -1,0 +1,43 @@
+#pragma once
+// Receives that only feed one local operation, done by the transport as the message
+// arrives, for transports that read their peers' buffers (shm, cuda-ipc): a receive into
+// scratch followed by `dst = local op scratch` becomes one reduction from the sender's
+// buffer straight into dst, and a receive into scratch followed by `dst = scratch` a
+// receive into dst. A reduce-scatter step then reads the peer's block once and writes
+// its own once, where the copy read and wrote it twice more.
+//
+// A receive is fused only where that cannot change what any item reads: it lands in
+// scratch, which nothing reads afterwards until it is written whole again; its operation
+// is the first of its step to touch that scratch, dst or the local operand, and no
+// operation before it in the step touches them; no other transfer of its step writes
+// any of them or reads dst; and the local operand is dst itself or the send buffer of an
+// out-of-place call (never written). The fused receive then writes dst, whose
+// dependencies the dataflow plan derives as for any receive (a reduction's local operand
+// is dst, or memory nothing writes), and it completes, like a copy, inside the transport
+// once the reduction is done, so the executor's argument that waiting cannot deadlock
+// holds unchanged (dataflow.hpp). Where an operation must wait for a send of its own
+// step (recursive doubling in place: the peer reads what it overwrites), nothing fuses.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "collectives/collective.hpp"
+#include "collectives/schedule/schedule.hpp"
+
+namespace collbench {
+
+struct FusedReceive {
+  enum class Kind : std::uint8_t { none, copy, reduce } kind = Kind::none;
+  Region local;             // reduce: the operand held here
+  bool peer_first = false;  // reduce: the sender's data is operand a (order matters for NaN and ±0)
+};
+
+struct FusedSchedule {
+  Schedule schedule;                   // fused receives retargeted to their operation's dst, which is gone
+  std::vector<FusedReceive> receives;  // per receive of `schedule`, in program order
+  std::size_t reductions = 0, copies = 0;
+};
+
+FusedSchedule fuse_receives(const Schedule& s, const BufferLayout& layout);
+
+}  // namespace collbench

@@ -1,0 +1,103 @@
+// Which receives the executor fuses with the operation they feed, for transports that
+// reduce on receive (collectives/schedule/receive_fusion.hpp): each test names one rule
+// and a schedule where breaking it would change what some item reads. That every
+// reference algorithm stays exact with fusion is tested over shm (mapped_transport_test).
+#include <gtest/gtest.h>
+
+#include "collectives/schedule/receive_fusion.hpp"
+
+using namespace collbench;
+
+namespace {
+
+const BufferLayout kOutOfPlace{8, 8, 8, false, 0};
+const BufferLayout kInPlace{8, 8, 8, true, 0};
+
+Region scratch(std::size_t at) { return {BufferId::scratch, at, 4}; }
+Region recv(std::size_t at) { return {BufferId::recv, at, 4}; }
+Region send(std::size_t at) { return {BufferId::send, at, 4}; }
+
+// A ring step: send one block, receive the other into scratch and fold it into recv.
+Schedule ring_step(Region local) {
+  Schedule s;
+  s.scratch_count = 8;
+  s.steps.resize(2);
+  s.steps[0].sends.push_back({1, send(4)});
+  s.steps[0].recvs.push_back({1, scratch(0)});
+  s.steps[0].ops.push_back(reduce_op(recv(0), local, scratch(0)));
+  return s;
+}
+
+}  // namespace
+
+TEST(ReceiveFusion, AReceiveIntoScratchFoldedIntoRecvBecomesOneReduction) {
+  const FusedSchedule f = fuse_receives(ring_step(send(0)), kOutOfPlace);
+  EXPECT_EQ(f.reductions, 1u);
+  ASSERT_EQ(f.receives.size(), 1u);
+  EXPECT_EQ(f.receives[0].kind, FusedReceive::Kind::reduce);
+  EXPECT_FALSE(f.receives[0].peer_first);  // recv = send op (sent): the local operand is a
+  EXPECT_EQ(f.schedule.steps[0].recvs[0].region.buffer, BufferId::recv);
+  EXPECT_TRUE(f.schedule.steps[0].ops.empty());
+}
+
+TEST(ReceiveFusion, OperandOrderIsKept) {
+  Schedule s = ring_step(send(0));
+  s.steps[0].ops[0] = reduce_op(recv(0), scratch(0), recv(0));  // recv = (sent) op recv
+  const FusedSchedule f = fuse_receives(s, kOutOfPlace);
+  ASSERT_EQ(f.reductions, 1u);
+  EXPECT_TRUE(f.receives[0].peer_first);
+}
+
+TEST(ReceiveFusion, NotWhereTheStepSendsWhatTheOperationOverwrites) {
+  // Recursive doubling in place: the peer reads recv while this rank would reduce into it.
+  Schedule s;
+  s.scratch_count = 8;
+  s.steps.resize(1);
+  s.steps[0].sends.push_back({1, recv(0)});
+  s.steps[0].recvs.push_back({1, scratch(0)});
+  s.steps[0].ops.push_back(reduce_op(recv(0), recv(0), scratch(0)));
+  EXPECT_EQ(fuse_receives(s, kInPlace).reductions, 0u);
+}
+
+TEST(ReceiveFusion, NotWhereTheLocalOperandIsWrittenElsewhere) {
+  // recv[4,8) is neither dst nor read-only: another item could change it meanwhile.
+  EXPECT_EQ(fuse_receives(ring_step(recv(4)), kOutOfPlace).reductions, 0u);
+  // In place, send[0,4) is recv[0,4): dst itself, so that one fuses.
+  EXPECT_EQ(fuse_receives(ring_step(send(0)), kInPlace).reductions, 1u);
+}
+
+TEST(ReceiveFusion, NotWhereTheScratchIsReadLater) {
+  Schedule s = ring_step(send(0));
+  s.steps[1].sends.push_back({1, scratch(0)});
+  EXPECT_EQ(fuse_receives(s, kOutOfPlace).reductions, 0u);
+  // Written whole again first: then nothing reads what the fused receive skipped.
+  Schedule t = ring_step(send(0));
+  t.steps[1].recvs.push_back({1, scratch(0)});
+  t.steps[1].ops.push_back(copy_op(recv(4), scratch(0)));
+  t.steps[1].sends.push_back({1, send(0)});
+  const FusedSchedule f = fuse_receives(t, kOutOfPlace);
+  EXPECT_EQ(f.reductions, 1u);
+  EXPECT_EQ(f.copies, 1u);  // and step 1's receive lands in recv[4,8) directly
+}
+
+TEST(ReceiveFusion, TwoReceivesIntoOneDestinationFuseOnce) {
+  // Both fused, they would write recv[0,4) at once.
+  Schedule s;
+  s.scratch_count = 8;
+  s.steps.resize(1);
+  s.steps[0].recvs.push_back({1, scratch(0)});
+  s.steps[0].recvs.push_back({2, scratch(4)});
+  s.steps[0].ops.push_back(reduce_op(recv(0), recv(0), scratch(0)));
+  s.steps[0].ops.push_back(reduce_op(recv(0), recv(0), scratch(4)));
+  const FusedSchedule f = fuse_receives(s, kOutOfPlace);
+  EXPECT_EQ(f.reductions, 1u);
+  EXPECT_EQ(f.schedule.steps[0].ops.size(), 1u);
+}
+
+TEST(ReceiveFusion, OnlyReceivesIntoScratch) {
+  Schedule s;
+  s.steps.resize(1);
+  s.steps[0].recvs.push_back({1, recv(4)});
+  s.steps[0].ops.push_back(reduce_op(recv(0), send(0), recv(4)));
+  EXPECT_EQ(fuse_receives(s, kOutOfPlace).reductions, 0u);  // recv[4,8) may be part of the result
+}
