@@ -135,4 +135,20 @@ FusedSchedule fuse_receives(const Schedule& s, const BufferLayout& layout) {
   return f;
 }
 
+MemoryWork receiver_memory_work(const FusedSchedule& s, std::size_t element_size) {
+  MemoryWork w;
+  std::size_t r = 0;
+  for (const Step& st : s.schedule.steps) {
+    for (const Transfer& t : st.recvs)
+      (s.receives[r++].kind == FusedReceive::Kind::reduce ? w.reduced : w.copied) += t.region.count * element_size;
+    for (const LocalOp& o : st.ops) {
+      if (o.kind == LocalOp::Kind::reduce)
+        w.reduced += o.dst.count * element_size;
+      else if (o.dst.buffer != o.a.buffer || o.dst.offset != o.a.offset)
+        w.copied += o.dst.count * element_size;
+    }
+  }
+  return w;
+}
+
 }  // namespace collbench

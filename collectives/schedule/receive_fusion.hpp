@@ -40,4 +40,15 @@ struct FusedSchedule {
 
 FusedSchedule fuse_receives(const Schedule& s, const BufferLayout& layout);
 
+// What one rank's memory does running `s` over a transport whose receiver moves the data
+// (shm), in bytes of output: copies (a receive copies what it reads from the sender's
+// buffer into its own; a local copy, unless onto itself) and reductions (fused with a
+// receive or local). Sends cost the sender nothing here: its receiver reads them.
+struct MemoryWork {
+  std::size_t copied = 0, reduced = 0;
+  // Bytes read and written: 2 per byte copied, 3 per byte reduced.
+  std::size_t traffic() const { return 2 * copied + 3 * reduced; }
+};
+MemoryWork receiver_memory_work(const FusedSchedule& s, std::size_t element_size);
+
 }  // namespace collbench

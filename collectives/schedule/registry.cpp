@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "collectives/schedule/receive_fusion.hpp"
 #include "collectives/schedule/schedule_executor.hpp"
 #include "collectives/transport/memory_space.hpp"
 
@@ -90,18 +91,38 @@ class ScheduledCollective final : public PreparedCollective {
 };
 }  // namespace
 
+namespace {
+// The schedule `entry` runs for rank `rank` of `nranks` on `call`, and that rank's buffer layout.
+std::pair<Schedule, BufferLayout> schedule_for(const AlgorithmEntry& entry, const CollectiveCall& call, int nranks,
+                                               int rank, const AlgorithmParams& params) {
+  AlgorithmParams resolved = params;
+  resolved.segment_bytes = entry.segment_bytes(params);
+  const ScheduleRequest req{call.collective,        nranks,    rank,           call.count,       call.root,
+                            dtype_size(call.dtype), &resolved, call.in_place, call.counts.get()};
+  return {entry.build(req),
+          buffer_layout(call.collective, call.count, nranks, rank, call.root, call.in_place, call.counts.get())};
+}
+}  // namespace
+
+MemoryWork receiver_memory_work(const AlgorithmEntry& entry, const CollectiveCall& call, int nranks, int rank,
+                                const AlgorithmParams& params, bool fuse) {
+  const auto [s, layout] = schedule_for(entry, call, nranks, rank, params);
+  FusedSchedule f;
+  if (fuse) {
+    f = fuse_receives(s, layout);
+  } else {
+    f.schedule = s;
+    for (const Step& st : s.steps) f.receives.resize(f.receives.size() + st.recvs.size());
+  }
+  return receiver_memory_work(f, dtype_size(call.dtype));
+}
+
 std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const CollectiveCall& call,
                                             Transport& transport, Workspace& workspace, const AlgorithmParams& params) {
   if (entry.is_baseline()) return entry.prepare_library(call, transport);
-  AlgorithmParams resolved = params;
-  resolved.segment_bytes = entry.segment_bytes(params);
-  const ScheduleRequest req{call.collective,        transport.size(), transport.rank(), call.count,       call.root,
-                            dtype_size(call.dtype), &resolved,        call.in_place,    call.counts.get()};
-  Schedule s = entry.build(req);
+  const auto [s, layout] = schedule_for(entry, call, transport.size(), transport.rank(), params);
   const std::size_t scratch_bytes = s.scratch_count * dtype_size(call.dtype);
   std::byte* scratch = workspace.reserve(scratch_bytes, transport);
-  const BufferLayout layout = buffer_layout(call.collective, call.count, transport.size(), transport.rank(), call.root,
-                                            call.in_place, call.counts.get());
   MemorySpace* space = transport.memory().kind() == MemoryKind::host ? nullptr : &transport.memory();
   return std::make_unique<ScheduledCollective>(
       BoundSchedule(s, call, layout, scratch, scratch_bytes, params.order, space, transport.reduces_on_receive()),

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/schedule/receive_fusion.hpp"
 #include "collectives/schedule/schedule.hpp"
 #include "collectives/transport/transport.hpp"
 
@@ -98,6 +99,12 @@ class Registry {
   std::vector<AlgorithmEntry> entries_;
   std::vector<ProtocolEntry> protocols_;
 };
+
+// What rank `rank` of `nranks` copies and reduces running reference algorithm `entry` on
+// `call` over a transport whose receivers move the data, fusing receives where `fuse`
+// (receive_fusion.hpp: receiver_memory_work).
+MemoryWork receiver_memory_work(const AlgorithmEntry& entry, const CollectiveCall& call, int nranks, int rank,
+                                const AlgorithmParams& params, bool fuse);
 
 // Sets up `entry` for `call`: builds and binds the schedule, or prepares the library call.
 std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const CollectiveCall& call,

@@ -1,6 +1,7 @@
 #include "harness/run/bound.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "collectives/kernels/reduce_kernels.hpp"
@@ -62,6 +63,27 @@ class ReduceProbe final : public PreparedCollective {
   std::size_t count_, slots_, next_ = 0;
 };
 
+// One pass over whole buffers of the call's per-rank size, all ranks at once: a copy
+// (recv = send) or a reduction (recv = send op other), as the memory-traffic bound's rates.
+class MemoryProbe final : public PreparedCollective {
+ public:
+  MemoryProbe(DType t, ReduceOp op, std::byte* recv, const std::byte* send, const std::byte* other, std::size_t count)
+      : t_(t), op_(op), recv_(recv), send_(send), other_(other), count_(count) {}
+  void run() override {
+    if (other_)
+      collbench::reduce(t_, op_, recv_, send_, other_, count_);
+    else
+      std::memcpy(recv_, send_, count_ * dtype_size(t_));
+  }
+
+ private:
+  DType t_;
+  ReduceOp op_;
+  std::byte* recv_;
+  const std::byte *send_, *other_;
+  std::size_t count_;
+};
+
 }  // namespace
 
 bool has_bound(Collective c) {
@@ -84,8 +106,12 @@ std::size_t bound_block_bytes(Collective c, std::size_t count, int nranks, std::
   return (c == Collective::allreduce ? (count + n - 1) / n : count) * elem;
 }
 
-BoundProbes::BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes, int blocks)
+BoundProbes::BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes, int blocks,
+                         std::size_t max_memory_bytes)
     : transport_(transport), dtype_(dtype), op_(op), blocks_(std::max(blocks, 1)) {
+  memory_send_.assign(max_memory_bytes, std::byte{0});
+  memory_other_.assign(max_memory_bytes, std::byte{0});
+  memory_recv_.assign(max_memory_bytes, std::byte{0});
   const std::size_t set_bytes = max_block_bytes * static_cast<std::size_t>(blocks_);
   const std::size_t window_bytes = std::max(max_block_bytes, std::min(kWindowBytes, kMaxWindow * max_block_bytes));
   // Zeros: every op keeps them normal numbers in every dtype.
@@ -108,9 +134,55 @@ std::unique_ptr<PreparedCollective> BoundProbes::exchange(std::size_t block_byte
   return std::make_unique<ExchangeProbe>(transport_, send_.data(), recv_.data(), block_bytes, w, slots);
 }
 
+std::unique_ptr<PreparedCollective> BoundProbes::memory_copy(std::size_t bytes) {
+  if (bytes > memory_send_.size()) throw std::logic_error("memory probe larger than its buffers");
+  return std::make_unique<MemoryProbe>(dtype_, op_, memory_recv_.data(), memory_send_.data(), nullptr,
+                                       bytes / dtype_size(dtype_));
+}
+
+std::unique_ptr<PreparedCollective> BoundProbes::memory_reduce(std::size_t bytes) {
+  if (bytes > memory_send_.size()) throw std::logic_error("memory probe larger than its buffers");
+  return std::make_unique<MemoryProbe>(dtype_, op_, memory_recv_.data(), memory_send_.data(), memory_other_.data(),
+                                       bytes / dtype_size(dtype_));
+}
+
 std::unique_ptr<PreparedCollective> BoundProbes::reduce(std::size_t block_bytes) {
   return std::make_unique<ReduceProbe>(dtype_, op_, recv_.data(), a_.data(), b_.data(),
                                        block_bytes / dtype_size(dtype_), static_cast<std::size_t>(blocks_));
+}
+
+std::vector<MemoryWork> memory_work_of_ranks(const AlgorithmEntry& a, const CollectiveCall& call, int nranks,
+                                             const AlgorithmParams& params, bool fuse) {
+  std::vector<MemoryWork> w;
+  for (int r = 0; r < nranks; ++r) w.push_back(receiver_memory_work(a, call, nranks, r, params, fuse));
+  return w;
+}
+
+void add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, std::size_t probe_bytes,
+                      double copy_p50_us, double reduce_p50_us) {
+  // Microseconds per byte of output, every rank at once.
+  const double bytes = static_cast<double>(std::max<std::size_t>(probe_bytes, 1));
+  const double copy_us = copy_p50_us / bytes, reduce_us = reduce_p50_us / bytes;
+  double bound_us = 0;
+  MemoryWork busiest;
+  for (const MemoryWork& w : ranks) {
+    const double t = static_cast<double>(w.copied) * copy_us + static_cast<double>(w.reduced) * reduce_us;
+    if (t >= bound_us) bound_us = t, busiest = w;
+  }
+  row.extra.push_back({"memory_bound_us", bound_us});
+  row.extra.push_back({"of_memory_bound", row.time_us.p50 > 0 ? bound_us / row.time_us.p50 : 0.0});
+  row.details["memory_bound"] = {
+      {"bound_us", bound_us},
+      {"busiest_rank_copied_bytes", busiest.copied},
+      {"busiest_rank_reduced_bytes", busiest.reduced},
+      {"traffic_bytes", busiest.traffic()},
+      {"probe_bytes", probe_bytes},
+      {"copy_gbps", copy_p50_us > 0 ? 2.0 * bytes / copy_p50_us / 1e3 : 0.0},
+      {"reduce_gbps", reduce_p50_us > 0 ? 3.0 * bytes / reduce_p50_us / 1e3 : 0.0},
+      {"meaning",
+       "what the busiest rank copies and reduces running this schedule, each at the rate the memory probes "
+       "(recv = send; recv = send op other) reached with every rank at once; gbps count bytes read and "
+       "written"}};
 }
 
 std::vector<double> combine_bound(Collective c, int nranks, std::vector<double> exchange, std::vector<double> reduce) {

@@ -25,6 +25,7 @@
 #include "collectives/process/page_bytes.hpp"
 #include "collectives/schedule/registry.hpp"
 #include "collectives/transport/transport.hpp"
+#include "harness/common/result_row.hpp"
 
 namespace collbench {
 
@@ -37,21 +38,41 @@ std::size_t bound_block_bytes(Collective c, std::size_t count, int nranks, std::
 
 class BoundProbes {
  public:
-  // Buffers for blocks up to `max_block_bytes`, `blocks` of them (the rank count).
-  BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes, int blocks);
+  // Buffers for blocks up to `max_block_bytes`, `blocks` of them (the rank count), and
+  // for the memory probe up to `max_memory_bytes` (0: none).
+  BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes, int blocks,
+              std::size_t max_memory_bytes = 0);
   // Messages per timed exchange call (the window): divide its call times by this.
   static int window(std::size_t block_bytes);
   std::unique_ptr<PreparedCollective> exchange(std::size_t block_bytes);
   std::unique_ptr<PreparedCollective> reduce(std::size_t block_bytes);
+  // The memory probes over `bytes` per buffer: recv = send, and recv = send op other.
+  std::unique_ptr<PreparedCollective> memory_copy(std::size_t bytes);
+  std::unique_ptr<PreparedCollective> memory_reduce(std::size_t bytes);
 
  private:
   Transport& transport_;
   DType dtype_;
   ReduceOp op_;
   OwnedBuffer send_, recv_;  // from the transport, which may move only its own memory
-  PageBytes a_, b_;
+  PageBytes a_, b_, memory_send_, memory_other_, memory_recv_;
   int blocks_;
 };
+
+// The memory-traffic bound (over shm, where each rank's own core moves what it receives):
+// what each rank copies and reduces running the algorithm's schedule (receiver_memory_work:
+// a receive copies, a fused receive reduces, local operations as they are), each at the
+// rate the memory probes reached with every rank at once over buffers of the call's
+// per-rank size (copy: recv = send; reduce: recv = send op other, three buffers), for
+// the busiest rank: t >= copied / copy rate + reduced / reduce rate. Bytes read and
+// written: 2 per byte copied, 3 per byte reduced. Each algorithm has its own bound: one
+// that moves more bytes has a later one.
+std::vector<MemoryWork> memory_work_of_ranks(const AlgorithmEntry& a, const CollectiveCall& call, int nranks,
+                                             const AlgorithmParams& params, bool fuse);
+// Adds memory_bound_us, of_memory_bound (bound / p50) and the details to an algorithm's row,
+// from the probes' p50s over `probe_bytes`.
+void add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, std::size_t probe_bytes,
+                      double copy_p50_us, double reduce_p50_us);
 
 // The bound's per-call series from the probes' (exchange already per message):
 // quantile by quantile, so its min, p50 and max combine the probes' min, p50 and max.

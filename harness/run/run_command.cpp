@@ -243,6 +243,7 @@ int run_command(RunOptions o, const Invocation& inv) {
   add_sweep_metadata(metadata, s, o.ranks_per_node, std::string(collective_name(s.collective)));
   ResultRow columns;
   if (s.bound) columns.extra.push_back({"of_bound", 0.0});
+  if (s.memory_bound()) columns.extra.insert(columns.extra.end(), {{"memory_bound_us", 0.0}, {"of_memory_bound", 0.0}});
   if (opened.space) columns.extra.push_back({"memory", ""});  // which GPU, per row
   if (s.traffic) columns.extra.insert(columns.extra.end(), {{"counts", ""}, {"busiest_bytes", 0}});
   std::optional<LinkProbeFile> links;

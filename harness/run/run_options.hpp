@@ -50,6 +50,8 @@ struct SweepSpec {
   MemoryKind memory = MemoryKind::host;             // where every buffer lives
   std::optional<TrafficPattern> traffic;            // alltoallv: who sends how much to whom
   bool sizes_per_peer = false;                      // -b/-e are one block (OSU), not all of a rank's (nccl-tests)
+  // With --bound over shm: each reference algorithm's memory-traffic bound too (bound.hpp).
+  bool memory_bound() const { return bound && transport == TransportKind::shm && memory == MemoryKind::host; }
 };
 
 struct RunOptions {

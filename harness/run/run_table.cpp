@@ -8,10 +8,10 @@
 
 namespace collbench {
 
-void print_column_header(bool of_bound) {
-  std::printf("#\n# %11s %11s %5s %5s %-18s %10s %10s %10s %10s %10s %8s %8s %7s %7s%s\n", "bytes", "count", "dtype",
+void print_column_header(bool of_bound, bool of_memory_bound) {
+  std::printf("#\n# %11s %11s %5s %5s %-18s %10s %10s %10s %10s %10s %8s %8s %7s %7s%s%s\n", "bytes", "count", "dtype",
               "op", "algorithm", "min_us", "avg_us", "p50_us", "p99_us", "max_us", "algbw", "busbw", "errors", "vs_mpi",
-              of_bound ? " of_bound" : "");
+              of_bound ? " of_bound" : "", of_memory_bound ? "   of_mem" : "");
   std::fflush(stdout);
 }
 
@@ -50,10 +50,16 @@ void print_table_header(const SweepSpec& o, const nlohmann::json& metadata) {
         "right neighbour while receiving from the left, as osu_bibw; reduce: the kernel on one block, in "
         "cache); of_bound = ring_bound p50 / row p50\n",
         bound_formula(c).c_str());
-  print_column_header(o.bound);
+  if (o.memory_bound())
+    std::printf(
+        "# of_mem = memory_bound / row p50: memory_bound = what the busiest rank copies and reduces running the "
+        "row's schedule, each at the rate of a copy and a reduction over buffers of the call's size with every "
+        "rank at once\n");
+  print_column_header(o.bound, o.memory_bound());
 }
 
-std::string table_line(const ResultRow& r, std::optional<double> vs, std::optional<double> of_bound) {
+std::string table_line(const ResultRow& r, std::optional<double> vs, std::optional<double> of_bound,
+                       bool memory_column, std::optional<double> of_memory) {
   char ratio[16] = "-";
   if (vs) std::snprintf(ratio, sizeof ratio, "%.3f", *vs);
   char line[512];
@@ -65,6 +71,11 @@ std::string table_line(const ResultRow& r, std::optional<double> vs, std::option
   if (of_bound) {
     char share[16];
     std::snprintf(share, sizeof share, " %8.3f", *of_bound);
+    out.insert(out.size() - 1, share);
+  }
+  if (memory_column) {
+    char share[16] = "        -";
+    if (of_memory) std::snprintf(share, sizeof share, " %8.3f", *of_memory);
     out.insert(out.size() - 1, share);
   }
   if (r.outliers > 0) out.insert(out.size() - 1, " ! " + std::to_string(r.outliers) + " outlier(s)");

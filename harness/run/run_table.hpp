@@ -14,8 +14,10 @@ namespace collbench {
 // `metadata`: the run's, for ranks, hosts, library and oversubscription.
 void print_table_header(const SweepSpec& s, const nlohmann::json& metadata);
 // `of_bound`: with `run --bound`, a last column with the bound's share each row reaches.
-void print_column_header(bool of_bound = false);
+void print_column_header(bool of_bound = false, bool of_memory_bound = false);
+// `memory_column`: the table has of_mem (a row without a memory bound shows "-").
 std::string table_line(const ResultRow& row, std::optional<double> time_vs_mpi,
-                       std::optional<double> of_bound = std::nullopt);
+                       std::optional<double> of_bound = std::nullopt, bool memory_column = false,
+                       std::optional<double> of_memory_bound = std::nullopt);
 
 }  // namespace collbench

@@ -100,6 +100,7 @@ struct Measured {
   int warmup = 0, checked = 0;
   std::int64_t wrong = 0;  // this rank's, then (after summing) all ranks'
   bool runs = true;        // false: the algorithm does not run at this size (no row)
+  std::vector<MemoryWork> memory_work;  // per rank, where the memory bound is measured (bound.hpp)
 };
 
 // The bound's probes at one size (bound.hpp), timed in the same rounds.
@@ -108,6 +109,10 @@ struct BoundAtSize {
   int window = 1;
   std::unique_ptr<PreparedCollective> exchange, reduce;
   std::vector<double> exchange_us, reduce_us, round_means;
+  // The memory bound's probes (o.memory_bound()): null where not measured.
+  std::size_t memory_bytes = 0;
+  std::unique_ptr<PreparedCollective> memory_copy, memory_reduce;
+  std::vector<double> memory_copy_us, memory_reduce_us;
 };
 
 // Times both probes for one round; exchange times are per message of the window.
@@ -122,6 +127,12 @@ void time_bound_round(BoundAtSize& b, std::size_t bytes, const SweepSpec& o, int
   x.resize(n);
   r.resize(n);
   b.round_means.push_back(summarize(combine_bound(o.collective, nranks, x, r)).mean);
+  if (b.memory_copy) {
+    for (double s : time_calls(*b.memory_copy, bytes, o.reps, o.timing, o.aggregate, nullptr, comm).seconds)
+      b.memory_copy_us.push_back(s * 1e6);
+    for (double s : time_calls(*b.memory_reduce, bytes, o.reps, o.timing, o.aggregate, nullptr, comm).seconds)
+      b.memory_reduce_us.push_back(s * 1e6);
+  }
   b.exchange_us.insert(b.exchange_us.end(), x.begin(), x.end());
   b.reduce_us.insert(b.reduce_us.end(), r.begin(), r.end());
 }
@@ -214,6 +225,11 @@ class Sweep {
       m.algorithms[i].runs = prepared.back() != nullptr;
     }
     if (probes_) m.bound = start_bound(m.count);
+    if (o_.memory_bound())
+      for (std::size_t i = 0; i < o_.algorithms.size(); ++i)
+        if (m.algorithms[i].runs && !o_.algorithms[i]->is_baseline())
+          m.algorithms[i].memory_work = memory_work_of_ranks(*o_.algorithms[i], size_run.call(), nranks_, params_,
+                                                             transport_.reduces_on_receive());
     if (links_)
       while (next_link_ <= m.bytes && next_link_ <= max_link_)
         m.link_sizes.push_back(std::exchange(next_link_, next_link_ * 2));
@@ -239,6 +255,9 @@ class Sweep {
       if (!m.algorithms[i].runs) continue;
       rows.push_back(algorithm_row(m, i));
       if (o_.algorithms[i] == mpi_) mpi_mean = rows.back().time_us.mean;
+      if (m.bound && m.bound->memory_copy && !m.algorithms[i].memory_work.empty())
+        add_memory_bound(rows.back(), m.algorithms[i].memory_work, m.bound->memory_bytes,
+                         summarize(m.bound->memory_copy_us).p50, summarize(m.bound->memory_reduce_us).p50);
     }
     if (m.bound && !rows.empty()) rows.push_back(bound_row(rows.front(), *m.bound, o_, transport_.name()));
     for (ResultRow& r : rows) {
@@ -249,7 +268,10 @@ class Sweep {
         of_bound = r.time_us.p50 > 0 ? rows.back().time_us.p50 / r.time_us.p50 : 0.0;
         r.extra.push_back({"of_bound", *of_bound});
       }
-      sink.add(to_row(r, table_line(r, vs, of_bound)));
+      std::optional<double> of_memory;
+      for (const auto& [k, v] : r.extra)
+        if (k == "of_memory_bound") of_memory = v.get<double>();
+      sink.add(to_row(r, table_line(r, vs, of_bound, o_.memory_bound(), of_memory)));
     }
   }
 
@@ -289,7 +311,7 @@ class Sweep {
     }
     if (o_.bound)
       probes_.emplace(transport_, o_.dtype, o_.op, bound_block_bytes(o_.collective, max_count, nranks_, elem_),
-                      nranks_);
+                      nranks_, o_.memory_bound() ? memory_probe_bytes(max_count) : 0);
     // Size the shared scratch for the largest call now, so it is allocated once.
     SizeRun largest(o_, buf_, max_count, rank_, nranks_);
     for (const AlgorithmEntry* a : o_.algorithms)
@@ -302,7 +324,17 @@ class Sweep {
     b.window = BoundProbes::window(b.block_bytes);
     b.exchange = probes_->exchange(b.block_bytes);
     b.reduce = probes_->reduce(b.block_bytes);
+    if (o_.memory_bound()) {
+      b.memory_bytes = memory_probe_bytes(count);
+      b.memory_copy = probes_->memory_copy(b.memory_bytes);
+      b.memory_reduce = probes_->memory_reduce(b.memory_bytes);
+    }
     return b;
+  }
+
+  // The memory probe's buffers: the per-rank send buffer of a call of `count`.
+  std::size_t memory_probe_bytes(std::size_t count) const {
+    return buffer_layout(o_.collective, count, nranks_, rank_, o_.root, false, nullptr).send_count * elem_;
   }
 
   void task(const SizeMeasured& m, std::size_t i, const std::string& what) const {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run --bound: a ring_bound row per size with its probes in the JSON, an of_bound
 # column on every row (the bound's own 1), and results still checked; run --order
-# steps runs the same algorithms step by step, recorded in the metadata.
+# steps runs the same algorithms step by step, recorded in the metadata. Over shm, every
+# reference row also has its memory-traffic bound (of_memory_bound = memory_bound / p50,
+# from what the busiest rank copies and reduces), the mpi row none.
 # usage: bound_and_order.sh MPIEXEC COLLBENCH
 set -u
 mpiexec=$1 collbench=$2
@@ -13,6 +15,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 grep -q "ring_bound = 2(n-1) t_exchange" "$dir/out" || { cat "$dir/out"; fail "no bound formula in the header"; }
 "$mpiexec" -n 2 "$collbench" run -a ring_pipelined -b 64K -e 64K -n 5 -w 2 --order steps \
   --csv "$dir/s.csv" >"$dir/out2" 2>&1 || { cat "$dir/out2"; fail "--order steps run exited $?"; }
+"$mpiexec" -n 2 "$collbench" run -a mpi,ring,recursive_doubling -b 64K -e 1M -f 16 -n 5 -w 2 --bound \
+  --transport shm --csv "$dir/m.csv" >"$dir/out3" 2>&1 || { cat "$dir/out3"; fail "--bound over shm exited $?"; }
+grep -q "of_mem" "$dir/out3" || { cat "$dir/out3"; fail "no of_mem column over shm"; }
 python3 - "$dir" <<'PY' || exit 1
 import csv, json, sys
 d = sys.argv[1]
@@ -41,5 +46,24 @@ for r in bound:
 s = json.load(open(d + "/s.json"))
 assert s["metadata"]["options"]["order"] == "steps", s["metadata"]["options"]
 assert all(int(r["errors"]) == 0 for r in s["rows"])
-print("ok:", len(rows), "rows with bound;", len(s["rows"]), "in step order")
+assert "memory_bound_us" not in rows[0], "no memory bound over --transport mpi"
+m = json.load(open(d + "/m.json"))
+for r in m["rows"]:
+    if r["algorithm"] in ("mpi", "ring_bound"):
+        assert "memory_bound" not in r.get("details", {}), r
+        continue
+    det = r["details"]["memory_bound"]
+    assert det["bound_us"] > 0 and det["copy_gbps"] > 0 and det["reduce_gbps"] > 0, det
+    half = r["bytes"] // 2
+    if r["algorithm"] == "ring":  # 2 ranks: reduce half straight from the peer, copy the other half
+        assert det["busiest_rank_reduced_bytes"] == half and det["busiest_rank_copied_bytes"] == half, det
+    else:  # recursive doubling: one reduction of the whole buffer straight from the peer
+        assert det["busiest_rank_reduced_bytes"] == r["bytes"] and det["busiest_rank_copied_bytes"] == 0, det
+mcsv = {(x["algorithm"], x["bytes"]): x for x in csv.DictReader(open(d + "/m.csv"))}
+for (alg, b), x in mcsv.items():
+    if alg in ("mpi", "ring_bound"):
+        assert x["of_memory_bound"] == "", x
+    else:
+        assert abs(float(x["of_memory_bound"]) - float(x["memory_bound_us"]) / float(x["p50_us"])) < 1e-6, x
+print("ok:", len(rows), "rows with bound;", len(s["rows"]), "in step order;", len(m["rows"]), "over shm")
 PY

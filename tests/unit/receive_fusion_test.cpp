@@ -101,3 +101,18 @@ TEST(ReceiveFusion, OnlyReceivesIntoScratch) {
   s.steps[0].ops.push_back(reduce_op(recv(0), send(0), recv(4)));
   EXPECT_EQ(fuse_receives(s, kOutOfPlace).reductions, 0u);  // recv[4,8) may be part of the result
 }
+
+TEST(ReceiveFusion, MemoryWorkCountsWhatTheReceiverCopiesAndReduces) {
+  Schedule s = ring_step(send(0));
+  s.steps[1].recvs.push_back({1, recv(4)});  // the allgather half: copied by the receiver
+  const FusedSchedule fused = fuse_receives(s, kOutOfPlace);
+  const MemoryWork w = receiver_memory_work(fused, 4);
+  EXPECT_EQ(w.reduced, 16u);  // 4 f32, reduced straight from the sender's buffer
+  EXPECT_EQ(w.copied, 16u);
+  EXPECT_EQ(w.traffic(), 2 * 16u + 3 * 16u);
+  // Unfused, the same receive is copied into scratch and then reduced.
+  FusedSchedule plain{s, std::vector<FusedReceive>(2), 0, 0};
+  const MemoryWork u = receiver_memory_work(plain, 4);
+  EXPECT_EQ(u.reduced, 16u);
+  EXPECT_EQ(u.copied, 32u);
+}
