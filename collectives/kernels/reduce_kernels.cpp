@@ -79,8 +79,12 @@ std::size_t reduce_streaming_min_bytes() {
 
 void reduce_with(KernelIsa isa, Streaming streaming, DType t, ReduceOp op, void* dst, const void* a, const void* b,
                  std::size_t count) {
+  // In place the destination's lines are read anyway: streaming saves no read for
+  // ownership there, and evicting lines just read cost 7% at 64 MiB (f32 sum, 2.89 ms
+  // with ordinary stores against 3.10 streamed, AMD EPYC Zen 5).
   const bool stream = streaming == Streaming::always ||
-                      (streaming == Streaming::automatic && count * dtype_size(t) >= reduce_streaming_min_bytes());
+                      (streaming == Streaming::automatic && dst != a && dst != b &&
+                       count * dtype_size(t) >= reduce_streaming_min_bytes());
   switch (isa) {
     case KernelIsa::portable: return reduce_portable_loops(t, op, dst, a, b, count);
 #if defined(__x86_64__) && defined(__GNUC__)

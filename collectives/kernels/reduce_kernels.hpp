@@ -23,7 +23,7 @@ std::span<const KernelIsa> kernel_isas_available();
 
 // When outputs bypass the cache with non-temporal stores.
 enum class Streaming {
-  automatic,  // when a, b and dst together exceed the last-level cache (reduce_streaming_min_bytes)
+  automatic,  // when a, b and dst together exceed the last-level cache (reduce_streaming_min_bytes), not in place
   never,
   always,  // whenever the destination can be aligned (tests, and measuring both ways)
 };
