@@ -16,6 +16,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+from summary_text import size_text, spread
+
 out = sys.argv[1]
 meta = json.load(open(f"{out}/metadata.json"))
 
@@ -39,12 +41,6 @@ after, ctx = load("after")
 before, _ = load("before")
 
 
-def size_text(b):
-    return f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
-
-
-def spread(xs):
-    return f"{statistics.median(xs):.2f} ({min(xs):.2f}–{max(xs):.2f})" if xs else "-"
 
 
 def ratios(runs, name, size, over="memcpy"):

@@ -17,19 +17,13 @@ import statistics
 import sys
 from collections import defaultdict
 
+from summary_text import size_text, spread
+
 out = sys.argv[1]
 meta = json.load(open(f"{out}/metadata.json"))
 
 
-def fmt_size(b):
-    for unit, n in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= n:
-            return f"{b // n} {unit}"
-    return f"{b} B"
 
-
-def spread(xs):
-    return f"{statistics.median(xs):.2f} ({min(xs):.2f}–{max(xs):.2f})"
 
 
 print(f"# Performance: before ({meta['before']}) and after ({meta['after'][:7]})\n")
@@ -90,9 +84,9 @@ for b in sizes:
         flag = ""
         if min(new) > max(old):
             flag = " **slower**"
-            slower.append(f"{a} at {fmt_size(b)} ({ratio:.2f}x)")
+            slower.append(f"{a} at {size_text(b)} ({ratio:.2f}x)")
         cells.append(f"{ratio:.2f}{flag}")
-    print(f"| {fmt_size(b)} | " + " | ".join(cells) + " |")
+    print(f"| {size_text(b)} | " + " | ".join(cells) + " |")
 print("\nSlower beyond the run-to-run spread (every after repetition slower than every before one): "
       + (", ".join(slower) if slower else "none") + ".\n")
 
@@ -116,9 +110,9 @@ for b in sizes:
         mark = ""
         if min(rel["after"]) > max(rel["before"]):
             mark = " **slower**"
-            slower_rel.append(f"{a} at {fmt_size(b)} ({ratio:.2f}x)")
+            slower_rel.append(f"{a} at {size_text(b)} ({ratio:.2f}x)")
         cells.append(f"{ratio:.2f}{mark}")
-    print(f"| {fmt_size(b)} | " + " | ".join(cells) + " |")
+    print(f"| {size_text(b)} | " + " | ".join(cells) + " |")
 mpi_moves = [statistics.median(r["p50_us"] for r in rows[("after", "mpi", b)]) /
              statistics.median(r["p50_us"] for r in rows[("before", "mpi", b)]) for b in sizes]
 print(f"\nmpi's own after/before p50 ratio over the sizes: {min(mpi_moves):.2f}–{max(mpi_moves):.2f} "
@@ -151,7 +145,7 @@ for transport in ("mpi", "shm"):
                 best_bw.append(b / tb / 1e3 * factor)
                 mpi_bw.append(b / tm / 1e3 * factor)
                 bound_bw.append(b / tr / 1e3 * factor)
-        print(f"| {fmt_size(b)} | {best} | {spread(best_bw)} | {spread(mpi_bw)} | {spread(vs_mpi)} | "
+        print(f"| {size_text(b)} | {best} | {spread(best_bw)} | {spread(mpi_bw)} | {spread(vs_mpi)} | "
               f"{spread(bound_bw)} | {spread(of_bound)} |")
     print()
 print("busbw here from round means (the table's busbw column uses the mean of all calls); the bound's "

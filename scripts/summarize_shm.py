@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Summary of scripts/measure_shm.sh's results (Markdown on stdout).
+
+Targets (issue 35, 2 ranks, this tree over --transport shm, per repetition of the bound
+run): the best reference algorithm's busbw over MPI_Allreduce's at 256 KiB-4 MiB (at least
+3x), and at 1-64 MiB the memory-traffic bound over the best p50, both the best
+algorithm's own bound and the collective's (the lowest bound of any algorithm), at least
+0.85. Before/after: per transport, algorithm and size, this tree's p50 over BEFORE's
+(median over repetitions), "slower" only where every repetition of this tree is slower
+than every one of BEFORE, raw and with each run's p50 first divided by its own mpi's.
+Replay: ResNet-50's mean step time per configuration and transport.
+"""
+import glob
+import json
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+from summary_text import size_text, spread
+
+out = sys.argv[1]
+meta = json.load(open(f"{out}/metadata.json"))
+
+
+
+
+
+def rows_of(pattern):
+    """{rep: [rows]} for files named like pattern with -N.json."""
+    found = {}
+    for path in sorted(glob.glob(f"{out}/{pattern}-*.json")):
+        rep = int(re.search(r"-(\d+)\.json$", path).group(1))
+        found[rep] = json.load(open(path))["rows"]
+    return found
+
+
+print(f"# Allreduce over shared memory: this tree ({meta['after'][:7]}) and BEFORE ({meta['before']})\n")
+print(f"{meta['repetitions']} repetitions; {meta['order']}. Machine: `machine.txt`.\n")
+bound = rows_of("bound")
+any_rows = next(iter(bound.values()))
+errors = sum(r["errors"] for rs in bound.values() for r in rs if r["errors"] > 0)
+
+print(f"## Targets: `{meta['bound']}`\n")
+print("Per repetition; median (min–max). `best` is the reference algorithm with the lowest p50 in that "
+      "repetition; its busbw is the mean of all calls (the table's), MPI_Allreduce's the same.\n")
+print("| bytes | best (most often) | best busbw GB/s | mpi busbw GB/s | best / mpi | best's own memory bound / p50 "
+      "| lowest memory bound / best p50 | ring bound / best p50 |")
+print("|---|---|---|---|---|---|---|---|")
+sizes = sorted({r["bytes"] for r in any_rows})
+misses = []
+for b in sizes:
+    names, best_bw, mpi_bw, ratio, own, lowest, ring = [], [], [], [], [], [], []
+    for rep, rs in bound.items():
+        at = {r["algorithm"]: r for r in rs if r["bytes"] == b}
+        refs = [r for a, r in at.items() if a not in ("mpi", "ring_bound") and "memory_bound" in r.get("details", {})]
+        if not refs or "mpi" not in at:
+            continue
+        best = min(refs, key=lambda r: r["p50_us"])
+        names.append(best["algorithm"])
+        best_bw.append(best["busbw_gbps"])
+        mpi_bw.append(at["mpi"]["busbw_gbps"])
+        ratio.append(best["busbw_gbps"] / at["mpi"]["busbw_gbps"])
+        own.append(best["details"]["memory_bound"]["bound_us"] / best["p50_us"])
+        lowest.append(min(r["details"]["memory_bound"]["bound_us"] for r in refs) / best["p50_us"])
+        if "ring_bound" in at:
+            ring.append(at["ring_bound"]["p50_us"] / best["p50_us"])
+    common = max(set(names), key=names.count) if names else "-"
+    if (256 << 10) <= b <= (4 << 20) and ratio and statistics.median(ratio) < 3:
+        misses.append(f"{size_text(b)} best/mpi {statistics.median(ratio):.2f}")
+    if (1 << 20) <= b <= (64 << 20) and lowest and statistics.median(lowest) < 0.85:
+        misses.append(f"{size_text(b)} of the lowest memory bound {statistics.median(lowest):.2f}")
+    print(f"| {size_text(b)} | {common} | {spread(best_bw)} | {spread(mpi_bw)} | {spread(ratio)} | {spread(own)} "
+          f"| {spread(lowest)} | {spread(ring)} |")
+print(f"\nTargets missed (medians): {', '.join(misses) or 'none'}. Wrong elements in these runs: {errors}.\n")
+
+# Memory-bound details of the last repetition, per algorithm at 1 MiB and 64 MiB.
+last = bound[max(bound)]
+print("Memory-traffic bound per algorithm (last repetition): of_memory_bound (bytes copied + reduced by the "
+      "busiest rank, MiB)\n")
+algs = sorted({r["algorithm"] for r in last if "memory_bound" in r.get("details", {})})
+print("| bytes | " + " | ".join(algs) + " |")
+print("|---" * (len(algs) + 1) + "|")
+for b in sizes:
+    cells = []
+    for a in algs:
+        r = next((r for r in last if r["bytes"] == b and r["algorithm"] == a), None)
+        if not r:
+            cells.append("-")
+            continue
+        m = r["details"]["memory_bound"]
+        cells.append(f"{m['bound_us'] / r['p50_us']:.2f} ({m['busiest_rank_copied_bytes'] / 2**20:.1f} + "
+                     f"{m['busiest_rank_reduced_bytes'] / 2**20:.1f})")
+    print(f"| {size_text(b)} | " + " | ".join(cells) + " |")
+print()
+
+# --- before / after
+for transport in ("mpi", "shm"):
+    runs = {w: rows_of(f"sweep-{w}-{transport}") for w in ("before", "after")}
+    p50 = {w: defaultdict(dict) for w in runs}  # which -> (alg, bytes) -> rep -> p50
+    for w, reps in runs.items():
+        for rep, rs in reps.items():
+            for r in rs:
+                p50[w][(r["algorithm"], r["bytes"])][rep] = r["p50_us"]
+    algs = sorted({a for (a, _) in p50["after"]} & {a for (a, _) in p50["before"]})
+    sizes = sorted({b for (_, b) in p50["after"]})
+    print(f"## Before and after over --transport {transport}: p50 after / before (median over repetitions; "
+          f"< 1 is faster)\n")
+    print("| bytes | " + " | ".join(algs) + " |")
+    print("|---" * (len(algs) + 1) + "|")
+    slower, slower_rel = [], []
+    for b in sizes:
+        cells = []
+        for a in algs:
+            af, bf = p50["after"].get((a, b), {}), p50["before"].get((a, b), {})
+            common = sorted(set(af) & set(bf))
+            if not common:
+                cells.append("-")
+                continue
+            cells.append(f"{statistics.median(af[k] / bf[k] for k in common):.2f}")
+            if min(af.values()) > max(bf.values()):
+                slower.append(f"{a} {size_text(b)}")
+            ma, mb = p50["after"].get(("mpi", b), {}), p50["before"].get(("mpi", b), {})
+            rel_a = [af[k] / ma[k] for k in af if k in ma]
+            rel_b = [bf[k] / mb[k] for k in bf if k in mb]
+            if a != "mpi" and rel_a and rel_b and min(rel_a) > max(rel_b):
+                slower_rel.append(f"{a} {size_text(b)}")
+        print(f"| {size_text(b)} | " + " | ".join(cells) + " |")
+    print(f"\nSlower than before beyond the spread, raw: {', '.join(slower) or 'none'}; relative to each run's "
+          f"mpi: {', '.join(slower_rel) or 'none'}. A size slower both ways is a regression; one way only is "
+          f"how far whole runs moved.\n")
+
+# --- replay
+print(f"## ResNet-50 replayed: `{meta['replay']}`, mean step ms per repetition, median (min–max)\n")
+print("| configuration | over mpi | over shm |")
+print("|---|---|---|")
+rep_rows = {t: rows_of(f"replay-{t}") for t in ("mpi", "shm")}
+configs = sorted({(r["algorithm"], r["bucketing"]) for rs in rep_rows["shm"].values() for r in rs})
+for c in configs:
+    cells = []
+    for t in ("mpi", "shm"):
+        xs = [r["step_ms"] for rs in rep_rows[t].values() for r in rs
+              if r["step"] == "mean" and (r["algorithm"], r["bucketing"]) == c]
+        cells.append(spread(xs, "{:.1f}"))
+    print(f"| {c[0]} / {c[1]} | {cells[0]} | {cells[1]} |")
+print("\nCompute is emulated (20 ms a step, spread by FLOPs); over shm the ring's messages go through shared "
+      "memory, the mpi row still through the library.")
