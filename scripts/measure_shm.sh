@@ -12,12 +12,15 @@
 #
 # Usage: scripts/measure_shm.sh [OUTDIR]   (default results/shm)
 # Environment: BEFORE (default 5579cb2, the tree before issue 35), BEFORE_TREE, REPS
-#   (default 3), BUDGET (seconds of timed calls per algorithm and size, default 0.2).
+#   (default 10: launches here land in fast or slow states, 0.37 or 1.0 us for an 8-byte
+#   MPI_Allreduce, about half each and not by tree; with 3 a side, chance alone had every
+#   launch of one tree slow), BUDGET (seconds of timed calls per algorithm and size,
+#   default 0.2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/shm}
 before=${BEFORE:-5579cb2}
-reps=${REPS:-3}
+reps=${REPS:-10}
 budget=${BUDGET:-0.2}
 [ -x build/harness/collbench ] || { echo "$0: build/ not built; run scripts/setup.sh first" >&2; exit 2; }
 [ -e "$out/SUMMARY.md" ] && { echo "$0: $out already holds results; choose another OUTDIR or move it away" >&2; exit 2; }
