@@ -134,4 +134,7 @@ TEST(MappedTransport, EveryReferenceAlgorithmIsRightOnDeviceMemory) {
                                           {DType::f16, ReduceOp::min, ExecutionOrder::steps, true},
                                           {DType::i32, ReduceOp::prod, ExecutionOrder::dataflow, true}});
   EXPECT_GT(device.done(), 0u) << "the reductions and copies went through the space";
+  // Device memory is copied and then reduced, never reduced straight from a peer's GPU.
+  EXPECT_FALSE(mapped.reduces_on_receive());
+  EXPECT_EQ(mapped.bytes_reduced_on_receive(), 0u);
 }

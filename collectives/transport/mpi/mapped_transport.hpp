@@ -36,8 +36,10 @@ class MappedTransport final : public Transport {
   // Messages between two ranks match in posting order and must have the same length.
   Ticket start_send(const Message& m) override;
   Ticket start_recv(const Message& m) override;
-  // The reduction runs in the memory space, as a copy would, from the sender's buffer.
-  bool reduces_on_receive() const override { return true; }
+  // The reduction runs in the memory space, as a copy would, from the sender's buffer: on
+  // the host only, since a GPU kernel reads a peer GPU's IPC buffer only where the two
+  // have peer access, which a copy does not need (and nothing here has run on a GPU).
+  bool reduces_on_receive() const override { return memory_->space().kind() == MemoryKind::host; }
   Ticket start_recv_reduce(const Message& m, const ReceiveReduction& r) override;
   // Bytes received by a reduction straight from a sender's buffer (tests).
   std::uint64_t bytes_reduced_on_receive() const { return reduced_bytes_; }
