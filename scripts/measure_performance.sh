@@ -11,7 +11,7 @@
 #     slowed the next algorithm's 8-byte calls by ~0.15 us).
 # BEFORE is built from `git archive` in a temporary directory outside the repository
 # (or BEFORE_TREE names a build of it made that way).
-# Writes OUTDIR/{kernels-*.json, sweep-*.csv, sweep-*.json, metadata.json, SUMMARY.md}
+# Writes OUTDIR/{kernels-*.json, sweep-*.csv, sweep-*.json, machine.txt, metadata.json, SUMMARY.md}
 # (scripts/summarize_performance.py).
 #
 # Usage: scripts/measure_performance.sh [OUTDIR]   (default results/performance)
@@ -32,6 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 before_tree=${BEFORE_TREE:-$(scripts/build_revision.sh "$before" "$tmp" collbench collbench-kernels)}
 declare -A tree=([before]="$before_tree" [after]=build)
+scripts/machine_facts.sh > "$out/machine.txt"
 
 for which in after before; do
   "${tree[$which]}/harness/collbench-kernels" --benchmark_filter='/67108864$' --benchmark_repetitions="$reps" \

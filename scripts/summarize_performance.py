@@ -17,7 +17,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-from summary_text import size_text, spread
+from summary_text import cpu_text, size_text, spread
 
 out = sys.argv[1]
 meta = json.load(open(f"{out}/metadata.json"))
@@ -28,6 +28,7 @@ meta = json.load(open(f"{out}/metadata.json"))
 
 print(f"# Performance: before ({meta['before']}) and after ({meta['after'][:7]})\n")
 print(f"Sweep: `{meta['command']}`, {meta['repetitions']} repetitions, {meta['order']}.\n")
+print(cpu_text(json.load(open(sorted(glob.glob(f"{out}/sweep-after-*.json"))[0]))["metadata"]))
 
 # --- kernels
 print("## Kernels at 64 MiB: bytes/s over memcpy's (per repetition: median, min–max)\n")

@@ -17,7 +17,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-from summary_text import size_text, spread
+from summary_text import cpu_text, size_text, spread
 
 out = sys.argv[1]
 meta = json.load(open(f"{out}/metadata.json"))
@@ -40,13 +40,7 @@ print(f"{meta['repetitions']} repetitions; {meta['order']}. Machine: `machine.tx
 bound = rows_of("bound")
 any_rows = next(iter(bound.values()))
 # The CPU, as the first bound run's metadata recorded it (every run records it).
-first = json.load(open(sorted(glob.glob(f"{out}/bound-*.json"))[0]))["metadata"]
-for host, cpu in first.get("cpu", {}).items():
-    caches = ", ".join(f"{k} {v >> 10} KiB" for k, v in cpu["caches_bytes"].items())
-    triad = cpu.get("triad", {})
-    print(f"CPU ({host}): {cpu['model']}; kernel features {' '.join(cpu['features'])}; {caches}; kernels "
-          f"**{cpu['kernel_path']}** (of {', '.join(cpu['kernel_paths_available'])}); one core's triad "
-          f"{triad.get('gb_per_s', 0):.1f} GB/s.\n")
+print(cpu_text(json.load(open(sorted(glob.glob(f"{out}/bound-*.json"))[0]))["metadata"]))
 errors = sum(r["errors"] for rs in bound.values() for r in rs if r["errors"] > 0)
 
 print(f"## Targets: `{meta['bound']}`\n")

@@ -15,3 +15,18 @@ def spread(xs, fmt="{:.2f}"):
     if not xs:
         return "-"
     return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}–{fmt.format(max(xs))})"
+
+
+def cpu_text(metadata):
+    """One line per host of a collbench run's metadata: the CPU it ran on (issue 35 on)."""
+    cpus = metadata.get("cpu")
+    if not cpus:
+        return "CPU: not recorded in these runs' metadata (collbench records it from issue 35 on).\n"
+    lines = []
+    for host, cpu in cpus.items():
+        caches = ", ".join(f"{k} {v >> 10} KiB" for k, v in cpu["caches_bytes"].items())
+        triad = cpu.get("triad", {})
+        lines.append(f"CPU ({host}): {cpu['model']}; kernel features {' '.join(cpu['features'])}; {caches}; "
+                     f"kernels **{cpu['kernel_path']}** (of {', '.join(cpu['kernel_paths_available'])}); one core's "
+                     f"triad {triad.get('gb_per_s', 0):.1f} GB/s.\n")
+    return "\n".join(lines)

@@ -118,7 +118,9 @@ TEST(MappedTransport, EveryReferenceAlgorithmIsExact) {
       for (const auto& a : e.algorithms)
         EXPECT_EQ(a.wrong, 0) << c.name << "/" << a.name << (in_place ? " in place" : "");
     }
-  if (session.size() > 1) EXPECT_GT(shm().bytes_reduced_on_receive(), reduced_before);
+  if (session.size() > 1) {
+    EXPECT_GT(shm().bytes_reduced_on_receive(), reduced_before);
+  }
 }
 
 // Device memory the way cuda-ipc moves it: every reference algorithm of every collective,

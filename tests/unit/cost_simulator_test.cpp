@@ -107,7 +107,9 @@ TEST(CostClosedForms, BruckAlltoall) {
         for (int i = 1; i < n; ++i) blocks += (i & bit) != 0;
         want += kAlpha + blocks * m * kBeta;
       }
-      if ((n & (n - 1)) == 0) EXPECT_NEAR(want, ceil_log2(n) * (kAlpha + m * n / 2 * kBeta), want * 1e-12);
+      if ((n & (n - 1)) == 0) {
+        EXPECT_NEAR(want, ceil_log2(n) * (kAlpha + m * n / 2 * kBeta), want * 1e-12);
+      }
       EXPECT_NEAR(predicted(build_bruck_alltoall, Collective::alltoall, n, count), want, want * 1e-12) << n;
     }
 }
