@@ -87,7 +87,7 @@ constexpr std::array<TransportUserRow, 3> kTransportUsers{{
      [](const TransportRow& t) { return "run does not take --transport " + std::string(t.name); }},
     {TransportUser::replay, "the dense and allgather exchanges",
      [](const TransportRow& t) {
-       return "replay carries host memory over --transport mpi only (" + std::string(t.name) + " serves run)";
+       return "replay does not take --transport " + std::string(t.name);
      }},
     {TransportUser::p2p, "the measured messages",
      [](const TransportRow& t) {

@@ -100,8 +100,11 @@ TEST(GpuReplay, DeviceMemoryChoices) {
             "--sparse-strategy ps runs on host memory only, not --memory device");
   EXPECT_EQ(resolve_replay_args({"--transport", "nccl"}, with_gpus(1)),
             "--transport nccl moves device memory: give --memory device");
-  EXPECT_EQ(resolve_replay_args({"--transport", "shm"}, with_gpus(1)),
-            "replay carries host memory over --transport mpi only (shm serves run)");
+  ASSERT_EQ(resolve_replay_args({"--transport", "shm"}, with_gpus(1), &r), "") << "host memory over shm";
+  EXPECT_EQ(r.transport, TransportKind::shm);
+  EXPECT_EQ(names_of(r.algorithms), (std::vector<std::string>{"mpi", "ring"}));
+  EXPECT_EQ(resolve_replay_args({"--transport", "shm", "--workload", "lm1b", "--sparse-strategy", "ps"}, with_gpus(0)),
+            "--sparse-strategy ps needs --transport mpi (its servers answer tagged messages)");
   EXPECT_EQ(resolve_replay_args({"--memory", "device"}, with_gpus(0)),
             "--memory device needs a GPU, and none is usable: no NVIDIA driver is loaded");
   if (!default_registry().find(Collective::allreduce, "nccl")) return;
