@@ -46,7 +46,7 @@ TEST(AllToAllLayout, InPlaceNeedsASymmetricMatrix) {
 }
 
 TEST(TrafficPattern, ScalesToTheExactTotalTheSameWayEveryTime) {
-  for (const std::string& text : {"uniform", "zipf:1.2", "zipf:0.5:7", "hot:2:0.9"}) {
+  for (const char* text : {"uniform", "zipf:1.2", "zipf:0.5:7", "hot:2:0.9"}) {
     const TrafficPattern p = parse_traffic_pattern(text, 5);
     const SharedCounts a = scaled_counts(p, 1001), b = scaled_counts(p, 1001);
     EXPECT_EQ(a->total(), 1001u) << text;
