@@ -54,7 +54,7 @@ CpuFacts read_facts() {
 
 }  // namespace
 
-CpuFacts cpu_facts() {
+const CpuFacts& cpu_facts() {
   static const CpuFacts facts = read_facts();
   return facts;
 }

@@ -20,7 +20,7 @@ struct CpuFacts {
 inline constexpr const char* kKernelFeatures[] = {"avx2",     "f16c",        "avx512f",     "avx512bw", "avx512vl",
                                                   "avx512dq", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16"};
 
-CpuFacts cpu_facts();  // read once, then cached
+const CpuFacts& cpu_facts();  // read once, then cached
 
 struct TriadResult {
   double gb_per_s = 0;        // best of the repetitions, 3 x array bytes per pass (STREAM's count)

@@ -104,8 +104,7 @@ KernelIsa reduce_kernel_path() {
 }
 
 void reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count) {
-  static const KernelIsa isa = reduce_kernel_path();
-  reduce_with(isa, Streaming::automatic, t, op, dst, a, b, count);
+  reduce_with(reduce_kernel_path(), Streaming::automatic, t, op, dst, a, b, count);
 }
 
 const char* reduce_kernel_isa() { return kernel_isa_name(reduce_kernel_path()).data(); }

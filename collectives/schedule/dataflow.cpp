@@ -166,11 +166,7 @@ class Planner {
  private:
   template <class F>
   void at(const Region& r, F&& f) {
-    Region where = r;
-    if (r.buffer == BufferId::send && layout_.send_aliases_recv) {
-      where.buffer = BufferId::recv;
-      where.offset += layout_.send_offset_in_recv;
-    }
+    const Region where = in_memory(r, layout_);
     ledgers_[static_cast<std::size_t>(where.buffer)].each(where.offset, where.count, f);
   }
   const BufferLayout& layout_;

@@ -15,9 +15,8 @@ class Memory {
  public:
   explicit Memory(const BufferLayout& layout) : layout_(layout) {}
   Span at(const Region& r) const {
-    if (r.buffer == BufferId::send && layout_.send_aliases_recv)
-      return {BufferId::recv, r.offset + layout_.send_offset_in_recv, r.offset + layout_.send_offset_in_recv + r.count};
-    return {r.buffer, r.offset, r.offset + r.count};
+    const Region m = in_memory(r, layout_);
+    return {m.buffer, m.offset, m.offset + m.count};
   }
   bool overlap(const Region& a, const Region& b) const {
     const Span x = at(a), y = at(b);

@@ -16,6 +16,11 @@ int ScheduleRequest::node_of(int r) const {
   return params && !params->node_of_rank.empty() ? params->node_of_rank.at(static_cast<std::size_t>(r)) : 0;
 }
 
+Region in_memory(const Region& r, const BufferLayout& layout) {
+  if (r.buffer != BufferId::send || !layout.send_aliases_recv) return r;
+  return {BufferId::recv, r.offset + layout.send_offset_in_recv, r.count};
+}
+
 LocalOp copy_op(Region dst, Region src) { return {LocalOp::Kind::copy, dst, src, {}}; }
 LocalOp reduce_op(Region dst, Region a, Region b) { return {LocalOp::Kind::reduce, dst, a, b}; }
 

@@ -97,6 +97,9 @@ using RingAllgatherHead = std::size_t (*)(const ScheduleRequest&, Schedule& head
 
 LocalOp copy_op(Region dst, Region src);
 
+// `r` as the memory it names: a send-buffer region of an in-place call is in recv.
+Region in_memory(const Region& r, const BufferLayout& layout);
+
 // The same schedule with every transfer longer than `max_count` elements cut into
 // pieces of at most that many, in order, in the same step (both sides cut alike).
 Schedule split_large_transfers(const Schedule& s, std::size_t max_count);

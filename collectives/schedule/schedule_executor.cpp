@@ -60,8 +60,6 @@ BoundSchedule::BoundSchedule(const Schedule& schedule, const CollectiveCall& cal
     FusedSchedule f = fuse_receives(s, layout);
     s = std::move(f.schedule);
     fused = std::move(f.receives);
-    fused_reductions_ = f.reductions;
-    fused_copies_ = f.copies;
   }
   // The send buffer is only read; transports take non-const pointers for both directions.
   Buffers b{const_cast<std::byte*>(static_cast<const std::byte*>(call.send)),

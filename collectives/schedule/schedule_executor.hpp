@@ -23,9 +23,6 @@ class BoundSchedule {
   BoundSchedule(const Schedule& schedule, const CollectiveCall& call, const BufferLayout& layout, std::byte* scratch,
                 std::size_t scratch_bytes, ExecutionOrder order = ExecutionOrder::dataflow,
                 MemorySpace* space = nullptr, bool fuse_receives = false);
-  // Receives fused with a reduction (the transport reduces them as they arrive) and with a copy.
-  std::size_t fused_reductions() const { return fused_reductions_; }
-  std::size_t fused_copies() const { return fused_copies_; }
   // Starts every transfer and operation as soon as its plan allows (dataflow.hpp),
   // waiting on the transport only when nothing else can start. One thread at a time.
   void run(Transport& transport) const;
@@ -55,7 +52,6 @@ class BoundSchedule {
   MemorySpace* space_ = nullptr;  // null: host memory, the kernels called directly
   std::vector<Message> sends_, recvs_;
   std::vector<ReceiveReduction> recv_reductions_;  // per receive; local == nullptr: a plain receive
-  std::size_t fused_reductions_ = 0, fused_copies_ = 0;
   Ticket start_recv(Transport& t, std::size_t i) const;
   std::vector<Op> ops_;
   // When every wait the executor would make is for a set of transfers known in advance

@@ -129,7 +129,7 @@ std::vector<std::string> metadata_warnings(const nlohmann::json& metadata) {
 }
 
 nlohmann::json cpu_json(bool measure_bandwidth) {
-  const CpuFacts f = cpu_facts();
+  const CpuFacts& f = cpu_facts();
   nlohmann::json caches = nlohmann::json::object();
   for (const auto& [name, bytes] : f.caches) caches[name] = bytes;
   nlohmann::json paths = nlohmann::json::array();

@@ -158,7 +158,7 @@ std::vector<MemoryWork> memory_work_of_ranks(const AlgorithmEntry& a, const Coll
   return w;
 }
 
-void add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, std::size_t probe_bytes,
+double add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, std::size_t probe_bytes,
                       double copy_p50_us, double reduce_p50_us) {
   // Microseconds per byte of output, every rank at once.
   const double bytes = static_cast<double>(std::max<std::size_t>(probe_bytes, 1));
@@ -169,8 +169,9 @@ void add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, std:
     const double t = static_cast<double>(w.copied) * copy_us + static_cast<double>(w.reduced) * reduce_us;
     if (t >= bound_us) bound_us = t, busiest = w;
   }
+  const double share = row.time_us.p50 > 0 ? bound_us / row.time_us.p50 : 0.0;
   row.extra.push_back({"memory_bound_us", bound_us});
-  row.extra.push_back({"of_memory_bound", row.time_us.p50 > 0 ? bound_us / row.time_us.p50 : 0.0});
+  row.extra.push_back({"of_memory_bound", share});
   row.details["memory_bound"] = {
       {"bound_us", bound_us},
       {"busiest_rank_copied_bytes", busiest.copied},
@@ -183,6 +184,7 @@ void add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, std:
        "what the busiest rank copies and reduces running this schedule, each at the rate the memory probes "
        "(recv = send; recv = send op other) reached with every rank at once; gbps count bytes read and "
        "written"}};
+  return share;
 }
 
 std::vector<double> combine_bound(Collective c, int nranks, std::vector<double> exchange, std::vector<double> reduce) {

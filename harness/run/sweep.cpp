@@ -100,7 +100,7 @@ struct Measured {
   int warmup = 0, checked = 0;
   std::int64_t wrong = 0;  // this rank's, then (after summing) all ranks'
   bool runs = true;        // false: the algorithm does not run at this size (no row)
-  std::vector<MemoryWork> memory_work;  // per rank, where the memory bound is measured (bound.hpp)
+  std::vector<MemoryWork> memory_work;  // per rank, on rank 0 where the memory bound is measured (bound.hpp)
 };
 
 // The bound's probes at one size (bound.hpp), timed in the same rounds.
@@ -225,7 +225,7 @@ class Sweep {
       m.algorithms[i].runs = prepared.back() != nullptr;
     }
     if (probes_) m.bound = start_bound(m.count);
-    if (o_.memory_bound())
+    if (o_.memory_bound() && rank_ == 0)  // rows are rank 0's: only it needs every rank's work
       for (std::size_t i = 0; i < o_.algorithms.size(); ++i)
         if (m.algorithms[i].runs && !o_.algorithms[i]->is_baseline())
           m.algorithms[i].memory_work = memory_work_of_ranks(*o_.algorithms[i], size_run.call(), nranks_, params_,
@@ -250,17 +250,24 @@ class Sweep {
   // Rank 0: the size's rows, the bound's last, each with vs_mpi (and of_bound).
   void write_rows(const SizeMeasured& m, ResultSink& sink) const {
     std::vector<ResultRow> rows;
+    std::vector<std::optional<double>> of_memory;  // per row: its share of its memory bound
     std::optional<double> mpi_mean;
     for (std::size_t i = 0; i < o_.algorithms.size(); ++i) {
       if (!m.algorithms[i].runs) continue;
       rows.push_back(algorithm_row(m, i));
       if (o_.algorithms[i] == mpi_) mpi_mean = rows.back().time_us.mean;
+      of_memory.emplace_back();
       if (m.bound && m.bound->memory_copy && !m.algorithms[i].memory_work.empty())
-        add_memory_bound(rows.back(), m.algorithms[i].memory_work, m.bound->memory_bytes,
-                         summarize(m.bound->memory_copy_us).p50, summarize(m.bound->memory_reduce_us).p50);
+        of_memory.back() =
+            add_memory_bound(rows.back(), m.algorithms[i].memory_work, m.bound->memory_bytes,
+                             summarize(m.bound->memory_copy_us).p50, summarize(m.bound->memory_reduce_us).p50);
     }
-    if (m.bound && !rows.empty()) rows.push_back(bound_row(rows.front(), *m.bound, o_, transport_.name()));
-    for (ResultRow& r : rows) {
+    if (m.bound && !rows.empty()) {
+      rows.push_back(bound_row(rows.front(), *m.bound, o_, transport_.name()));
+      of_memory.emplace_back();
+    }
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      ResultRow& r = rows[k];
       std::optional<double> vs, of_bound;
       if (mpi_mean && *mpi_mean > 0) vs = r.time_us.mean / *mpi_mean;
       if (m.bound) {
@@ -268,10 +275,7 @@ class Sweep {
         of_bound = r.time_us.p50 > 0 ? rows.back().time_us.p50 / r.time_us.p50 : 0.0;
         r.extra.push_back({"of_bound", *of_bound});
       }
-      std::optional<double> of_memory;
-      for (const auto& [k, v] : r.extra)
-        if (k == "of_memory_bound") of_memory = v.get<double>();
-      sink.add(to_row(r, table_line(r, vs, of_bound, o_.memory_bound(), of_memory)));
+      sink.add(to_row(r, table_line(r, vs, of_bound, o_.memory_bound(), of_memory[k])));
     }
   }
 

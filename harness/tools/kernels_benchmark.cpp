@@ -72,7 +72,7 @@ void reduce_bench(benchmark::State& state, DType t, ReduceOp op, const KernelIsa
 }
 
 void add_cpu_context() {
-  const CpuFacts f = cpu_facts();
+  const CpuFacts& f = cpu_facts();
   benchmark::AddCustomContext("cpu_model", f.model);
   // Each list space-separated (appended piece by piece: GCC 12 -O3 warns falsely,
   // -Wrestrict, on "a" + b + c here).
