@@ -10,7 +10,9 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,12 @@ void add_cpu_context() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  try {
+    reduce_kernel_path();  // a COLLBENCH_KERNEL_ISA this CPU cannot run: one message, exit 2
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "collbench: error: %s\n", e.what());  // the one form every tool refuses with
+    return 2;
+  }
   // --every-path is ours: taken out before Google Benchmark reads the rest.
   const bool every_path = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--every-path"; });
   argc = static_cast<int>(std::remove_if(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--every-path"; }) - argv);
