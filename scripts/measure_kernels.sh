@@ -3,9 +3,10 @@
 # and at the first power of two at least twice the last-level cache (the same size where
 # the cache is 32 MiB or less), every dtype x op and memcpy, REPS repetitions; in each,
 # this tree with --every-path (the path reduce() takes, then every path the CPU runs with
-# ordinary and with streaming stores) and the BEFORE revision's reduce(), back to back,
-# alternating which goes first. BEFORE is built from `git archive` in a temporary
-# directory outside the repository (or BEFORE_TREE names a build of it made that way).
+# ordinary and with streaming stores, then the paired benchmarks the targets are judged
+# on) and the BEFORE revision's reduce(), back to back, alternating which goes first.
+# BEFORE is built from `git archive` in a temporary directory outside the repository (or
+# BEFORE_TREE names a build of it made that way).
 # Writes OUTDIR/{after-N.json, before-N.json, machine.txt, metadata.json, SUMMARY.md}
 # (scripts/summarize_kernels.py).
 #
@@ -45,7 +46,7 @@ done
 ${PYTHON:-python3} - "$out/metadata.json" "$before" "$(git rev-parse HEAD)" "$reps" "$min_time" "$filter" <<'PY'
 import json, sys
 _, path, before, after, reps, min_time, flt = sys.argv
-json.dump({"before": before, "after": after, "repetitions": int(reps),
+json.dump({"before": before, "after": after, "repetitions": int(reps), "min_time": min_time,
            "after_command": f"build/harness/collbench-kernels --every-path --benchmark_filter='{flt}' "
                             f"--benchmark_min_time={min_time}",
            "before_command": f"BEFORE/harness/collbench-kernels --benchmark_filter='{flt}' --benchmark_min_time={min_time}",

@@ -4,14 +4,18 @@
 // STREAM does: 2 per buffer byte for memcpy (read, write) and 3 for a reduction
 // dst = a op b (two reads, one write). `reduce/DTYPE/OP` is the path reduce() takes
 // (the label names it); with --every-path also `path/ISA/STORES/DTYPE/OP` for every
-// path the CPU runs, with ordinary and with streaming stores. The sizes are 4 KiB,
+// path the CPU runs, with ordinary and with streaming stores. `paired/DTYPE/OP` times
+// memcpy, f32 and DTYPE alternately within each iteration and reports the ratios as
+// counters (paired_bench): the comparison that holds on a noisy machine. The sizes are 4 KiB,
 // 256 KiB, 4 MiB, 64 MiB and the first power of two at least twice the last-level cache.
 // The context records the CPU (model, features, caches, triad bandwidth).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,21 +49,24 @@ void memcpy_bench(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(2 * bytes));
 }
 
+// Ones: sums, products, minima and maxima stay normal numbers in every dtype, so no
+// denormal or overflow handling is timed instead of the kernel.
+std::vector<unsigned char> ones(DType t, std::size_t bytes) {
+  std::vector<unsigned char> v(bytes);
+  visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    const T one = T(1.0f);
+    for (std::size_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) std::memcpy(v.data() + i, &one, sizeof(T));
+  });
+  return v;
+}
+
 // `isa` null: reduce() itself.
 void reduce_bench(benchmark::State& state, DType t, ReduceOp op, const KernelIsa* isa, Streaming streaming) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
   const std::size_t n = bytes / dtype_size(t);
-  // Ones: sums, products, minima and maxima stay normal numbers in every dtype, so no
-  // denormal or overflow handling is timed instead of the kernel.
-  std::vector<unsigned char> a(bytes), b(bytes), dst(bytes, 0);
-  visit_dtype(t, [&](auto zero) {
-    using T = decltype(zero);
-    for (std::size_t i = 0; i < n; ++i) {
-      const T one = T(1.0f);
-      std::memcpy(a.data() + i * sizeof(T), &one, sizeof(T));
-      std::memcpy(b.data() + i * sizeof(T), &one, sizeof(T));
-    }
-  });
+  const std::vector<unsigned char> a = ones(t, bytes), b = ones(t, bytes);
+  std::vector<unsigned char> dst(bytes, 0);
   for (auto _ : state) {
     if (isa)
       reduce_with(*isa, streaming, t, op, dst.data(), a.data(), b.data(), n);
@@ -71,6 +78,57 @@ void reduce_bench(benchmark::State& state, DType t, ReduceOp op, const KernelIsa
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(3 * bytes));
   const bool streamed = isa ? streaming == Streaming::always : bytes >= reduce_streaming_min_bytes();
   state.SetLabel(std::string(isa ? kernel_isa_name(*isa) : reduce_kernel_isa()) + (streamed ? ",streaming" : ""));
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// One iteration times memcpy, reduce() on f32 with the same op (16-bit dtypes) and
+// reduce() on `t`, back to back on buffers of the same size, in an order that rotates
+// each iteration; counters are the medians of the per-iteration ratios of bytes/s.
+// Benchmarks seconds apart see this machine's memory bandwidth move by 10% or more
+// (shared host); calls milliseconds apart see nearly the same machine.
+void paired_bench(benchmark::State& state, DType t, ReduceOp op) {
+  using Clock = std::chrono::steady_clock;
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  const bool vs_f32 = t == DType::f16 || t == DType::bf16;
+  const std::vector<unsigned char> a = ones(t, bytes), b = ones(t, bytes);
+  const std::vector<unsigned char> a32 = vs_f32 ? ones(DType::f32, bytes) : std::vector<unsigned char>{};
+  const std::vector<unsigned char> b32 = vs_f32 ? ones(DType::f32, bytes) : std::vector<unsigned char>{};
+  std::vector<unsigned char> dst(bytes, 0);
+  auto timed = [&](auto&& call) {
+    const auto start = Clock::now();
+    call();
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  const std::function<void()> calls[] = {
+      [&] { std::memcpy(dst.data(), a.data(), bytes); },
+      [&] { reduce(t, op, dst.data(), a.data(), b.data(), bytes / dtype_size(t)); },
+      [&] { reduce(DType::f32, op, dst.data(), a32.data(), b32.data(), bytes / 4); },
+  };
+  const std::size_t kinds = vs_f32 ? 3 : 2;
+  std::vector<double> over_memcpy, over_f32;
+  std::size_t round = 0;
+  for (auto _ : state) {
+    double seconds[3] = {};
+    for (std::size_t k = 0; k < kinds; ++k) {
+      const std::size_t which = (round + k) % kinds;
+      seconds[which] = timed(calls[which]);
+    }
+    ++round;
+    // bytes/s: memcpy moves 2 bytes per buffer byte, a reduction 3.
+    over_memcpy.push_back((3 / seconds[1]) / (2 / seconds[0]));
+    if (vs_f32) over_f32.push_back(seconds[2] / seconds[1]);
+  }
+  state.counters["over_memcpy"] = median(over_memcpy);
+  if (vs_f32) state.counters["over_f32"] = median(over_f32);
+  state.counters["pairs"] = static_cast<double>(over_memcpy.size());
+  state.SetLabel(reduce_kernel_isa());
 }
 
 void add_cpu_context() {
@@ -115,6 +173,8 @@ int main(int argc, char** argv) {
       const std::string what = std::string(dtype_name(t)) + "/" + std::string(reduce_op_name(op));
       auto* b = benchmark::RegisterBenchmark(("reduce/" + what).c_str(), reduce_bench, t, op, nullptr, Streaming::automatic);
       for (long s : kSizes) b->Arg(s);
+      auto* paired = benchmark::RegisterBenchmark(("paired/" + what).c_str(), paired_bench, t, op);
+      for (long s : kSizes) paired->Arg(s);
       if (!every_path) continue;
       for (const KernelIsa& isa : kernel_isas_available())
         for (Streaming st : {Streaming::never, Streaming::always}) {
