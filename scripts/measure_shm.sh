@@ -8,7 +8,8 @@
 #     communication shows) over --transport mpi and shm.
 # BEFORE is built from `git archive` outside the repository (scripts/build_revision.sh),
 # or BEFORE_TREE names such a build. Writes OUTDIR/{sweep-TREE-TRANSPORT-N.*, bound-N.*,
-# replay-TRANSPORT-N.*, machine.txt, metadata.json, SUMMARY.md} (scripts/summarize_shm.py).
+# replay-TRANSPORT-N.*, cpus-LAUNCH-{before,after}.txt, machine.txt, metadata.json,
+# SUMMARY.md} (scripts/summarize_shm.py).
 #
 # Usage: scripts/measure_shm.sh [OUTDIR]   (default results/shm)
 # Environment: BEFORE (default 5579cb2, the tree before issue 35), BEFORE_TREE, REPS
@@ -22,7 +23,9 @@ out=${1:-results/shm}
 before=${BEFORE:-5579cb2}
 reps=${REPS:-10}
 budget=${BUDGET:-0.2}
-[ -x build/harness/collbench ] || { echo "$0: build/ not built; run scripts/setup.sh first" >&2; exit 2; }
+for b in build/harness/collbench build/harness/collbench-core-handoff; do
+  [ -x "$b" ] || { echo "$0: no $b; run scripts/setup.sh first" >&2; exit 2; }
+done
 [ -e "$out/SUMMARY.md" ] && { echo "$0: $out already holds results; choose another OUTDIR or move it away" >&2; exit 2; }
 mkdir -p "$out"
 tmp=$(mktemp -d)
@@ -31,23 +34,33 @@ before_tree=${BEFORE_TREE:-$(scripts/build_revision.sh "$before" "$tmp" collbenc
 declare -A tree=([before]="$before_tree" [after]=build)
 scripts/machine_facts.sh > "$out/machine.txt"
 
+# Every launch between two measurements of whether CPUs 0 and 1 share a cache
+# (results/core-placement: shared memory runs in two modes here): cpus-NAME-{before,after}.txt.
+placed() {  # NAME command...
+  local name=$1
+  shift
+  build/harness/collbench-core-handoff 0 1 >"$out/cpus-$name-before.txt"
+  "$@" >/dev/null
+  build/harness/collbench-core-handoff 0 1 >"$out/cpus-$name-after.txt"
+}
+
 for rep in $(seq 1 "$reps"); do
   order=(before after)
   [ $((rep % 2)) = 0 ] && order=(after before)
   for transport in mpi shm; do
     for which in "${order[@]}"; do
       t=${tree[$which]}
-      "$t/mpiexec" --bind-to core -n 2 "$t/harness/collbench" run -c allreduce -b 8 -e 64M --time-budget "$budget" \
-        --transport "$transport" --json "$out/sweep-$which-$transport-$rep.json" \
-        --csv "$out/sweep-$which-$transport-$rep.csv" >/dev/null
+      placed "sweep-$which-$transport-$rep" "$t/mpiexec" --bind-to core -n 2 "$t/harness/collbench" run -c allreduce \
+        -b 8 -e 64M --time-budget "$budget" --transport "$transport" --json "$out/sweep-$which-$transport-$rep.json" \
+        --csv "$out/sweep-$which-$transport-$rep.csv"
     done
   done
-  build/mpiexec --bind-to core -n 2 build/harness/collbench run -c allreduce -b 256K -e 64M --time-budget "$budget" \
-    --transport shm --bound --json "$out/bound-$rep.json" --csv "$out/bound-$rep.csv" >/dev/null
+  placed "bound-$rep" build/mpiexec --bind-to core -n 2 build/harness/collbench run -c allreduce -b 256K -e 64M \
+    --time-budget "$budget" --transport shm --bound --json "$out/bound-$rep.json" --csv "$out/bound-$rep.csv"
   for transport in mpi shm; do
-    build/mpiexec --bind-to core -n 2 build/harness/collbench replay --workload resnet50 --compute-ms 20 -a mpi,ring \
-      --steps 5 --warmup 2 --transport "$transport" --json "$out/replay-$transport-$rep.json" \
-      --csv "$out/replay-$transport-$rep.csv" >/dev/null
+    placed "replay-$transport-$rep" build/mpiexec --bind-to core -n 2 build/harness/collbench replay \
+      --workload resnet50 --compute-ms 20 -a mpi,ring --steps 5 --warmup 2 --transport "$transport" \
+      --json "$out/replay-$transport-$rep.json" --csv "$out/replay-$transport-$rep.csv"
   done
   echo "repetition $rep of $reps done" >&2
 done

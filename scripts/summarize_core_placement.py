@@ -7,17 +7,14 @@ import csv
 import statistics
 import sys
 
-SHARED_NS, APART_NS = 60, 100  # here: 25-40 ns sharing a cache, 150-175 ns not
+from summary_text import APART_NS, SHARED_NS, cpu_placement, handoff
+
 ALGORITHMS = ("ring", "recursive_doubling", "tree")
 SIZES = (262144, 4194304)
 
 
 def size(b):
     return f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
-
-
-def handoff(path):
-    return {k: float(v) for k, v in (f.split("=") for f in open(path).read().split())}
 
 
 def spread(values, fmt="{:.0f}"):
@@ -31,10 +28,8 @@ def main(out, launches):
     for i in range(1, launches + 1):
         before, after = handoff(f"{raw}/launch-{i}-before.txt"), handoff(f"{raw}/launch-{i}-after.txt")
         p50 = {(r["algorithm"], int(float(r["bytes"]))): float(r["p50_us"]) for r in csv.DictReader(open(f"{raw}/launch-{i}.csv"))}
-        both = (before["handoff_ns"], after["handoff_ns"])
-        key = ("shared a cache" if max(both) < SHARED_NS else "did not" if min(both) > APART_NS
-               else "moved during the launch")
-        groups[key].append({"cpus": [before, after], "p50": p50, "handoff": both})
+        groups[cpu_placement(before, after)].append(
+            {"cpus": [before, after], "p50": p50, "handoff": (before["handoff_ns"], after["handoff_ns"])})
     lines = ["# Whether the two CPUs share a cache: shared memory's two modes", "",
              f"{launches} launches on one host (raw/machine.txt), each between two measurements of CPUs 0 and 1 "
              "(collbench-core-handoff): the one-way time of a cache line handed back and forth, and the f32 sum "

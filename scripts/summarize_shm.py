@@ -17,7 +17,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-from summary_text import cpu_text, size_text, spread
+from summary_text import cpu_placement, cpu_text, handoff, size_text, spread
 
 out = sys.argv[1]
 meta = json.load(open(f"{out}/metadata.json"))
@@ -43,38 +43,68 @@ any_rows = next(iter(bound.values()))
 print(cpu_text(json.load(open(sorted(glob.glob(f"{out}/bound-*.json"))[0]))["metadata"]))
 errors = sum(r["errors"] for rs in bound.values() for r in rs if r["errors"] > 0)
 
+
+
+def placement(name):
+    """Whether the launch NAME's CPUs shared a cache (measure_shm.sh's cpus-NAME-*.txt), or None."""
+    try:
+        return cpu_placement(handoff(f"{out}/cpus-{name}-before.txt"), handoff(f"{out}/cpus-{name}-after.txt"))
+    except FileNotFoundError:
+        return None
+
+
+def targets_table(reps):
+    """The targets' table over the bound runs `reps`; returns the misses (medians)."""
+    print("| bytes | best (most often) | best busbw GB/s | mpi busbw GB/s | best / mpi | best's own memory bound / p50 "
+          "| lowest memory bound / best p50 | ring bound / best p50 |")
+    print("|---|---|---|---|---|---|---|---|")
+    misses = []
+    for b in sizes:
+        names, best_bw, mpi_bw, ratio, own, lowest, ring = [], [], [], [], [], [], []
+        for rep in reps:
+            at = {r["algorithm"]: r for r in bound[rep] if r["bytes"] == b}
+            refs = [r for a, r in at.items() if a not in ("mpi", "ring_bound") and "memory_bound" in r.get("details", {})]
+            if not refs or "mpi" not in at:
+                continue
+            best = min(refs, key=lambda r: r["p50_us"])
+            names.append(best["algorithm"])
+            best_bw.append(best["busbw_gbps"])
+            mpi_bw.append(at["mpi"]["busbw_gbps"])
+            ratio.append(best["busbw_gbps"] / at["mpi"]["busbw_gbps"])
+            own.append(best["details"]["memory_bound"]["bound_us"] / best["p50_us"])
+            lowest.append(min(r["details"]["memory_bound"]["bound_us"] for r in refs) / best["p50_us"])
+            if "ring_bound" in at:
+                ring.append(at["ring_bound"]["p50_us"] / best["p50_us"])
+        common = max(set(names), key=names.count) if names else "-"
+        if (256 << 10) <= b <= (4 << 20) and ratio and statistics.median(ratio) < 3:
+            misses.append(f"{size_text(b)} best/mpi {statistics.median(ratio):.2f}")
+        if (1 << 20) <= b <= (64 << 20) and lowest and statistics.median(lowest) < 0.85:
+            misses.append(f"{size_text(b)} of the lowest memory bound {statistics.median(lowest):.2f}")
+        print(f"| {size_text(b)} | {common} | {spread(best_bw)} | {spread(mpi_bw)} | {spread(ratio)} | {spread(own)} "
+              f"| {spread(lowest)} | {spread(ring)} |")
+    return misses
+
+
 print(f"## Targets: `{meta['bound']}`\n")
 print("Per repetition; median (min–max). `best` is the reference algorithm with the lowest p50 in that "
       "repetition; its busbw is the mean of all calls (the table's), MPI_Allreduce's the same.\n")
-print("| bytes | best (most often) | best busbw GB/s | mpi busbw GB/s | best / mpi | best's own memory bound / p50 "
-      "| lowest memory bound / best p50 | ring bound / best p50 |")
-print("|---|---|---|---|---|---|---|---|")
 sizes = sorted({r["bytes"] for r in any_rows})
-misses = []
-for b in sizes:
-    names, best_bw, mpi_bw, ratio, own, lowest, ring = [], [], [], [], [], [], []
-    for rep, rs in bound.items():
-        at = {r["algorithm"]: r for r in rs if r["bytes"] == b}
-        refs = [r for a, r in at.items() if a not in ("mpi", "ring_bound") and "memory_bound" in r.get("details", {})]
-        if not refs or "mpi" not in at:
-            continue
-        best = min(refs, key=lambda r: r["p50_us"])
-        names.append(best["algorithm"])
-        best_bw.append(best["busbw_gbps"])
-        mpi_bw.append(at["mpi"]["busbw_gbps"])
-        ratio.append(best["busbw_gbps"] / at["mpi"]["busbw_gbps"])
-        own.append(best["details"]["memory_bound"]["bound_us"] / best["p50_us"])
-        lowest.append(min(r["details"]["memory_bound"]["bound_us"] for r in refs) / best["p50_us"])
-        if "ring_bound" in at:
-            ring.append(at["ring_bound"]["p50_us"] / best["p50_us"])
-    common = max(set(names), key=names.count) if names else "-"
-    if (256 << 10) <= b <= (4 << 20) and ratio and statistics.median(ratio) < 3:
-        misses.append(f"{size_text(b)} best/mpi {statistics.median(ratio):.2f}")
-    if (1 << 20) <= b <= (64 << 20) and lowest and statistics.median(lowest) < 0.85:
-        misses.append(f"{size_text(b)} of the lowest memory bound {statistics.median(lowest):.2f}")
-    print(f"| {size_text(b)} | {common} | {spread(best_bw)} | {spread(mpi_bw)} | {spread(ratio)} | {spread(own)} "
-          f"| {spread(lowest)} | {spread(ring)} |")
+misses = targets_table(sorted(bound))
 print(f"\nTargets missed (medians): {', '.join(misses) or 'none'}. Wrong elements in these runs: {errors}.\n")
+
+groups = defaultdict(list)
+for rep in sorted(bound):
+    groups[placement(f"bound-{rep}")].append(rep)
+if None not in groups:
+    print("The bound runs by whether their two CPUs shared a cache (collbench-core-handoff before and after "
+          "each launch; results/core-placement: over shared memory a store into a line the other CPU read "
+          "costs far more where they share none): "
+          + ", ".join(f"{name} {len(reps)}" for name, reps in sorted(groups.items())) + ".\n")
+    for name, reps in sorted(groups.items()):
+        heading = {"shared a cache": "shared a cache", "did not": "shared none"}.get(name, name)
+        print(f"### Bound runs whose CPUs {heading}\n")
+        group_misses = targets_table(reps)
+        print(f"\nIn this group, missed (medians): {', '.join(group_misses) or 'none'}.\n")
 
 # Memory-bound details of the last repetition, per algorithm at 1 MiB and 64 MiB.
 last = bound[max(bound)]

@@ -1,4 +1,5 @@
-"""Text the summaries share: sizes as people write them, and a median with its range."""
+"""Text the summaries share: sizes as people write them, a median with its range, the CPU,
+and whether a launch's two CPUs shared a cache (collbench-core-handoff)."""
 import statistics
 
 
@@ -30,3 +31,19 @@ def cpu_text(metadata):
                      f"kernels **{cpu['kernel_path']}** (of {', '.join(cpu['kernel_paths_available'])}); one core's "
                      f"triad {triad.get('gb_per_s', 0):.1f} GB/s.\n")
     return "\n".join(lines)
+
+
+# Cache-line handoff between the two CPUs: here 25-40 ns sharing a cache, 150-175 ns not.
+SHARED_NS, APART_NS = 60, 100
+
+
+def handoff(path):
+    """collbench-core-handoff's output as {field: number}."""
+    return {k: float(v) for k, v in (f.split("=") for f in open(path).read().split())}
+
+
+def cpu_placement(before, after):
+    """A launch between two handoff measurements: 'shared a cache', 'did not' or 'moved during the launch'."""
+    both = (before["handoff_ns"], after["handoff_ns"])
+    return ("shared a cache" if max(both) < SHARED_NS else "did not" if min(both) > APART_NS
+            else "moved during the launch")

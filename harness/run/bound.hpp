@@ -46,7 +46,7 @@ class BoundProbes {
   static int window(std::size_t block_bytes);
   std::unique_ptr<PreparedCollective> exchange(std::size_t block_bytes);
   std::unique_ptr<PreparedCollective> reduce(std::size_t block_bytes);
-  // The memory probes over `bytes` per buffer: recv = send, and recv = send op other.
+  // The memory probes over `bytes` per buffer: recv = send, and recv = send op recv.
   std::unique_ptr<PreparedCollective> memory_copy(std::size_t bytes);
   std::unique_ptr<PreparedCollective> memory_reduce(std::size_t bytes);
 
@@ -55,7 +55,7 @@ class BoundProbes {
   DType dtype_;
   ReduceOp op_;
   OwnedBuffer send_, recv_;  // from the transport, which may move only its own memory
-  PageBytes a_, b_, memory_send_, memory_other_, memory_recv_;
+  PageBytes a_, b_, memory_send_, memory_recv_;
   int blocks_;
 };
 
@@ -63,7 +63,7 @@ class BoundProbes {
 // what each rank copies and reduces running the algorithm's schedule (receiver_memory_work:
 // a receive copies, a fused receive reduces, local operations as they are), each at the
 // rate the memory probes reached with every rank at once over buffers of the call's
-// per-rank size (copy: recv = send; reduce: recv = send op other, three buffers), for
+// per-rank size (copy: recv = send; reduce: recv = send op recv, the call's two buffers), for
 // the busiest rank: t >= copied / copy rate + reduced / reduce rate. Bytes read and
 // written: 2 per byte copied, 3 per byte reduced. Each algorithm has its own bound: one
 // that moves more bytes has a later one.
