@@ -24,6 +24,7 @@
 
 #include "collectives/kernels/dtype_visit.hpp"
 #include "collectives/kernels/reduce_kernels.hpp"
+#include "harness/common/stats.hpp"
 #include "harness/tools/gpu_kernels_benchmark.hpp"
 
 using namespace collbench;
@@ -80,12 +81,6 @@ void reduce_bench(benchmark::State& state, DType t, ReduceOp op, const KernelIsa
   state.SetLabel(std::string(isa ? kernel_isa_name(*isa) : reduce_kernel_isa()) + (streamed ? ",streaming" : ""));
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
 // One iteration times memcpy, reduce() on f32 with the same op (16-bit dtypes) and
 // reduce() on `t`, back to back on buffers of the same size, in an order that rotates
 // each iteration; counters are the medians of the per-iteration ratios of bytes/s.
@@ -125,8 +120,8 @@ void paired_bench(benchmark::State& state, DType t, ReduceOp op) {
     over_memcpy.push_back((3 / seconds[1]) / (2 / seconds[0]));
     if (vs_f32) over_f32.push_back(seconds[2] / seconds[1]);
   }
-  state.counters["over_memcpy"] = median(over_memcpy);
-  if (vs_f32) state.counters["over_f32"] = median(over_f32);
+  state.counters["over_memcpy"] = percentile(over_memcpy, 50);
+  if (vs_f32) state.counters["over_f32"] = percentile(over_f32, 50);
   state.counters["pairs"] = static_cast<double>(over_memcpy.size());
   state.SetLabel(reduce_kernel_isa());
 }
