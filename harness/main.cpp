@@ -24,6 +24,7 @@
 #include "harness/common/exit_status.hpp"
 #include "harness/common/interrupt.hpp"
 #include "harness/common/launcher.hpp"
+#include "harness/common/mpi_errors.hpp"
 #include "harness/common/run_error.hpp"
 #include "harness/common/topology.hpp"
 #include "harness/common/watchdog.hpp"
@@ -123,6 +124,7 @@ int main(int argc, char** argv) {
     return kExitRefused;
   }
   MPI_Init(&argc, &argv);
+  end_run_on_mpi_errors();
   int rc = 0;
   // A bad COLLBENCH_FINALIZE_QUIET_MS or _CONNECT is refused before anything runs; MPI then ends as the library needs.
   FinalizePolicy finalize = finalize_policy(mpi_library(), nullptr);

@@ -15,6 +15,7 @@
 #include "collectives/transport/shm_memory.hpp"
 #include "harness/common/exit_status.hpp"
 #include "harness/common/launcher.hpp"
+#include "harness/common/mpi_errors.hpp"
 #include "harness/common/result_sink.hpp"
 #include "harness/common/watchdog.hpp"
 
@@ -34,6 +35,7 @@ void on_signal(int sig) {
 
 [[noreturn]] void end_interrupted(int sig, int rank) {
   if (watchdog_is_ending()) std::_Exit(kExitStalled);  // its message and the JSON already say why
+  if (mpi_error_is_ending()) std::_Exit(kExitInternal);
   const int status = kExitInterruptedBase + sig;
   // First: a rank waiting below is usually ended by rank 0's abort while it waits.
   remove_shm_names();
