@@ -63,25 +63,34 @@ class ReduceProbe final : public PreparedCollective {
   std::size_t count_, slots_, next_ = 0;
 };
 
-// One pass over whole buffers of the call's per-rank size, all ranks at once: a copy
-// (recv = send) or a reduction (recv = send op recv), as the memory-traffic bound's rates.
+// The memory-traffic bound's rates: every rank receives its whole per-rank buffer from
+// its left neighbour's send buffer at once, as a plain receive (a copy out of the
+// sender's buffer) or a fused one (recv = send op the sender's send), the operations the
+// bound counts, over the same four buffers per pair as the algorithms' (in place, with
+// private buffers, it left out the destination's reads for ownership and the other
+// core's lines: 0.76 at 1 MiB).
 class MemoryProbe final : public PreparedCollective {
  public:
-  MemoryProbe(DType t, ReduceOp op, std::byte* recv, const std::byte* send, const std::byte* other, std::size_t count)
-      : t_(t), op_(op), recv_(recv), send_(send), other_(other), count_(count) {}
+  MemoryProbe(Transport& t, DType dtype, ReduceOp op, std::byte* recv, std::byte* send, std::size_t bytes,
+              bool reduce)
+      : t_(t), dtype_(dtype), op_(op), recv_(recv), send_(send), bytes_(bytes), reduce_(reduce) {}
   void run() override {
-    if (other_)
-      collbench::reduce(t_, op_, recv_, send_, other_, count_);
-    else
-      std::memcpy(recv_, send_, count_ * dtype_size(t_));
+    const int n = t_.size(), me = t_.rank();
+    const Message in{(me + n - 1) % n, recv_, bytes_};
+    tickets_.clear();
+    tickets_.push_back(reduce_ ? t_.start_recv_reduce(in, {dtype_, op_, send_, false}) : t_.start_recv(in));
+    tickets_.push_back(t_.start_send({(me + 1) % n, send_, bytes_}));
+    t_.wait_all(tickets_);
   }
 
  private:
-  DType t_;
+  Transport& t_;
+  DType dtype_;
   ReduceOp op_;
-  std::byte* recv_;
-  const std::byte *send_, *other_;
-  std::size_t count_;
+  std::byte *recv_, *send_;
+  std::size_t bytes_;
+  bool reduce_;
+  std::vector<Ticket> tickets_;
 };
 
 }  // namespace
@@ -109,8 +118,12 @@ std::size_t bound_block_bytes(Collective c, std::size_t count, int nranks, std::
 BoundProbes::BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes, int blocks,
                          std::size_t max_memory_bytes)
     : transport_(transport), dtype_(dtype), op_(op), blocks_(std::max(blocks, 1)) {
-  memory_send_.assign(max_memory_bytes, std::byte{0});
-  memory_recv_.assign(max_memory_bytes, std::byte{0});
+  if (max_memory_bytes > 0) {  // over shm (host memory), where a receive reads the sender's buffer in place
+    memory_send_ = transport.allocate(max_memory_bytes);
+    memory_recv_ = transport.allocate(max_memory_bytes);
+    std::memset(memory_send_.data(), 0, max_memory_bytes);
+    std::memset(memory_recv_.data(), 0, max_memory_bytes);
+  }
   const std::size_t set_bytes = max_block_bytes * static_cast<std::size_t>(blocks_);
   const std::size_t window_bytes = std::max(max_block_bytes, std::min(kWindowBytes, kMaxWindow * max_block_bytes));
   // Zeros: every op keeps them normal numbers in every dtype.
@@ -135,16 +148,14 @@ std::unique_ptr<PreparedCollective> BoundProbes::exchange(std::size_t block_byte
 
 std::unique_ptr<PreparedCollective> BoundProbes::memory_copy(std::size_t bytes) {
   if (bytes > memory_send_.size()) throw std::logic_error("memory probe larger than its buffers");
-  return std::make_unique<MemoryProbe>(dtype_, op_, memory_recv_.data(), memory_send_.data(), nullptr,
-                                       bytes / dtype_size(dtype_));
+  return std::make_unique<MemoryProbe>(transport_, dtype_, op_, memory_recv_.data(), memory_send_.data(), bytes,
+                                       false);
 }
 
 std::unique_ptr<PreparedCollective> BoundProbes::memory_reduce(std::size_t bytes) {
   if (bytes > memory_send_.size()) throw std::logic_error("memory probe larger than its buffers");
-  // In place: the call's own two buffers, the smallest footprint any allreduce has (a
-  // third buffer spilled the L3 at 8 MiB on 2 ranks where the algorithms' did not).
-  return std::make_unique<MemoryProbe>(dtype_, op_, memory_recv_.data(), memory_send_.data(), memory_recv_.data(),
-                                       bytes / dtype_size(dtype_));
+  return std::make_unique<MemoryProbe>(transport_, dtype_, op_, memory_recv_.data(), memory_send_.data(), bytes,
+                                       true);
 }
 
 std::unique_ptr<PreparedCollective> BoundProbes::reduce(std::size_t block_bytes) {
@@ -183,8 +194,8 @@ double add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, st
       {"reduce_gbps", reduce_p50_us > 0 ? 3.0 * bytes / reduce_p50_us / 1e3 : 0.0},
       {"meaning",
        "what the busiest rank copies and reduces running this schedule, each at the rate the memory probes "
-       "(recv = send; recv = send op recv) reached with every rank at once; gbps count bytes read and "
-       "written"}};
+       "reached with every rank at once, each receiving its whole buffer out of its left neighbour's send buffer "
+       "(copy: recv = sent; reduce: recv = send op sent); gbps count bytes read and written"}};
   return share;
 }
 

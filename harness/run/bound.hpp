@@ -46,27 +46,31 @@ class BoundProbes {
   static int window(std::size_t block_bytes);
   std::unique_ptr<PreparedCollective> exchange(std::size_t block_bytes);
   std::unique_ptr<PreparedCollective> reduce(std::size_t block_bytes);
-  // The memory probes over `bytes` per buffer: recv = send, and recv = send op recv.
+  // The memory probes over `bytes` per buffer, every rank receiving from its left
+  // neighbour's send buffer: a plain receive (a copy) and a fused one (recv = send op sent).
   std::unique_ptr<PreparedCollective> memory_copy(std::size_t bytes);
   std::unique_ptr<PreparedCollective> memory_reduce(std::size_t bytes);
+  // Their buffers (zeros; a test fills them to see what a probe moved).
+  std::byte* memory_send() const { return memory_send_.data(); }
+  std::byte* memory_recv() const { return memory_recv_.data(); }
 
  private:
   Transport& transport_;
   DType dtype_;
   ReduceOp op_;
-  OwnedBuffer send_, recv_;  // from the transport, which may move only its own memory
-  PageBytes a_, b_, memory_send_, memory_recv_;
+  OwnedBuffer send_, recv_, memory_send_, memory_recv_;  // from the transport, which may move only its own memory
+  PageBytes a_, b_;
   int blocks_;
 };
 
 // The memory-traffic bound (over shm, where each rank's own core moves what it receives):
 // what each rank copies and reduces running the algorithm's schedule (receiver_memory_work:
 // a receive copies, a fused receive reduces, local operations as they are), each at the
-// rate the memory probes reached with every rank at once over buffers of the call's
-// per-rank size (copy: recv = send; reduce: recv = send op recv, the call's two buffers), for
-// the busiest rank: t >= copied / copy rate + reduced / reduce rate. Bytes read and
-// written: 2 per byte copied, 3 per byte reduced. Each algorithm has its own bound: one
-// that moves more bytes has a later one.
+// rate the memory probes reached doing just that with every rank at once: each rank
+// receives its whole per-rank buffer out of its left neighbour's send buffer, plainly
+// (copy) or fused (recv = send op sent), for the busiest rank: t >= copied / copy rate +
+// reduced / reduce rate. Bytes read and written: 2 per byte copied, 3 per byte reduced.
+// Each algorithm has its own bound: one that moves more bytes has a later one.
 std::vector<MemoryWork> memory_work_of_ranks(const AlgorithmEntry& a, const CollectiveCall& call, int nranks,
                                              const AlgorithmParams& params, bool fuse);
 // Adds memory_bound_us, of_memory_bound (bound / p50) and the details to an algorithm's row,
