@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "collectives/kernels/reduce_kernels.hpp"
@@ -17,16 +18,27 @@ constexpr std::size_t kWindowBytes = std::size_t{256} << 10;
 constexpr int kMaxWindow = 64;
 
 // Each call exchanges the next window of blocks of its buffers, wrapping around, so
-// successive calls touch the whole working set as the algorithms do.
+// successive calls touch the whole working set as the algorithms do. With `fuse`, each
+// receive is reduced as it arrives: recv = send op sent, block by block.
 class ExchangeProbe final : public PreparedCollective {
  public:
-  ExchangeProbe(Transport& t, std::byte* send, std::byte* recv, std::size_t bytes, int window, std::size_t slots)
-      : t_(t), send_(send), recv_(recv), bytes_(bytes), window_(window), slots_(slots) {}
+  ExchangeProbe(Transport& t, std::byte* send, std::byte* recv, std::size_t bytes, int window, std::size_t slots,
+                std::optional<ReceiveReduction> fuse = std::nullopt)
+      : t_(t), send_(send), recv_(recv), bytes_(bytes), window_(window), slots_(slots), fuse_(fuse) {}
   void run() override {
     const int n = t_.size(), me = t_.rank();
     const int right = (me + 1) % n, left = (me + n - 1) % n;
     tickets_.clear();
-    for (int i = 0; i < window_; ++i) tickets_.push_back(t_.start_recv({left, recv_ + slot(i) * bytes_, bytes_}));
+    for (int i = 0; i < window_; ++i) {
+      const Message in{left, recv_ + slot(i) * bytes_, bytes_};
+      if (!fuse_) {
+        tickets_.push_back(t_.start_recv(in));
+        continue;
+      }
+      ReceiveReduction r = *fuse_;
+      r.local = send_ + slot(i) * bytes_;
+      tickets_.push_back(t_.start_recv_reduce(in, r));
+    }
     for (int i = 0; i < window_; ++i) tickets_.push_back(t_.start_send({right, send_ + slot(i) * bytes_, bytes_}));
     t_.wait_all(tickets_);
     next_ = (next_ + static_cast<std::size_t>(window_)) % slots_;
@@ -38,6 +50,7 @@ class ExchangeProbe final : public PreparedCollective {
   std::size_t bytes_;
   int window_;
   std::size_t slots_, next_ = 0;
+  std::optional<ReceiveReduction> fuse_;
   std::vector<Ticket> tickets_;
   std::size_t slot(int i) const { return (next_ + static_cast<std::size_t>(i)) % slots_; }
 };
@@ -61,36 +74,6 @@ class ReduceProbe final : public PreparedCollective {
   std::byte* dst_;
   const std::byte *a_, *b_;
   std::size_t count_, slots_, next_ = 0;
-};
-
-// The memory-traffic bound's rates: every rank receives its whole per-rank buffer from
-// its left neighbour's send buffer at once, as a plain receive (a copy out of the
-// sender's buffer) or a fused one (recv = send op the sender's send), the operations the
-// bound counts, over the same four buffers per pair as the algorithms' (in place, with
-// private buffers, it left out the destination's reads for ownership and the other
-// core's lines: 0.76 at 1 MiB).
-class MemoryProbe final : public PreparedCollective {
- public:
-  MemoryProbe(Transport& t, DType dtype, ReduceOp op, std::byte* recv, std::byte* send, std::size_t bytes,
-              bool reduce)
-      : t_(t), dtype_(dtype), op_(op), recv_(recv), send_(send), bytes_(bytes), reduce_(reduce) {}
-  void run() override {
-    const int n = t_.size(), me = t_.rank();
-    const Message in{(me + n - 1) % n, recv_, bytes_};
-    tickets_.clear();
-    tickets_.push_back(reduce_ ? t_.start_recv_reduce(in, {dtype_, op_, send_, false}) : t_.start_recv(in));
-    tickets_.push_back(t_.start_send({(me + 1) % n, send_, bytes_}));
-    t_.wait_all(tickets_);
-  }
-
- private:
-  Transport& t_;
-  DType dtype_;
-  ReduceOp op_;
-  std::byte *recv_, *send_;
-  std::size_t bytes_;
-  bool reduce_;
-  std::vector<Ticket> tickets_;
 };
 
 }  // namespace
@@ -146,16 +129,21 @@ std::unique_ptr<PreparedCollective> BoundProbes::exchange(std::size_t block_byte
   return std::make_unique<ExchangeProbe>(transport_, send_.data(), recv_.data(), block_bytes, w, slots);
 }
 
+// The memory-traffic bound's rates: every rank receives its whole per-rank buffer out of
+// its left neighbour's send buffer at once, as one plain receive (a copy out of the
+// sender's buffer) or one fused (recv = send op sent), the operations the bound counts,
+// over the same four buffers per pair as the algorithms' (in place, with private buffers,
+// it left out the destination's reads for ownership and the other core's lines: 0.76 at
+// 1 MiB).
 std::unique_ptr<PreparedCollective> BoundProbes::memory_copy(std::size_t bytes) {
   if (bytes > memory_send_.size()) throw std::logic_error("memory probe larger than its buffers");
-  return std::make_unique<MemoryProbe>(transport_, dtype_, op_, memory_recv_.data(), memory_send_.data(), bytes,
-                                       false);
+  return std::make_unique<ExchangeProbe>(transport_, memory_send_.data(), memory_recv_.data(), bytes, 1, 1);
 }
 
 std::unique_ptr<PreparedCollective> BoundProbes::memory_reduce(std::size_t bytes) {
   if (bytes > memory_send_.size()) throw std::logic_error("memory probe larger than its buffers");
-  return std::make_unique<MemoryProbe>(transport_, dtype_, op_, memory_recv_.data(), memory_send_.data(), bytes,
-                                       true);
+  return std::make_unique<ExchangeProbe>(transport_, memory_send_.data(), memory_recv_.data(), bytes, 1, 1,
+                                         ReceiveReduction{dtype_, op_, nullptr, false});
 }
 
 std::unique_ptr<PreparedCollective> BoundProbes::reduce(std::size_t block_bytes) {
