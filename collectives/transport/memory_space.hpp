@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "collectives/dtype.hpp"
 #include "collectives/transport/gpu/gpu.hpp"
@@ -47,6 +48,25 @@ class MemorySpace {
 
 // The host: page-aligned heap memory, the host kernels.
 MemorySpace& host_space();
+
+// Writes `bytes` at `data` in `space` with `write(host pointer)`: in place on the host,
+// through the host copy `mirror` for device memory.
+template <class Write>
+void write_via_host(MemorySpace& space, std::byte* data, std::size_t bytes, std::vector<std::byte>& mirror,
+                    const Write& write) {
+  if (space.kind() == MemoryKind::host) return write(data);
+  mirror.resize(bytes);
+  write(mirror.data());
+  space.copy_in(data, mirror.data(), bytes);
+}
+// The `bytes` at `data` in `space`, readable on the host (in place, or copied into `mirror`).
+inline const std::byte* read_via_host(MemorySpace& space, const std::byte* data, std::size_t bytes,
+                                      std::vector<std::byte>& mirror) {
+  if (space.kind() == MemoryKind::host) return data;
+  mirror.resize(bytes);
+  space.copy_out(mirror.data(), data, bytes);
+  return mirror.data();
+}
 
 // A GPU's memory, with its kernels on a stream of its own; makes `device` the calling
 // thread's current GPU. Throws std::runtime_error where collbench has no CUDA or the GPU

@@ -20,23 +20,6 @@ double timed(const auto& body) {
   return MPI_Wtime() - t0;
 }
 
-// Inputs and checks are written and read on the host: in place there, through a host
-// copy (`mirror`) for device memory.
-void write_via_host(MemorySpace& space, std::byte* data, std::size_t bytes, std::vector<std::byte>& mirror,
-                    const auto& write) {
-  if (space.kind() == MemoryKind::host) return write(data);
-  mirror.resize(bytes);
-  write(mirror.data());
-  space.copy_in(data, mirror.data(), bytes);
-}
-const std::byte* read_via_host(MemorySpace& space, const std::byte* data, std::size_t bytes,
-                               std::vector<std::byte>& mirror) {
-  if (space.kind() == MemoryKind::host) return data;
-  mirror.resize(bytes);
-  space.copy_out(mirror.data(), data, bytes);
-  return mirror.data();
-}
-
 class AllreduceExchange final : public Exchange {
  public:
   AllreduceExchange(const Bucket& b, const AlgorithmEntry& algorithm, std::byte* data, const ExchangeContext& ctx)

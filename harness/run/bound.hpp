@@ -26,6 +26,7 @@
 #include "collectives/schedule/registry.hpp"
 #include "collectives/transport/transport.hpp"
 #include "harness/common/result_row.hpp"
+#include "harness/common/validation.hpp"
 
 namespace collbench {
 
@@ -40,7 +41,8 @@ class BoundProbes {
  public:
   // Buffers for blocks up to `max_block_bytes`, `blocks` of them (the rank count), and
   // for the memory probe up to `max_memory_bytes` (0: none).
-  BoundProbes(Transport& transport, DType dtype, ReduceOp op, std::size_t max_block_bytes, int blocks,
+  // Their inputs are `inputs`' values for this rank (and its left neighbour's, as received).
+  BoundProbes(Transport& transport, const InputSpec& inputs, std::size_t max_block_bytes, int blocks,
               std::size_t max_memory_bytes = 0);
   // Messages per timed exchange call (the window): divide its call times by this.
   static int window(std::size_t block_bytes);
@@ -50,7 +52,7 @@ class BoundProbes {
   // neighbour's send buffer: a plain receive (a copy) and a fused one (recv = send op sent).
   std::unique_ptr<PreparedCollective> memory_copy(std::size_t bytes);
   std::unique_ptr<PreparedCollective> memory_reduce(std::size_t bytes);
-  // Their buffers (zeros; a test fills them to see what a probe moved).
+  // Their buffers: this rank's inputs, and a poisoned output.
   std::byte* memory_send() const { return memory_send_.data(); }
   std::byte* memory_recv() const { return memory_recv_.data(); }
 

@@ -314,7 +314,7 @@ class Sweep {
       link_reps_ = probe.reps;
     }
     if (o_.bound)
-      probes_.emplace(transport_, o_.dtype, o_.op, bound_block_bytes(o_.collective, max_count, nranks_, elem_),
+      probes_.emplace(transport_, InputSpec{o_.collective, o_.dtype, o_.op, nranks_}, bound_block_bytes(o_.collective, max_count, nranks_, elem_),
                       nranks_, o_.memory_bound() ? memory_probe_bytes(max_count) : 0);
     // Size the shared scratch for the largest call now, so it is allocated once.
     SizeRun largest(o_, buf_, max_count, rank_, nranks_);
