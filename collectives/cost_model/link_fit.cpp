@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "collectives/kernels/dtype_visit.hpp"
 #include "collectives/kernels/reduce_kernels.hpp"
 #include "collectives/process/page_bytes.hpp"
 
@@ -220,7 +221,7 @@ nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_byt
   std::vector<SizeTime> points;
   const std::size_t elem = dtype_size(dtype);
   PageBytes a(max_bytes), b(a.size()), dst(a.size());
-  std::memset(a.data(), 0, a.size()), std::memset(b.data(), 0, b.size()), std::memset(dst.data(), 0, dst.size());
+  fill_ones(dtype, a.data(), a.size()), fill_ones(dtype, b.data(), b.size()), fill_ones(dtype, dst.data(), dst.size());
   for (std::size_t bytes = 64; bytes <= a.size(); bytes *= 4) {
     const std::size_t count = bytes / elem;
     double best = 1e30;

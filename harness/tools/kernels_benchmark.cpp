@@ -50,15 +50,9 @@ void memcpy_bench(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(2 * bytes));
 }
 
-// Ones: sums, products, minima and maxima stay normal numbers in every dtype, so no
-// denormal or overflow handling is timed instead of the kernel.
 std::vector<unsigned char> ones(DType t, std::size_t bytes) {
   std::vector<unsigned char> v(bytes);
-  visit_dtype(t, [&](auto zero) {
-    using T = decltype(zero);
-    const T one = T(1.0f);
-    for (std::size_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) std::memcpy(v.data() + i, &one, sizeof(T));
-  });
+  fill_ones(t, v.data(), bytes);
   return v;
 }
 
