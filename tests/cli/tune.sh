@@ -8,11 +8,8 @@
 set -u
 mpiexec=$1 collbench=$2
 here=$(cd "$(dirname "$0")" && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-cd "$dir" || exit 1
-"$mpiexec" -n 1 "$collbench" list --json >list.json || fail "list --json"
+# shellcheck source=tests/cli/cli_scratch.sh
+source "$here/cli_scratch.sh"
 read -r family forcing tuning algorithm < <(python3 -c '
 import json, sys
 lib = json.load(open(sys.argv[1]))["mpi_library"]
@@ -57,7 +54,7 @@ with "$tuning" "$dir/tuned" "$mpiexec" -n 2 "$collbench" run -c broadcast -a mpi
   --csv /dev/null --json /dev/null >/dev/null 2>&1 || fail "an untuned collective with the tuned file"
 
 # Refusals: one message, exit 2, nothing written over.
-refused() {  # refused PATTERN ARGS...
+refused() {  # refused PATTERN ARGS... (the collbench command only, unlike cli_scratch.sh's)
   local pattern=$1
   shift
   "$here/expect_error.sh" "$pattern" "$mpiexec" -n 1 "$collbench" "$@" || fail "not refused: $*"
