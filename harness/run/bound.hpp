@@ -78,7 +78,7 @@ std::vector<MemoryWork> memory_work_of_ranks(const AlgorithmEntry& a, const Coll
 // Adds memory_bound_us, of_memory_bound (bound / p50) and the details to an algorithm's row,
 // from the probes' p50s over `probe_bytes`; returns of_memory_bound.
 double add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, std::size_t probe_bytes,
-                      double copy_p50_us, double reduce_p50_us);
+                        double copy_p50_us, double reduce_p50_us);
 
 // The bound's per-call series from the probes' (exchange already per message):
 // quantile by quantile, so its min, p50 and max combine the probes' min, p50 and max.

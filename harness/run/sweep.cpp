@@ -314,8 +314,9 @@ class Sweep {
       link_reps_ = probe.reps;
     }
     if (o_.bound)
-      probes_.emplace(transport_, InputSpec{o_.collective, o_.dtype, o_.op, nranks_}, bound_block_bytes(o_.collective, max_count, nranks_, elem_),
-                      nranks_, o_.memory_bound() ? memory_probe_bytes(max_count) : 0);
+      probes_.emplace(transport_, InputSpec{o_.collective, o_.dtype, o_.op, nranks_},
+                      bound_block_bytes(o_.collective, max_count, nranks_, elem_), nranks_,
+                      o_.memory_bound() ? memory_probe_bytes(max_count) : 0);
     // Size the shared scratch for the largest call now, so it is allocated once.
     SizeRun largest(o_, buf_, max_count, rank_, nranks_);
     for (const AlgorithmEntry* a : o_.algorithms)
