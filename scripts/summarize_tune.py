@@ -6,7 +6,10 @@ evaluation round (evaluate/round-N/parts/*.json), their median over rounds and r
 Targets (issue 34): the tuned library's p50 within 5% of the best forced algorithm at
 every size, and never slower than the default beyond the spread (every tuned round slower
 than every default round); where the default is 10% or more slower than the best, the
-gain is reported. Writes the summary (markdown) to stdout and OUTDIR/comparison.csv.
+gain is reported. Where the tuned library ran alone and each launch's CPU placement was
+recorded (LAUNCH.cpus-{before,after}.txt), the verdicts are also given over the rounds
+whose two launches ran alike. Writes the summary (markdown) to stdout and
+OUTDIR/comparison.csv.
 Usage: summarize_tune.py OUTDIR
 """
 import csv
@@ -18,10 +21,25 @@ import re
 import statistics
 import sys
 
+from summary_text import cpu_placement, handoff
+
 WITHIN = 0.05  # tuned against the best forced algorithm
 GAP = 0.10  # a default this much slower than the best: report the gain
 SCALED_COLUMNS = ["yardstick", "scaled_vs_best", "scaled_within", "scaled_slower", "default_spread",
                   "default_spread_scaled"]
+PLACED_COLUMNS = ["placed_rounds", "placed_best", "placed_vs_best", "placed_within", "placed_slower"]
+# A launch whose CPUs moved between sharing a cache and not is like neither.
+STEADY = ("shared a cache", "did not")
+
+
+def placement_of(json_path):
+    """Where tune_library.sh measured whether a launch's CPUs shared a cache before and
+    after it: 'shared a cache', 'did not' or 'moved during the launch'; else None."""
+    base = json_path[:-len(".json")]
+    try:
+        return cpu_placement(handoff(base + ".cpus-before.txt"), handoff(base + ".cpus-after.txt"))
+    except (OSError, KeyError, ValueError):
+        return None
 
 
 def rows_of(path):
@@ -32,13 +50,14 @@ def rows_of(path):
 
 
 def collect(outdir):
-    """{(collective, ranks, bytes): {label: {round: p50}}}, wrong elements, metadata, and
-    the (point, label)s of forced rows measured in the default's own launch.
+    """{(collective, ranks, bytes): {label: {round: p50}}}, wrong elements, metadata, the
+    (point, label)s of forced rows measured in the default's own launch, and each launch's
+    CPU placement where recorded, {(collective, ranks, round, "tuned" or "default"): text}.
     Forced rows measured in the tuned library's own launch (an MPICH run switching its
     algorithms inside the launch) are kept apart, as "tuned:mpi[NAME]": the tuned library
     is judged against them, launch by launch. collbench's own algorithms are "own:NAME"
     (a yardstick run in both launches where the tuned library runs alone)."""
-    points, errors, runs, with_default = {}, 0, [], set()
+    points, errors, runs, with_default, placements = {}, 0, [], set(), {}
     # A smaller communicator's launches, one per algorithm, sit in round-N/ranks-K/parts.
     for parts in sorted(glob.glob(os.path.join(outdir, "evaluate", "round-*", "parts")) +
                         glob.glob(os.path.join(outdir, "evaluate", "round-*", "ranks-*", "parts"))):
@@ -48,6 +67,9 @@ def collect(outdir):
             runs.extend(meta)
             tuned_launch = any(r["algorithm"] == "mpi[tuned]" for r in rows)
             default_launch = any(r["algorithm"] == "mpi" for r in rows)
+            placement = placement_of(path)
+            for c, n in {(r["collective"], int(r["ranks"])) for r in rows} if placement else ():
+                placements[(c, n, rnd, "tuned" if tuned_launch else "default")] = placement
             for r in rows:
                 label = r["algorithm"]
                 if label == "nccl":
@@ -63,7 +85,7 @@ def collect(outdir):
                 if default_launch and label.startswith("mpi["):
                     with_default.add((key, label))
                 points.setdefault(key, {}).setdefault(label, {})[rnd] = float(r["p50_us"])
-    return points, errors, runs, with_default
+    return points, errors, runs, with_default, placements
 
 
 def choices(outdir):
@@ -109,10 +131,11 @@ def paired_difference(a, b):
     return statistics.median(a[r] - b[r] for r in common) if common else None
 
 
-def judge(variants, chosen=("", ""), with_default=()):
+def judge(variants, chosen=("", ""), with_default=(), placed=None):
     """One point's verdict from {label: {round: p50}}, the file's (choice, library's own
-    algorithm) and the labels of forced rows measured in the default's own launches; None
-    where a variant is missing."""
+    algorithm), the labels of forced rows measured in the default's own launches and the
+    CPU placement of each round's launches, {round: (default's, tuned's)}; None where a
+    variant is missing."""
     default, tuned = variants.get("mpi"), variants.get("mpi[tuned]")
     forced = {k[4:-1]: v for k, v in variants.items() if k.startswith("mpi[") and k != "mpi[tuned]"}
     beside = {k[10:-1]: v for k, v in variants.items() if k.startswith("tuned:mpi[")}
@@ -162,6 +185,7 @@ def judge(variants, chosen=("", ""), with_default=()):
     slower = min(tuned_vs.values()) > max(default_vs.values())
     gain = statistics.median(default_vs.values()) / statistics.median(tuned_vs.values())
     scaled = launch_scaled(variants, forced, fastest_beside_default) if not beside else None
+    alike = placed_alike(variants, forced, placed or {}) if not beside and forced else None
     return {
         "default_us": d,
         "tuned_us": t,
@@ -180,6 +204,31 @@ def judge(variants, chosen=("", ""), with_default=()):
         "default_selection_us": default_selection,
         "beside": bool(beside),
         **(scaled or {}),
+        **(alike or {}),
+    }
+
+
+def placed_alike(variants, forced, placed):
+    """Where the tuned library ran alone, the verdicts over the rounds whose default and
+    tuned launches ran with their CPUs placed alike (both sharing a cache throughout, or
+    both not): the tuned library against the best forced algorithm of those rounds, round
+    by round, and slower than the default where every such tuned round was. None where no
+    round was."""
+    rounds = {r for r, (d, t) in placed.items() if d == t and d in STEADY}
+    tuned, default = variants["mpi[tuned]"], variants["mpi"]
+    rounds = {r for r in rounds if r in tuned and r in default}
+    timed = {n: {r: v[r] for r in rounds if r in v} for n, v in forced.items()}
+    timed = {n: v for n, v in timed.items() if len(v) == len(rounds)}
+    if not rounds or not timed:
+        return None
+    best, _ = best_of(timed)
+    vs_best = statistics.median(tuned[r] / timed[best][r] for r in rounds) - 1
+    return {
+        "placed_rounds": len(rounds),
+        "placed_best": best,
+        "placed_vs_best": vs_best,
+        "placed_within": vs_best <= WITHIN,
+        "placed_slower": min(tuned[r] for r in rounds) > max(default[r] for r in rounds),
     }
 
 
@@ -232,15 +281,23 @@ def main(argv):
     if len(argv) != 2:
         sys.exit("usage: summarize_tune.py OUTDIR")
     outdir = argv[1]
-    points, errors, runs, with_default = collect(outdir)
+    points, errors, runs, with_default, placements = collect(outdir)
     chosen = choices(outdir)
-    verdicts = {k: judge(v, chosen.get(k, ("", "")), {label for key, label in with_default if key == k})
+
+    def placed(c, n):
+        """{round: (the default launch's placement, the tuned launch's)} where both were recorded."""
+        return {r: (p, placements[(c, n, r, "tuned")]) for (cc, nn, r, kind), p in placements.items()
+                if (cc, nn, kind) == (c, n, "default") and (c, n, r, "tuned") in placements}
+
+    verdicts = {k: judge(v, chosen.get(k, ("", "")), {label for key, label in with_default if key == k},
+                         placed(k[0], k[1]))
                 for k, v in sorted(points.items())}
     judged = {k: v for k, v in verdicts.items() if v}
     library = next((r["mpi"]["library"] for r in runs if "mpi" in r), "?")
     tuning = next((r["mpi"]["tuning_file"] for r in runs if "mpi" in r and "tuning_file" in r["mpi"]), None)
     revision = next((r.get("git_revision") for r in runs if r.get("git_revision")), "?")
     scaled = any("yardstick" in v for v in judged.values())
+    alike = any("placed_rounds" in v for v in judged.values())
 
     def fmt(x, spec):
         return "" if x is None else format(x, spec)
@@ -250,13 +307,14 @@ def main(argv):
         w.writerow(["collective", "ranks", "bytes", "choice", "default_us", "best", "best_us", "tuned_us",
                     "tuned_vs_best", "within_5pct", "slower_than_default", "default_gap", "gain", "rounds",
                     "library_algorithm", "choice_vs_best", "selection_us", "default_selection_us"]
-                   + (SCALED_COLUMNS if scaled else []))
+                   + (SCALED_COLUMNS if scaled else []) + (PLACED_COLUMNS if alike else []))
         for (c, n, b), v in judged.items():
             w.writerow([c, n, b, chosen.get((c, n, b), ("", ""))[0], v["default_us"], v["best"], v["best_us"],
                         v["tuned_us"], v["tuned_vs_best"], v["within"], v["slower_than_default"], v["default_gap"],
                         v["gain"] if v["gain"] else "", v["rounds"], v["library"], fmt(v["choice_vs_best"], ""),
                         fmt(v["selection_us"], ""), fmt(v["default_selection_us"], "")]
-                       + ([v.get(k, "") for k in SCALED_COLUMNS] if scaled else []))
+                       + ([v.get(k, "") for k in SCALED_COLUMNS] if scaled else [])
+                       + ([v.get(k, "") for k in PLACED_COLUMNS] if alike else []))
     beside = any(v["beside"] for v in judged.values())
     choice_known = any(v["choice_vs_best"] is not None for v in judged.values())
     print("# The tuned MPI library against its default and its own best algorithm\n")
@@ -288,6 +346,8 @@ def main(argv):
                           for c in sorted({c for c, _ in yards})
                           for vs in [[v for (cc, n, b), v in judged.items() if cc == c and "yardstick" in v]])
               + ". The raw verdicts decide *met*.\n")
+    if placements:
+        print(placement_text(outdir, placements, alike))
     print(f"Targets: tuned within {WITHIN:.0%} of the best forced algorithm at every size; never slower than the "
           "default beyond the spread (every tuned round slower than every default round"
           + (", each first divided by the default's own algorithm forced in the same launch, as whole launches run "
@@ -303,9 +363,10 @@ def main(argv):
               "aside.\n")
     print("| collective | ranks | sizes | within 5% of the best | "
           + ("choice within 5% of the best | " if choice_known else "") + "slower than the default | by chance | "
-          + ("within 5%, scaled | slower, scaled | " if scaled else "") + "met |")
+          + ("within 5%, scaled | slower, scaled | " if scaled else "")
+          + ("sizes judged with CPUs alike | within 5%, CPUs alike | slower, CPUs alike | " if alike else "") + "met |")
     print("|---|---:|---:|---:|" + ("---:|" if choice_known else "") + "---:|---:|" + ("---:|---:|" if scaled else "")
-          + "---|")
+          + ("---:|---:|---:|" if alike else "") + "---|")
     groups = {}
     for (c, n, b), v in judged.items():
         groups.setdefault((c, n), []).append(v)
@@ -316,8 +377,10 @@ def main(argv):
         met = within == len(vs) and slower == 0 and errors == 0
         scaled_counts = (f"{sum(v.get('scaled_within', False) for v in vs)} | "
                          f"{sum(v.get('scaled_slower', False) for v in vs)} | ") if scaled else ""
+        alike_counts = (f"{sum('placed_rounds' in v for v in vs)} | {sum(v.get('placed_within', False) for v in vs)} | "
+                        f"{sum(v.get('placed_slower', False) for v in vs)} | ") if alike else ""
         print(f"| {c} | {n} | {len(vs)} | {within} | " + (f"{choice_within} | " if choice_known else "")
-              + f"{slower} | {sum(v['chance_slower'] for v in vs):.1f} | " + scaled_counts
+              + f"{slower} | {sum(v['chance_slower'] for v in vs):.1f} | " + scaled_counts + alike_counts
               + f"{'yes' if met else '**no**'} |")
     missing = [k for k, v in verdicts.items() if not v]
     if missing:
@@ -335,10 +398,12 @@ def main(argv):
     extra_head = (" library's own | choice / best − 1 | selection (tuned) | selection (default) |" if beside
                   else " choice / best − 1 |" if choice_known else "")
     extra_head += " tuned / best − 1, scaled | slower, scaled |" if scaled else ""
+    extra_head += " tuned / best − 1, CPUs alike (rounds) | slower, CPUs alike |" if alike else ""
     print("| collective | ranks | size | file's choice | default | best forced | best | tuned | tuned / best − 1 | "
           "slower than default |" + extra_head)
     print("|---|---:|---|---|---:|---|---:|---:|---:|---|"
-          + ("---|---:|---:|---:|" if beside else "---:|" if choice_known else "") + ("---:|---|" if scaled else ""))
+          + ("---|---:|---:|---:|" if beside else "---:|" if choice_known else "") + ("---:|---|" if scaled else "")
+          + ("---:|---|" if alike else ""))
     for (c, n, b), v in judged.items():
         extra = (f" {v['library']} | {fmt(v['choice_vs_best'], '+.1%')} | {fmt(v['selection_us'], '+.3f')} | "
                  f"{fmt(v['default_selection_us'], '+.3f')} |") if beside else (
@@ -346,10 +411,33 @@ def main(argv):
         if scaled:
             extra += (f" {fmt(v.get('scaled_vs_best'), '+.1%')}{'' if v.get('scaled_within', True) else ' **'} | "
                       + ("**yes** |" if v.get("scaled_slower") else "no |" if "yardstick" in v else " |"))
+        if alike:
+            extra += (f" {fmt(v.get('placed_vs_best'), '+.1%')}{'' if v.get('placed_within', True) else ' **'}"
+                      + (f" ({v['placed_rounds']})" if "placed_rounds" in v else "") + " | "
+                      + ("**yes** |" if v.get("placed_slower") else "no |" if "placed_rounds" in v else " |"))
         print(f"| {c} | {n} | {size_text(b)} | {chosen.get((c, n, b), ('', ''))[0]} | {v['default_us']:.4g} | "
               f"{v['best']} | {v['best_us']:.4g} | {v['tuned_us']:.4g} | "
               f"{v['tuned_vs_best']:+.1%}{'' if v['within'] else ' **'} | "
               f"{'**yes**' if v['slower_than_default'] else 'no'} |" + extra)
+
+
+def placement_text(outdir, placements, alike):
+    """How each launch's CPUs were placed (measure/ and evaluate/), and what the verdicts
+    *with CPUs alike* are."""
+    def counts(kinds):
+        return ", ".join(f"{sum(k == p for k in kinds)} {p}" for p in STEADY + ("moved during the launch",)
+                         if any(k == p for k in kinds)) or "none recorded"
+    measured = [placement_of(p) for p in glob.glob(os.path.join(outdir, "measure", "**", "*.json"), recursive=True)]
+    text = ("CPU placement (collbench-core-handoff on CPUs 0 and 1 before and after every launch: a cache shared "
+            "where both handoffs took under 60 ns, not where both took over 100 ns; launches here run fast or slow "
+            f"by it, results/core-placement): measuring launches {counts([m for m in measured if m])}; judging "
+            "launches of the default " + counts([p for k, p in placements.items() if k[3] == "default"])
+            + ", of the tuned library " + counts([p for k, p in placements.items() if k[3] == "tuned"]) + ".")
+    if alike:
+        text += (" Where the tuned library ran alone, *CPUs alike* judges it over the rounds whose default and tuned "
+                 "launches both shared a cache throughout or both did not: against the best forced algorithm of "
+                 "those rounds, round by round, and slower than the default where every such tuned round was.")
+    return text + "\n"
 
 
 if __name__ == "__main__":

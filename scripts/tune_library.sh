@@ -19,6 +19,10 @@
 #     runs in both launches as a yardstick of the launch's fast or slow mode;
 #  4. OUTDIR/SUMMARY.md and comparison.csv (scripts/summarize_tune.py): per size the
 #     tuned library against the default and the best forced algorithm, with the spread.
+# On one host every launch runs between two measurements of whether CPUs 0 and 1 share a
+# cache (collbench-core-handoff; results/core-placement: launches here run fast or slow
+# by it), LAUNCH.cpus-before.txt and LAUNCH.cpus-after.txt beside its CSV, so launches
+# of the tuned library and the default are also compared where they ran alike.
 # Choosing and judging on separate launches keeps the noise that picked a winner out of
 # the verdict on it.
 # Usage: scripts/tune_library.sh OUTDIR [collbench run options, e.g. -b 8 -e 64M -n 20 -w 5 --rounds 3]
@@ -101,6 +105,24 @@ fi
 segments_for() { segments=(); [ -z "${segments_of[$1]:-}" ] || segments=(--mpi-segments "${segments_of[$1]}"); }
 mkdir -p "$out/evaluate"
 scripts/machine_facts.sh >"$out/machine.txt"
+handoff=$build/harness/collbench-core-handoff
+# placed BASE COMMAND...: COMMAND between two handoff measurements, BASE.cpus-{before,after}.txt
+# (one host only: emulated hosts' ranks wait on their links).
+placed() {
+  local base=$1 rc=0 when
+  shift
+  if [ -n "${HOSTS:-}" ] || [ ! -x "$handoff" ]; then
+    "$@"
+    return
+  fi
+  "$handoff" 0 1 >"$base.cpus-before.txt" 2>/dev/null || rm -f "$base.cpus-before.txt"
+  "$@" || rc=$?
+  "$handoff" 0 1 >"$base.cpus-after.txt" 2>/dev/null || rm -f "$base.cpus-after.txt"
+  for when in before after; do  # both or neither: a placement needs the two
+    [ -e "$base.cpus-$when.txt" ] || rm -f "$base.cpus-before.txt" "$base.cpus-after.txt"
+  done
+  return "$rc"
+}
 # launch_all K COMMAND...: collbench on the first K ranks of the job (on the emulated hosts
 # where asked).
 launch_all() {
@@ -141,8 +163,8 @@ measure() {
   if switches "$coll"; then
     mkdir -p "$dir"
     segments_for "$coll"
-    launch_all "$k" "$collbench" run -c "$coll" -a 'mpi,mpi[all]' "${segments[@]}" \
-      --csv "$dir/$coll$(suffix "$k").csv" "$@" \
+    placed "$dir/$coll$(suffix "$k")" launch_all "$k" "$collbench" run -c "$coll" -a 'mpi,mpi[all]' \
+      "${segments[@]}" --csv "$dir/$coll$(suffix "$k").csv" "$@" \
       </dev/null || echo "$0: the run of $coll on $k ranks in $dir failed (kept what it measured)" >&2
   elif [ -n "${HOSTS:-}" ]; then
     echo "$0: $coll: the library cannot switch its algorithms in a run, which emulated hosts need here" >&2
@@ -194,15 +216,16 @@ for r in $(seq 1 "$rounds"); do
     for k in $comm_sizes; do
       if switches "$coll"; then
         segments_for "$coll"
-        launch_all "$k" "$collbench" run -c "$coll" -a "mpi,mpi[all]$yard" "${segments[@]}" \
-          --csv "$dir/parts/$coll-default$(suffix "$k").csv" "$@" </dev/null ||
+        placed "$dir/parts/$coll-default$(suffix "$k")" launch_all "$k" "$collbench" run -c "$coll" \
+          -a "mpi,mpi[all]$yard" "${segments[@]}" --csv "$dir/parts/$coll-default$(suffix "$k").csv" "$@" \
+          </dev/null ||
           echo "$0: the default run of $coll on $k ranks in round $r failed (kept what it measured)" >&2
       else
         measure "$coll" "$dir" "$k" "$@"
       fi
       (export "${settings[@]}" &&
-        launch_all "$k" "$collbench" run -c "$coll" -a "$algorithms$yard" \
-          --csv "$dir/parts/$coll-tuned$(suffix "$k").csv" "$@" </dev/null) ||
+        placed "$dir/parts/$coll-tuned$(suffix "$k")" launch_all "$k" "$collbench" run -c "$coll" \
+          -a "$algorithms$yard" --csv "$dir/parts/$coll-tuned$(suffix "$k").csv" "$@" </dev/null) ||
         echo "$0: the tuned run of $coll on $k ranks in round $r failed (kept what it measured)" >&2
     done
   done

@@ -5,7 +5,8 @@
 # and summarizes; where the tuned library runs alone (Open MPI 4.1), a yardstick of
 # collbench's own runs in both launches and the summary scales by it; where it runs
 # beside the algorithms (MPICH), no yardstick; Open MPI's segmented_ring is measured with a
-# segment of its own too (SEGMENTS). A communicator size the job does not have,
+# segment of its own too (SEGMENTS); every launch's CPU placement is recorded beside it.
+# A communicator size the job does not have,
 # and a second run into the same directory, are refused, leaving what is there.
 # usage: tune_loop.sh MPIEXEC COLLBENCH
 set -u
@@ -79,6 +80,12 @@ if alone:  # the yardstick beside the tuned library, and the scaled verdicts
     assert "Yardstick: collbench's own ring (allreduce)" in open("tuned/SUMMARY.md").read()
 else:
     assert not own and "yardstick" not in rows[0], tuned
+# Every launch between two measurements of its CPUs' placement, named in the summary.
+for name in ("measure/round-1/allreduce-2ranks", "evaluate/round-2/parts/allreduce-tuned",
+             "evaluate/round-1/parts/allreduce-default-2ranks"):
+    for when in ("before", "after"):
+        assert "handoff_ns=" in open(f"tuned/{name}.cpus-{when}.txt").read(), (name, when)
+assert "CPU placement (collbench-core-handoff" in open("tuned/SUMMARY.md").read()
 print("ok: the loop, " + ("the tuned library alone, with a yardstick" if alone else "judged beside its algorithms"))
 PY
 before=$(find tuned -type f | sort | xargs md5sum)

@@ -28,9 +28,10 @@ def write(path, rows):
         json.dump({"metadata": {"git_revision": "test", "mpi": {"library": "Test MPI 1.0"}}, "rows": rows}, f)
 
 
-def summarize(launches, rounds, tune_lines=()):
+def summarize(launches, rounds, tune_lines=(), handoffs=None):
     """Runs summarize_tune.py on evaluate/round-N/parts/FILE for {FILE: {bytes: {label:
-    p50, or one per round}}} and tune.txt's lines; its stdout and comparison.csv's rows."""
+    p50, or one per round}}}, tune.txt's lines and each launch's CPU handoffs, {FILE:
+    [(ns before, ns after) per round]}; its stdout and comparison.csv's rows."""
     with tempfile.TemporaryDirectory() as d:
         for rnd in range(rounds):
             parts = os.path.join(d, "evaluate", f"round-{rnd + 1}", "parts")
@@ -40,6 +41,9 @@ def summarize(launches, rounds, tune_lines=()):
                       [{"collective": "allreduce", "ranks": 2, "bytes": b, "algorithm": label,
                         "p50_us": p50[rnd] if isinstance(p50, tuple) else p50, "errors": 0}
                        for b, labels in sizes.items() for label, p50 in labels.items()])
+                for when, ns in zip(("before", "after"), (handoffs or {}).get(name, [()] * rounds)[rnd]):
+                    with open(os.path.join(parts, name[:-5] + f".cpus-{when}.txt"), "w") as f:
+                        f.write(f"handoff_ns={ns} rewrite_262144_us=9.9 plain_262144_us=4.4\n")
         with open(os.path.join(d, "tune.txt"), "w") as f:
             f.writelines(line + "\n" for line in tune_lines)
         out = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True, check=True).stdout
@@ -152,6 +156,37 @@ class SummarizeTune(unittest.TestCase):
         self.assertAlmostEqual(float(row["default_spread_scaled"]), 0.0)
         self.assertIn("allreduce 10.0% and 0.0%", out)
         self.assertIn("| allreduce | 2 | 1 | 0 | 1 | 1 | 0.2 | 1 | 0 | **no** |", out)
+
+    def test_judged_over_rounds_whose_launches_ran_with_cpus_alike(self):
+        # Open MPI, 4 rounds. Round 1: both launches on CPUs sharing a cache; round 2: the
+        # default's shared one, the tuned library's did not (twice as slow); round 3: both
+        # not; round 4: the tuned launch moved. Across launches the tuned library seems 30%
+        # behind the best; over rounds 1 and 3, run alike, 2%.
+        launches = {
+            "allreduce-default.json": {8: {"mpi": (1.2, 1.2, 2.4, 1.2), "mpi[a]": (1.0, 1.0, 2.0, 1.0),
+                                           "mpi[b]": (1.1, 1.1, 2.2, 1.1)}},
+            "allreduce-tuned.json": {8: {"mpi[tuned]": (1.02, 2.04, 2.04, 1.5)}},
+        }
+        handoffs = {"allreduce-default.json": [(30, 35), (30, 30), (170, 160), (30, 30)],
+                    "allreduce-tuned.json": [(31, 33), (165, 170), (160, 170), (30, 160)]}
+        out, (row,) = summarize(launches, 4, ["allreduce, 2 ranks, 8 B: default 1.2 us, fastest a 1.0 us: a (faster "
+                                              "than the default)"], handoffs)
+        self.assertEqual(row["within_5pct"], "False")
+        self.assertEqual(row["placed_rounds"], "2")
+        self.assertEqual(row["placed_best"], "a")
+        self.assertAlmostEqual(float(row["placed_vs_best"]), 0.02)
+        self.assertEqual(row["placed_within"], "True")
+        self.assertEqual(row["placed_slower"], "False")
+        self.assertIn("judging launches of the default 3 shared a cache, 1 did not, of the tuned library 1 shared a "
+                      "cache, 2 did not, 1 moved during the launch", out)
+        self.assertIn("| allreduce | 2 | 1 | 0 | 1 | 0 | 0.0 | 1 | 1 | 0 | **no** |", out)
+
+    def test_no_placement_columns_without_handoffs(self):
+        launches = {"allreduce-default.json": {8: {"mpi": 1.2, "mpi[a]": 1.0}},
+                    "allreduce-tuned.json": {8: {"mpi[tuned]": 1.0}}}
+        out, (row,) = summarize(launches, 2)
+        self.assertNotIn("placed_rounds", row)
+        self.assertNotIn("CPU placement", out)
 
 
 if __name__ == "__main__":
