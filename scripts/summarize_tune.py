@@ -27,7 +27,8 @@ WITHIN = 0.05  # tuned against the best forced algorithm
 GAP = 0.10  # a default this much slower than the best: report the gain
 SCALED_COLUMNS = ["yardstick", "scaled_vs_best", "scaled_within", "scaled_slower", "default_spread",
                   "default_spread_scaled"]
-PLACED_COLUMNS = ["placed_rounds", "placed_best", "placed_vs_best", "placed_within", "placed_slower"]
+PLACED_COLUMNS = ["placed_rounds", "placed_best", "placed_vs_best", "placed_within", "placed_slower",
+                  "placed_chance_slower"]
 # A launch whose CPUs moved between sharing a cache and not is like neither.
 STEADY = ("shared a cache", "did not")
 
@@ -229,6 +230,7 @@ def placed_alike(variants, forced, placed):
         "placed_vs_best": vs_best,
         "placed_within": vs_best <= WITHIN,
         "placed_slower": min(tuned[r] for r in rounds) > max(default[r] for r in rounds),
+        "placed_chance_slower": chance_all_above(len(rounds), len(rounds)),
     }
 
 
@@ -364,9 +366,10 @@ def main(argv):
     print("| collective | ranks | sizes | within 5% of the best | "
           + ("choice within 5% of the best | " if choice_known else "") + "slower than the default | by chance | "
           + ("within 5%, scaled | slower, scaled | " if scaled else "")
-          + ("sizes judged with CPUs alike | within 5%, CPUs alike | slower, CPUs alike | " if alike else "") + "met |")
+          + ("sizes judged with CPUs alike | within 5%, CPUs alike | slower, CPUs alike | by chance, CPUs alike | "
+             if alike else "") + "met |")
     print("|---|---:|---:|---:|" + ("---:|" if choice_known else "") + "---:|---:|" + ("---:|---:|" if scaled else "")
-          + ("---:|---:|---:|" if alike else "") + "---|")
+          + ("---:|---:|---:|---:|" if alike else "") + "---|")
     groups = {}
     for (c, n, b), v in judged.items():
         groups.setdefault((c, n), []).append(v)
@@ -378,7 +381,8 @@ def main(argv):
         scaled_counts = (f"{sum(v.get('scaled_within', False) for v in vs)} | "
                          f"{sum(v.get('scaled_slower', False) for v in vs)} | ") if scaled else ""
         alike_counts = (f"{sum('placed_rounds' in v for v in vs)} | {sum(v.get('placed_within', False) for v in vs)} | "
-                        f"{sum(v.get('placed_slower', False) for v in vs)} | ") if alike else ""
+                        f"{sum(v.get('placed_slower', False) for v in vs)} | "
+                        f"{sum(v.get('placed_chance_slower', 0) for v in vs):.1f} | ") if alike else ""
         print(f"| {c} | {n} | {len(vs)} | {within} | " + (f"{choice_within} | " if choice_known else "")
               + f"{slower} | {sum(v['chance_slower'] for v in vs):.1f} | " + scaled_counts + alike_counts
               + f"{'yes' if met else '**no**'} |")

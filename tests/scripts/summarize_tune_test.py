@@ -179,7 +179,8 @@ class SummarizeTune(unittest.TestCase):
         self.assertEqual(row["placed_slower"], "False")
         self.assertIn("judging launches of the default 3 shared a cache, 1 did not, of the tuned library 1 shared a "
                       "cache, 2 did not, 1 moved during the launch", out)
-        self.assertIn("| allreduce | 2 | 1 | 0 | 1 | 0 | 0.0 | 1 | 1 | 0 | **no** |", out)
+        self.assertAlmostEqual(float(row["placed_chance_slower"]), 1 / 6)  # 2 rounds against 2
+        self.assertIn("| allreduce | 2 | 1 | 0 | 1 | 0 | 0.0 | 1 | 1 | 0 | 0.2 | **no** |", out)
 
     def test_no_placement_columns_without_handoffs(self):
         launches = {"allreduce-default.json": {8: {"mpi": 1.2, "mpi[a]": 1.0}},
