@@ -53,7 +53,8 @@ def rows_of(path):
 def collect(outdir):
     """{(collective, ranks, bytes): {label: {round: p50}}}, wrong elements, metadata, the
     (point, label)s of forced rows measured in the default's own launch, and each launch's
-    CPU placement where recorded, {(collective, ranks, round, "tuned" or "default"): text}.
+    CPU placement where recorded, {(point, round, "tuned" or "default"): text} (a round's
+    sweep may be split between several launch pairs: scripts/tune_library.sh JUDGE_SIZES).
     Forced rows measured in the tuned library's own launch (an MPICH run switching its
     algorithms inside the launch) are kept apart, as "tuned:mpi[NAME]": the tuned library
     is judged against them, launch by launch. collbench's own algorithms are "own:NAME"
@@ -69,8 +70,9 @@ def collect(outdir):
             tuned_launch = any(r["algorithm"] == "mpi[tuned]" for r in rows)
             default_launch = any(r["algorithm"] == "mpi" for r in rows)
             placement = placement_of(path)
-            for c, n in {(r["collective"], int(r["ranks"])) for r in rows} if placement else ():
-                placements[(c, n, rnd, "tuned" if tuned_launch else "default")] = placement
+            for r in rows if placement else ():
+                key = (r["collective"], int(r["ranks"]), int(r["bytes"]))
+                placements[(key, rnd, "tuned" if tuned_launch else "default")] = placement
             for r in rows:
                 label = r["algorithm"]
                 if label == "nccl":
@@ -286,13 +288,12 @@ def main(argv):
     points, errors, runs, with_default, placements = collect(outdir)
     chosen = choices(outdir)
 
-    def placed(c, n):
+    def placed(point):
         """{round: (the default launch's placement, the tuned launch's)} where both were recorded."""
-        return {r: (p, placements[(c, n, r, "tuned")]) for (cc, nn, r, kind), p in placements.items()
-                if (cc, nn, kind) == (c, n, "default") and (c, n, r, "tuned") in placements}
+        return {r: (p, placements[(point, r, "tuned")]) for (k, r, kind), p in placements.items()
+                if (k, kind) == (point, "default") and (point, r, "tuned") in placements}
 
-    verdicts = {k: judge(v, chosen.get(k, ("", "")), {label for key, label in with_default if key == k},
-                         placed(k[0], k[1]))
+    verdicts = {k: judge(v, chosen.get(k, ("", "")), {label for key, label in with_default if key == k}, placed(k))
                 for k, v in sorted(points.items())}
     judged = {k: v for k, v in verdicts.items() if v}
     library = next((r["mpi"]["library"] for r in runs if "mpi" in r), "?")
@@ -432,11 +433,13 @@ def placement_text(outdir, placements, alike):
         return ", ".join(f"{sum(k == p for k in kinds)} {p}" for p in STEADY + ("moved during the launch",)
                          if any(k == p for k in kinds)) or "none recorded"
     measured = [placement_of(p) for p in glob.glob(os.path.join(outdir, "measure", "**", "*.json"), recursive=True)]
+    judging = {kind: [placement_of(p) for p in glob.glob(os.path.join(outdir, "evaluate", "**", f"*-{kind}*.json"),
+                                                         recursive=True)] for kind in ("default", "tuned")}
     text = ("CPU placement (collbench-core-handoff on CPUs 0 and 1 before and after every launch: a cache shared "
             "where both handoffs took under 60 ns, not where both took over 100 ns; launches here run fast or slow "
             f"by it, results/core-placement): measuring launches {counts([m for m in measured if m])}; judging "
-            "launches of the default " + counts([p for k, p in placements.items() if k[3] == "default"])
-            + ", of the tuned library " + counts([p for k, p in placements.items() if k[3] == "tuned"]) + ".")
+            f"launches of the default {counts([p for p in judging['default'] if p])}, of the tuned library "
+            f"{counts([p for p in judging['tuned'] if p])}.")
     if alike:
         text += (" Where the tuned library ran alone, *CPUs alike* judges it over the rounds whose default and tuned "
                  "launches both shared a cache throughout or both did not: against the best forced algorithm of "

@@ -32,6 +32,8 @@
 #              sizes to measure and judge at, each from 2 to the job's ranks, default the
 #              job's: NP, or HOSTS; a smaller one runs on the job's first ranks, its files
 #              named COLLECTIVE-Kranks, or ranks-K/ where one launch per algorithm);
+#              JUDGE_SIZES (where the tuned library runs alone: sizes per judging launch,
+#              the sweep split between several short launch pairs; all in one by default);
 #              SEGMENTS (Open MPI: segment sizes, e.g. "8K,64K", each algorithm that takes a
 #              segment measured once more per size as mpi[NAME:seg=BYTES], so the file
 #              chooses the segment too; the plain mpi[NAME] keeps coll/tuned's, 0 unless
@@ -66,6 +68,17 @@ comm_sizes=$(for k in ${COMM_SIZES:-$np}; do
     { echo "$0: COMM_SIZES: '$k' is not a communicator size from 2 to the job's $np ranks" >&2; exit 2; }
   echo "$k"
 done | sort -nu) || exit 2
+# JUDGE_SIZES=N: where the tuned library runs alone, its judging launches and the default's
+# cover N sizes each (scripts/size_slices.py), so that a pair of launches is short enough
+# to run alike (the CPU placement above) more often than two launches of the whole sweep.
+judge_slices=() sweep_rest=()
+if [ -n "${JUDGE_SIZES:-}" ]; then
+  [[ $JUDGE_SIZES =~ ^[1-9][0-9]*$ ]] || { echo "$0: JUDGE_SIZES: '$JUDGE_SIZES' is not a number of sizes" >&2; exit 2; }
+  slices=$(${PYTHON:-python3} scripts/size_slices.py slices "$JUDGE_SIZES" "$@" 2>&1) ||
+    { echo "$0: JUDGE_SIZES: ${slices#size_slices.py: }" >&2; exit 2; }
+  mapfile -t judge_slices <<<"$slices"
+  mapfile -t sweep_rest < <(${PYTHON:-python3} scripts/size_slices.py rest "$@")
+fi
 # Open MPI switches its algorithms in a run only with this set at launch (MPI_T cannot).
 export OMPI_MCA_coll_tuned_use_dynamic_rules=1
 # shellcheck disable=SC2086
@@ -198,6 +211,27 @@ for s in json.load(sys.stdin)["mpi_library"]["tuning_file_settings"]:
 # ...and those it still switches beside the file (Open MPI 4.1 lets the file win).
 switchable_tuned=$(export "${settings[@]}" && collectives_with switchable)
 
+# default_launch COLLECTIVE K DIR TAG YARDSTICK [run options]: the default beside every
+# forced algorithm (and the yardstick) into DIR/parts/COLLECTIVE-default[-Kranks]TAG.csv.
+default_launch() {
+  local coll=$1 k=$2 dir=$3 tag=$4 yard=$5 base
+  shift 5
+  base=$dir/parts/$coll-default$(suffix "$k")$tag
+  segments_for "$coll"
+  placed "$base" launch_all "$k" "$collbench" run -c "$coll" -a "mpi,mpi[all]$yard" "${segments[@]}" \
+    --csv "$base.csv" "$@" </dev/null ||
+    echo "$0: the default run of $coll on $k ranks in $dir$tag failed (kept what it measured)" >&2
+}
+# tuned_launch COLLECTIVE K DIR TAG ALGORITHMS [run options]: the library with the file.
+tuned_launch() {
+  local coll=$1 k=$2 dir=$3 tag=$4 algorithms=$5 base
+  shift 5
+  base=$dir/parts/$coll-tuned$(suffix "$k")$tag
+  (export "${settings[@]}" &&
+    placed "$base" launch_all "$k" "$collbench" run -c "$coll" -a "$algorithms" --csv "$base.csv" "$@" </dev/null) ||
+    echo "$0: the tuned run of $coll on $k ranks in $dir$tag failed (kept what it measured)" >&2
+}
+
 for r in $(seq 1 "$rounds"); do
   dir=$out/evaluate/round-$r
   echo "== evaluate, round $r of $rounds"
@@ -214,19 +248,23 @@ for r in $(seq 1 "$rounds"); do
       yard=,${yardstick[$coll]}
     fi
     for k in $comm_sizes; do
+      if [ -n "$yard" ] && [ "${#judge_slices[@]}" -gt 0 ]; then
+        # The tuned library alone: short launch pairs, JUDGE_SIZES sizes each.
+        i=0
+        for slice in "${judge_slices[@]}"; do
+          i=$((i + 1))
+          read -r lo hi <<<"$slice"
+          default_launch "$coll" "$k" "$dir" "-slice$i" "$yard" "${sweep_rest[@]}" -b "$lo" -e "$hi"
+          tuned_launch "$coll" "$k" "$dir" "-slice$i" "$algorithms$yard" "${sweep_rest[@]}" -b "$lo" -e "$hi"
+        done
+        continue
+      fi
       if switches "$coll"; then
-        segments_for "$coll"
-        placed "$dir/parts/$coll-default$(suffix "$k")" launch_all "$k" "$collbench" run -c "$coll" \
-          -a "mpi,mpi[all]$yard" "${segments[@]}" --csv "$dir/parts/$coll-default$(suffix "$k").csv" "$@" \
-          </dev/null ||
-          echo "$0: the default run of $coll on $k ranks in round $r failed (kept what it measured)" >&2
+        default_launch "$coll" "$k" "$dir" "" "$yard" "$@"
       else
         measure "$coll" "$dir" "$k" "$@"
       fi
-      (export "${settings[@]}" &&
-        placed "$dir/parts/$coll-tuned$(suffix "$k")" launch_all "$k" "$collbench" run -c "$coll" \
-          -a "$algorithms$yard" --csv "$dir/parts/$coll-tuned$(suffix "$k").csv" "$@" </dev/null) ||
-        echo "$0: the tuned run of $coll on $k ranks in round $r failed (kept what it measured)" >&2
+      tuned_launch "$coll" "$k" "$dir" "" "$algorithms$yard" "$@"
     done
   done
 done

@@ -5,7 +5,9 @@
 # and summarizes; where the tuned library runs alone (Open MPI 4.1), a yardstick of
 # collbench's own runs in both launches and the summary scales by it; where it runs
 # beside the algorithms (MPICH), no yardstick; Open MPI's segmented_ring is measured with a
-# segment of its own too (SEGMENTS); every launch's CPU placement is recorded beside it.
+# segment of its own too (SEGMENTS); every launch's CPU placement is recorded beside it,
+# and where the tuned library runs alone, each round's sweep is split into launch pairs of
+# JUDGE_SIZES sizes.
 # A communicator size the job does not have,
 # and a second run into the same directory, are refused, leaving what is there.
 # usage: tune_loop.sh MPIEXEC COLLBENCH
@@ -45,9 +47,15 @@ refused "an unknown collective" "COLLECTIVES: unknown collective 'bogus'" \
 [ ! -e tuned ] || fail "the refused COLLECTIVES run left tuned/"
 # (tune_library.sh works from the repository's root: OUTDIR absolute.)
 loop() {
-  SEGMENTS=$seg NP=3 COMM_SIZES=${1:-"3 2"} MEASURE_ROUNDS=1 ROUNDS=2 COLLECTIVES=allreduce BUILD=$build \
-    "$repo/scripts/tune_library.sh" "$dir/tuned" -b 8 -e 64 -n 20 -w 2 </dev/null
+  JUDGE_SIZES=2 SEGMENTS=$seg NP=3 COMM_SIZES=${1:-"3 2"} MEASURE_ROUNDS=1 ROUNDS=2 COLLECTIVES=allreduce \
+    BUILD=$build "$repo/scripts/tune_library.sh" "$dir/tuned" -b 8 -e 64 -n 20 -w 2 </dev/null
 }
+refused "JUDGE_SIZES not a number" "JUDGE_SIZES: 'two' is not a number of sizes" \
+  env JUDGE_SIZES=two NP=3 COLLECTIVES=allreduce BUILD="$build" "$repo/scripts/tune_library.sh" "$dir/tuned" -b 8 -e 64
+refused "JUDGE_SIZES over sizes a launch cannot start at" "size 12 is not a multiple of 8 bytes" \
+  env JUDGE_SIZES=2 NP=3 COLLECTIVES=allreduce BUILD="$build" "$repo/scripts/tune_library.sh" "$dir/tuned" \
+  -b 8 -e 64 -f 1.5
+[ ! -e tuned ] || fail "the refused JUDGE_SIZES runs left tuned/"
 refused "a communicator larger than the job" "COMM_SIZES: '4' is not a communicator size from 2 to the job's 3" \
   loop "2 4"
 [ ! -e tuned ] || fail "the refused run left tuned/"
@@ -57,13 +65,22 @@ rc=$?
 grep -q "Wrong elements in every evaluated row: 0\." tuned/SUMMARY.md || { cat tuned/SUMMARY.md; fail "wrong elements"; }
 [ -s tuned/tuning-file ] || fail "no tuning file"
 SEG=$seg python3 - <<'PY' || { cat tuned/SUMMARY.md; fail "the summary"; }
-import csv, json, os, sys
+import csv, glob, json, os, sys
 rows = list(csv.DictReader(open("tuned/comparison.csv")))
+
+
+def launches(name):
+    """The rows of a launch, or of the launch pairs a judging round was split into (JUDGE_SIZES)."""
+    paths = sorted(glob.glob(f"tuned/{name}.json") + glob.glob(f"tuned/{name}-slice*.json"))
+    assert paths, name
+    return [r for p in paths for r in json.load(open(p))["rows"]]
+
+
 points = [(int(r["ranks"]), int(r["bytes"])) for r in rows]
 assert points == [(n, b) for n in (2, 3) for b in (8, 16, 32, 64)], points
 for name in ("measure/round-1/allreduce-2ranks", "measure/round-1/allreduce",
              "evaluate/round-2/parts/allreduce-tuned-2ranks", "evaluate/round-2/parts/allreduce-default"):
-    ranks = {r["ranks"] for r in json.load(open(f"tuned/{name}.json"))["rows"]}
+    ranks = {r["ranks"] for r in launches(name)}
     assert ranks == {2 if "2ranks" in name else 3}, (name, ranks)
 measured = {(r["algorithm"], r["bytes"]) for r in json.load(open("tuned/measure/round-1/allreduce.json"))["rows"]}
 segmented = sorted(b for a, b in measured if a == "mpi[segmented_ring:seg=4]")
@@ -71,18 +88,26 @@ assert segmented == ([16, 32, 64] if os.environ["SEG"] else []), segmented
 text = open("tuned/tuning-file").read()
 assert all(f"allreduce, {n} ranks, 8 B" in text for n in (2, 3)), "the file does not say it was measured at both"
 rows = [r for r in rows if r["ranks"] == "3"]
-tuned = [r["algorithm"] for r in json.load(open("tuned/evaluate/round-1/parts/allreduce-tuned.json"))["rows"]]
+tuned = [r["algorithm"] for r in launches("evaluate/round-1/parts/allreduce-tuned")]
 alone = not any(a.startswith("mpi[") and a != "mpi[tuned]" for a in tuned)
 own = [a for a in tuned if a != "mpi[tuned]" and not a.startswith("mpi[")]
 if alone:  # the yardstick beside the tuned library, and the scaled verdicts
     assert own == ["ring"] * 4, tuned
     assert all(r["yardstick"] == "ring" and r["scaled_vs_best"] for r in rows), rows[0]
     assert "Yardstick: collbench's own ring (allreduce)" in open("tuned/SUMMARY.md").read()
-else:
+    # JUDGE_SIZES=2: each round's sweep in two launch pairs of two sizes each.
+    for kind in ("default", "tuned"):
+        sizes = [sorted({r["bytes"] for r in json.load(open(f"tuned/evaluate/round-2/parts/allreduce-{kind}-slice{i}.json"))["rows"]})
+                 for i in (1, 2)]
+        assert sizes == [[8, 16], [32, 64]], (kind, sizes)
+    slices = "-slice1"
+else:  # judged beside its algorithms: JUDGE_SIZES has nothing to split
     assert not own and "yardstick" not in rows[0], tuned
+    assert not glob.glob("tuned/evaluate/*/parts/*slice*"), "slices where the tuned library ran beside"
+    slices = ""
 # Every launch between two measurements of its CPUs' placement, named in the summary.
-for name in ("measure/round-1/allreduce-2ranks", "evaluate/round-2/parts/allreduce-tuned",
-             "evaluate/round-1/parts/allreduce-default-2ranks"):
+for name in ("measure/round-1/allreduce-2ranks", f"evaluate/round-2/parts/allreduce-tuned{slices}",
+             f"evaluate/round-1/parts/allreduce-default-2ranks{slices}"):
     for when in ("before", "after"):
         assert "handoff_ns=" in open(f"tuned/{name}.cpus-{when}.txt").read(), (name, when)
 assert "CPU placement (collbench-core-handoff" in open("tuned/SUMMARY.md").read()
