@@ -53,13 +53,15 @@ def rows_of(path):
 def collect(outdir):
     """{(collective, ranks, bytes): {label: {round: p50}}}, wrong elements, metadata, the
     (point, label)s of forced rows measured in the default's own launch, and each launch's
-    CPU placement where recorded, {(point, round, "tuned" or "default"): text} (a round's
-    sweep may be split between several launch pairs: scripts/tune_library.sh JUDGE_SIZES).
+    CPU placement where recorded: per point, {(point, round, "tuned" or "default"): text}
+    (a round's sweep may be split between several launch pairs: scripts/tune_library.sh
+    JUDGE_SIZES), and per launch, {"tuned" or "default": [text]}.
     Forced rows measured in the tuned library's own launch (an MPICH run switching its
     algorithms inside the launch) are kept apart, as "tuned:mpi[NAME]": the tuned library
     is judged against them, launch by launch. collbench's own algorithms are "own:NAME"
     (a yardstick run in both launches where the tuned library runs alone)."""
     points, errors, runs, with_default, placements = {}, 0, [], set(), {}
+    launch_placements = {"default": [], "tuned": []}
     # A smaller communicator's launches, one per algorithm, sit in round-N/ranks-K/parts.
     for parts in sorted(glob.glob(os.path.join(outdir, "evaluate", "round-*", "parts")) +
                         glob.glob(os.path.join(outdir, "evaluate", "round-*", "ranks-*", "parts"))):
@@ -69,11 +71,13 @@ def collect(outdir):
             runs.extend(meta)
             tuned_launch = any(r["algorithm"] == "mpi[tuned]" for r in rows)
             default_launch = any(r["algorithm"] == "mpi" for r in rows)
-            placement = placement_of(path)
-            for r in rows if placement else ():
-                key = (r["collective"], int(r["ranks"]), int(r["bytes"]))
-                placements[(key, rnd, "tuned" if tuned_launch else "default")] = placement
+            kind, placement = "tuned" if tuned_launch else "default", placement_of(path)
+            if placement:
+                launch_placements[kind].append(placement)
             for r in rows:
+                key = (r["collective"], int(r["ranks"]), int(r["bytes"]))
+                if placement:
+                    placements[(key, rnd, kind)] = placement
                 label = r["algorithm"]
                 if label == "nccl":
                     continue
@@ -84,11 +88,10 @@ def collect(outdir):
                     continue  # a wrong result is no time
                 if tuned_launch and label != "mpi[tuned]":
                     label = "tuned:" + label
-                key = (r["collective"], int(r["ranks"]), int(r["bytes"]))
                 if default_launch and label.startswith("mpi["):
                     with_default.add((key, label))
                 points.setdefault(key, {}).setdefault(label, {})[rnd] = float(r["p50_us"])
-    return points, errors, runs, with_default, placements
+    return points, errors, runs, with_default, placements, launch_placements
 
 
 def choices(outdir):
@@ -285,7 +288,7 @@ def main(argv):
     if len(argv) != 2:
         sys.exit("usage: summarize_tune.py OUTDIR")
     outdir = argv[1]
-    points, errors, runs, with_default, placements = collect(outdir)
+    points, errors, runs, with_default, placements, launch_placements = collect(outdir)
     chosen = choices(outdir)
 
     def placed(point):
@@ -350,7 +353,7 @@ def main(argv):
                           for vs in [[v for (cc, n, b), v in judged.items() if cc == c and "yardstick" in v]])
               + ". The raw verdicts decide *met*.\n")
     if placements:
-        print(placement_text(outdir, placements, alike))
+        print(placement_text(outdir, launch_placements, alike))
     print(f"Targets: tuned within {WITHIN:.0%} of the best forced algorithm at every size; never slower than the "
           "default beyond the spread (every tuned round slower than every default round"
           + (", each first divided by the default's own algorithm forced in the same launch, as whole launches run "
@@ -426,20 +429,17 @@ def main(argv):
               f"{'**yes**' if v['slower_than_default'] else 'no'} |" + extra)
 
 
-def placement_text(outdir, placements, alike):
-    """How each launch's CPUs were placed (measure/ and evaluate/), and what the verdicts
-    *with CPUs alike* are."""
+def placement_text(outdir, judging, alike):
+    """How each launch's CPUs were placed (measure/, and evaluate/'s from collect), and what
+    the verdicts *with CPUs alike* are."""
     def counts(kinds):
         return ", ".join(f"{sum(k == p for k in kinds)} {p}" for p in STEADY + ("moved during the launch",)
                          if any(k == p for k in kinds)) or "none recorded"
     measured = [placement_of(p) for p in glob.glob(os.path.join(outdir, "measure", "**", "*.json"), recursive=True)]
-    judging = {kind: [placement_of(p) for p in glob.glob(os.path.join(outdir, "evaluate", "**", f"*-{kind}*.json"),
-                                                         recursive=True)] for kind in ("default", "tuned")}
     text = ("CPU placement (collbench-core-handoff on CPUs 0 and 1 before and after every launch: a cache shared "
             "where both handoffs took under 60 ns, not where both took over 100 ns; launches here run fast or slow "
             f"by it, results/core-placement): measuring launches {counts([m for m in measured if m])}; judging "
-            f"launches of the default {counts([p for p in judging['default'] if p])}, of the tuned library "
-            f"{counts([p for p in judging['tuned'] if p])}.")
+            f"launches of the default {counts(judging['default'])}, of the tuned library {counts(judging['tuned'])}.")
     if alike:
         text += (" Where the tuned library ran alone, *CPUs alike* judges it over the rounds whose default and tuned "
                  "launches both shared a cache throughout or both did not: against the best forced algorithm of "
