@@ -74,8 +74,14 @@ def main(argv):
     if len(argv) < 3 or argv[1] != "slices" or not argv[2].isdigit() or int(argv[2]) < 1:
         sys.exit(__doc__)
     per, (found, _) = int(argv[2]), split(argv[3:])
-    lo, hi = parse_size(found.get("min", "8")), parse_size(found.get("max", "64M"))
-    sweep = steps(lo, hi, float(found.get("factor", "2"))) if lo > 0 else []
+    try:
+        lo, hi = parse_size(found.get("min", "8")), parse_size(found.get("max", "64M"))
+        factor = float(found.get("factor", "2"))
+    except ValueError:
+        # collbench itself would refuse these; say so here rather than with a traceback.
+        sys.exit("size_slices.py: -b, -e and -f must be sizes (e.g. 8, 64K, 64M) and a number, not " +
+                 " ".join(f"'{found[k]}'" for k in ("min", "max", "factor") if k in found))
+    sweep = steps(lo, hi, factor) if lo > 0 else []
     if not sweep:
         print(f"{lo} {hi}")
         return
