@@ -74,14 +74,17 @@ def main(argv):
     if len(argv) < 3 or argv[1] != "slices" or not argv[2].isdigit() or int(argv[2]) < 1:
         sys.exit(__doc__)
     per, (found, _) = int(argv[2]), split(argv[3:])
-    try:
-        lo, hi = parse_size(found.get("min", "8")), parse_size(found.get("max", "64M"))
-        factor = float(found.get("factor", "2"))
-    except ValueError:
-        # collbench itself would refuse these; say so here rather than with a traceback.
-        sys.exit("size_slices.py: -b, -e and -f must be sizes (e.g. 8, 64K, 64M) and a number, not " +
-                 " ".join(f"'{found[k]}'" for k in ("min", "max", "factor") if k in found))
-    sweep = steps(lo, hi, factor) if lo > 0 else []
+    # collbench itself would refuse these; say which here rather than with a traceback.
+    values = {}
+    for key, flag, default, parse in (("min", "-b", "8", parse_size), ("max", "-e", "64M", parse_size),
+                                      ("factor", "-f", "2", float)):
+        try:
+            values[key] = parse(found.get(key, default))
+        except ValueError:
+            sys.exit(f"size_slices.py: {flag} must be " + ("a number" if key == "factor" else
+                     "a size (e.g. 8, 64K, 64M)") + f", not '{found[key]}'")
+    lo, hi = values["min"], values["max"]
+    sweep = steps(lo, hi, values["factor"]) if lo > 0 else []
     if not sweep:
         print(f"{lo} {hi}")
         return

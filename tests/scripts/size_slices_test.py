@@ -39,11 +39,14 @@ class SizeSlices(unittest.TestCase):
         self.assertIn("size 12 is not a multiple of 8 bytes", r.stderr)
 
     def test_sizes_that_are_not_sizes_are_refused_in_one_line(self):
-        for args in (["-b", "eight"], ["-e", "64Q"], ["-f", "x"]):
+        for args, says, bad in ((["-b", "eight", "-e", "64"], "-b must be a size", "eight"),
+                                (["-b", "8", "-e", "64Q"], "-e must be a size", "64Q"),
+                                (["-f", "x"], "-f must be a number", "x")):
             r = subprocess.run([sys.executable, SCRIPT, "slices", "2", *args], capture_output=True, text=True)
             self.assertEqual(r.returncode, 1, args)
             self.assertNotIn("Traceback", r.stderr)
-            self.assertRegex(r.stderr, r"^size_slices.py: -b, -e and -f must be sizes .*'" + args[1] + "'\n$")
+            # Only the bad value is named.
+            self.assertRegex(r.stderr, "^size_slices.py: " + says + r"[^']*'" + bad + "'\n$")
 
     def test_a_sweep_from_zero_is_one_slice(self):
         self.assertEqual(self.slices(2, "-b", "0", "-e", "64"), [(0, 64)])
