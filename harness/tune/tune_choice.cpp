@@ -28,10 +28,30 @@ std::string format_us(double us) {
 // One label's measurements at one point, by launch (input file).
 using Series = std::map<int, const TuneMeasurement*>;
 
-double median_p50(const Series& s) {
+double median_of(const Series& s, double TuneMeasurement::*field) {
   std::vector<double> v;
-  for (const auto& [launch, m] : s) v.push_back(m->p50_us);
+  for (const auto& [launch, m] : s) v.push_back(m->*field);
   return percentile(std::move(v), 50);
+}
+
+double median_p50(const Series& s) { return median_of(s, &TuneMeasurement::p50_us); }
+double median_mean(const Series& s) { return median_of(s, &TuneMeasurement::mean_us); }
+
+// How far one launch's round means scatter: p50s closer than this cannot be told apart.
+double round_spread(const TuneMeasurement& m) {
+  if (m.round_us.size() < 2) return 0;
+  const auto [lo, hi] = std::minmax_element(m.round_us.begin(), m.round_us.end());
+  return *hi - *lo;
+}
+
+enum class Verdict { slower, faster, faster_by_mean };
+
+// a against b: faster by p50, or slower within the band and lower in mean (both known):
+// the one whose calls fall less often into a slow mode.
+Verdict compare(double a_p50, double a_mean, double b_p50, double b_mean, double band) {
+  if (a_p50 < b_p50) return Verdict::faster;
+  if (a_p50 <= b_p50 + band && a_mean > 0 && b_mean > 0 && a_mean < b_mean) return Verdict::faster_by_mean;
+  return Verdict::slower;
 }
 
 bool all_correct(const Series& s) {
@@ -62,11 +82,16 @@ void judge_rounds(SizeChoice& c, const TuneMeasurement& best, const TuneMeasurem
 // algorithm must win in most launches, not in their pooled times.
 void judge_launches(SizeChoice& c, const Series& best, const Series& baseline, double baseline_us,
                     const std::string& against) {
-  int launches = 0, wins = 0;
+  int launches = 0, wins = 0, by_mean = 0;
+  std::vector<double> bands;
   for (const auto& [launch, d] : baseline)
     if (const auto b = best.find(launch); b != best.end()) {
+      const TuneMeasurement& m = *b->second;
       ++launches;
-      wins += b->second->p50_us < d->p50_us;
+      bands.push_back(std::max(round_spread(m), round_spread(*d)));
+      const Verdict v = compare(m.p50_us, m.mean_us, d->p50_us, d->mean_us, bands.back());
+      wins += v != Verdict::slower;
+      by_mean += v == Verdict::faster_by_mean;
     }
   const std::string tally = std::to_string(wins) + " of " + std::to_string(launches) + " launches";
   if (launches == 0) {
@@ -78,11 +103,14 @@ void judge_launches(SizeChoice& c, const Series& best, const Series& baseline, d
       if (best.count(launch)) judge_rounds(c, *best.at(launch), *d, against);
     return;
   }
-  if (2 * wins > launches && c.fastest_us < baseline_us) {
+  const bool faster_in_median = compare(c.fastest_us, median_mean(best), baseline_us, median_mean(baseline),
+                                        percentile(bands, 50)) != Verdict::slower;
+  if (2 * wins > launches && faster_in_median) {
     c.algorithm = c.fastest;
-    c.reason = "faster than " + against + " in " + tally;
+    c.reason = "faster than " + against + " in " + tally +
+               (by_mean ? " (" + std::to_string(by_mean) + " by the mean, the p50s within the rounds' spread)" : "");
   } else {
-    c.reason = c.fastest_us < baseline_us ? "faster in only " + tally : against + " is as fast";
+    c.reason = faster_in_median ? "faster in only " + tally : against + " is as fast";
   }
 }
 

@@ -27,6 +27,7 @@ struct TuneMeasurement {
   long long errors = 0;          // wrong elements; -1 unchecked
   int launch = 0;                // which launch (input file) measured it: launches pair up
   int nodes = 1, ranks_per_node = 1;
+  double mean_us = 0;  // over every timed call: counts the slow calls a p50 hides
 };
 
 // What one measured size gets: a library algorithm, or the library's default ("").
@@ -60,11 +61,15 @@ std::optional<std::string> forced_algorithm_of(const std::string& label);
 // The choice at every (collective, communicator size, message size) the rows measured.
 // The fastest forced algorithm (lowest median p50 over launches; ties to the name) is
 // chosen where, over several launches, it beat the default measured in the same launch in
-// most of them and in the median; from one launch, where every round of it beat the
-// default's fastest round (with fewer than two rounds there is no spread to beat). A size
-// with no default row, or whose default has wrong results, is left out (the writers then
-// apply the rule for sizes between measured ones); a forced algorithm with wrong (or
-// unchecked) results in any launch is never chosen.
+// most of them and in the medians; from one launch, where every round of it beat the
+// default's fastest round (with fewer than two rounds there is no spread to beat). To
+// beat is to be faster by p50, or slower by less than the spread of the two's round means
+// (the larger; none with fewer than two rounds) and lower in mean: where calls run in two
+// modes the rounds scatter and which mode a p50 lands on is chance, while the mean counts
+// how often calls fall into the slow one. A size with no default row, or whose default
+// has wrong results, is left out (the writers then apply the rule for sizes between
+// measured ones); a forced algorithm with wrong (or unchecked) results in any launch is
+// never chosen.
 //
 // `library`, where known, names the algorithm the library's own selection runs for a
 // call (collective, ranks, nodes, bytes): where that is the fastest, the default is kept;

@@ -138,7 +138,8 @@ Results read_results(const std::vector<std::string>& paths) {
                         row.value("errors", -1LL),
                         static_cast<int>(launch),
                         row.value("nodes", 1),
-                        row.value("ranks_per_node", 1)};
+                        row.value("ranks_per_node", 1),
+                        row.value("avg_us", 0.0)};
       const auto dtype = parse_dtype(row.value("dtype", ""));
       if (!dtype) throw RunError(path + ": a row without a known dtype");
       if (r.element_bytes != 0 && r.element_bytes != dtype_size(*dtype))
@@ -217,7 +218,8 @@ Written write_file(const TuneOptions& o) {
       "for " + lib.summary + "; use with: " + join(tuning_file_settings(o.out_path), std::identity{}, " "),
       "rule: a size takes the choice of the nearest measured size at or below it; below the smallest and above the "
       "largest measured size, and at communicator sizes not measured, the library keeps its own choice",
-      "a forced algorithm is chosen where it beat the default in most launch rounds (input files) and in the median; "
+      "a forced algorithm is chosen where it beat the default in most launch rounds (input files) and in the median "
+      "(by p50, or by mean where its p50 is slower by less than the spread of the round means); "
       "from one file, where every round of it beat the default's fastest round; else the default. Where the "
       "library's own tree says which algorithm its default runs, that algorithm forced is what must be beaten "
       "(a forced call skips the selection every default call pays), and where it is the fastest the default is kept",
