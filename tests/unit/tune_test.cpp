@@ -25,6 +25,12 @@ TuneMeasurement row(std::size_t bytes, const std::string& label, std::vector<dou
   return {c, ranks, bytes, label, sorted.empty() ? 0 : sorted[sorted.size() / 2], rounds, errors, 0, 1, 1, mean};
 }
 
+// The row as measured in launch (input file) l.
+TuneMeasurement launch(TuneMeasurement m, int l) {
+  m.launch = l;
+  return m;
+}
+
 const SizeChoice& at(const std::vector<CollectiveChoices>& c, std::size_t bytes, std::size_t comm = 0) {
   for (const SizeChoice& s : c.at(0).communicators.at(comm).sizes)
     if (s.bytes == bytes) return s;
@@ -48,10 +54,6 @@ TEST(TuneChoice, AForcedAlgorithmWinsOnlyWhereEveryRoundBeatsTheDefaultsFastest)
 TEST(TuneChoice, OverSeveralLaunchesTheAlgorithmMustWinInMostOfThemSideBySide) {
   // Whole launches run fast or slow (a VM's CPU placement): pooled, ring's slowest launch
   // (12) is slower than the default's fastest (5), yet it won beside it in every launch.
-  const auto launch = [](TuneMeasurement m, int l) {
-    m.launch = l;
-    return m;
-  };
   std::vector<TuneMeasurement> rows;
   const std::vector<std::array<double, 2>> times = {{10, 5}, {5, 4}, {20, 12}};
   for (int l = 0; l < 3; ++l) {
@@ -84,10 +86,6 @@ TEST(TuneChoice, CallsInTwoModesTieOnP50AndGoToTheSteadierByTheMean) {
   // 143-145 or 210-213 ms, rd's 144-147 always. Which mode a p50 lands on is chance (the
   // rounds scatter by 70 ms): rd's p50 1 ms slower in one launch is within that, and the
   // means decide.
-  const auto launch = [](TuneMeasurement m, int l) {
-    m.launch = l;
-    return m;
-  };
   const auto with_mean = [](TuneMeasurement m, double mean) {
     m.mean_us = mean;
     return m;
