@@ -1,6 +1,8 @@
 # Sourced by the scripts that measure on emulated hosts (measure_interconnects.sh,
 # validate_model.sh, measure_alltoall.sh, measure_finalize.sh,
-# measure_exchange_modes.sh), as the calling script's own lines; messages name that script.
+# measure_exchange_modes.sh), and for `placed_between` by those that record where a
+# launch's CPUs were (measure_shm.sh, measure_core_placement.sh, tune_library.sh), as
+# the calling script's own lines; messages name that script.
 #
 # `emulated_preflight BIN CLUSTER`: refuses (exit 2) without root, without a built
 # collbench at BIN, or with the emulated cluster CLUSTER already up; from then on the
@@ -45,4 +47,18 @@ checked() {  # JSON COMMAND...
   local rc=$?
   echo "$(basename "$0" .sh): $json: the run failed (exit $rc)" >&2
   exit 1
+}
+
+# `placed_between BEFORE AFTER COMMAND...` runs COMMAND between two measurements of
+# whether CPUs 0 and 1 share a cache ($handoff, collbench-core-handoff; results/core-placement:
+# shared memory runs in two modes here), written to the files BEFORE and AFTER. Both or
+# neither are kept (a placement needs the two); returns COMMAND's status.
+placed_between() {  # BEFORE AFTER COMMAND...
+  local before=$1 after=$2 rc=0
+  shift 2
+  "${handoff:?placed_between needs \$handoff}" 0 1 >"$before" 2>/dev/null || rm -f "$before"
+  "$@" || rc=$?
+  "$handoff" 0 1 >"$after" 2>/dev/null || rm -f "$after"
+  if [ ! -e "$before" ] || [ ! -e "$after" ]; then rm -f "$before" "$after"; fi
+  return "$rc"
 }

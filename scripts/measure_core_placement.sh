@@ -25,12 +25,13 @@ done
 source scripts/emulated_runs.sh
 fresh_raw "$out"
 for i in $(seq "$launches"); do
-  "$handoff" 0 1 >"$raw/launch-$i-before.txt"
-  COLLBENCH_INTERCONNECT=ucx-shm /usr/bin/mpiexec.mpich -n 2 "$bin" run -c allreduce \
+  placed_between "$raw/launch-$i-before.txt" "$raw/launch-$i-after.txt" \
+    env COLLBENCH_INTERCONNECT=ucx-shm /usr/bin/mpiexec.mpich -n 2 "$bin" run -c allreduce \
     -a ring,recursive_doubling,tree -b 256K -e 4M -f 16 --rounds 1 --time-budget 0.3 \
     --csv "$raw/launch-$i.csv" --json "$raw/launch-$i.json" </dev/null >/dev/null 2>&1 ||
     { echo "measure_core_placement: launch $i failed (see $raw/launch-$i.json)" >&2; exit 1; }
-  "$handoff" 0 1 >"$raw/launch-$i-after.txt"
+  [ -e "$raw/launch-$i-after.txt" ] ||
+    { echo "measure_core_placement: $handoff failed around launch $i" >&2; exit 1; }
 done
 ${PYTHON:-python3} scripts/summarize_core_placement.py "$out" "$launches"
 echo "measure_core_placement: wrote $out"

@@ -34,14 +34,15 @@ before_tree=${BEFORE_TREE:-$(scripts/build_revision.sh "$before" "$tmp" collbenc
 declare -A tree=([before]="$before_tree" [after]=build)
 scripts/machine_facts.sh > "$out/machine.txt"
 
-# Every launch between two measurements of whether CPUs 0 and 1 share a cache
-# (results/core-placement: shared memory runs in two modes here): cpus-NAME-{before,after}.txt.
+# Every launch between two measurements of whether CPUs 0 and 1 share a cache:
+# cpus-NAME-{before,after}.txt.
+# shellcheck source=scripts/emulated_runs.sh
+source scripts/emulated_runs.sh
+handoff=build/harness/collbench-core-handoff
 placed() {  # NAME command...
   local name=$1
   shift
-  build/harness/collbench-core-handoff 0 1 >"$out/cpus-$name-before.txt"
-  "$@" >/dev/null
-  build/harness/collbench-core-handoff 0 1 >"$out/cpus-$name-after.txt"
+  placed_between "$out/cpus-$name-before.txt" "$out/cpus-$name-after.txt" "$@" >/dev/null
 }
 
 for rep in $(seq 1 "$reps"); do

@@ -57,9 +57,9 @@ if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
   exit 2
 fi
 cluster=tune
+# shellcheck source=scripts/emulated_runs.sh
+source scripts/emulated_runs.sh
 if [ -n "${HOSTS:-}" ]; then
-  # shellcheck source=scripts/emulated_runs.sh
-  source scripts/emulated_runs.sh
   emulated_preflight "$collbench" "$cluster"
   np=$HOSTS
 fi
@@ -122,19 +122,13 @@ handoff=$build/harness/collbench-core-handoff
 # placed BASE COMMAND...: COMMAND between two handoff measurements, BASE.cpus-{before,after}.txt
 # (one host only: emulated hosts' ranks wait on their links).
 placed() {
-  local base=$1 rc=0 when
+  local base=$1
   shift
   if [ -n "${HOSTS:-}" ] || [ ! -x "$handoff" ]; then
     "$@"
     return
   fi
-  "$handoff" 0 1 >"$base.cpus-before.txt" 2>/dev/null || rm -f "$base.cpus-before.txt"
-  "$@" || rc=$?
-  "$handoff" 0 1 >"$base.cpus-after.txt" 2>/dev/null || rm -f "$base.cpus-after.txt"
-  for when in before after; do  # both or neither: a placement needs the two
-    [ -e "$base.cpus-$when.txt" ] || rm -f "$base.cpus-before.txt" "$base.cpus-after.txt"
-  done
-  return "$rc"
+  placed_between "$base.cpus-before.txt" "$base.cpus-after.txt" "$@"
 }
 # launch_all K COMMAND...: collbench on the first K ranks of the job (on the emulated hosts
 # where asked).
