@@ -1,6 +1,10 @@
 #include "collectives/schedule/receive_fusion.hpp"
 
+#include <deque>
 #include <optional>
+#include <stdexcept>
+
+#include "collectives/schedule/written_spans.hpp"
 
 namespace collbench {
 namespace {
@@ -134,20 +138,57 @@ FusedSchedule fuse_receives(const Schedule& s, const BufferLayout& layout) {
   return f;
 }
 
-MemoryWork receiver_memory_work(const FusedSchedule& s, std::size_t element_size) {
+MemoryWork receiver_memory_work(const FusedSchedule& s, std::size_t element_size,
+                                const std::vector<bool>* source_written) {
+  WrittenSpans sent;  // what this rank sends anywhere in the call: its peers' cores read it
+  for (const Step& st : s.schedule.steps)
+    for (const Transfer& t : st.sends) sent.add(t.region);
   MemoryWork w;
+  auto add = [&](bool reduce, bool written, const Region& dst) {
+    const std::size_t bytes = dst.count * element_size;
+    (reduce ? w.reduced : w.copied) += bytes;
+    w.by_kind[memory_kind(reduce, written, sent.overlaps(dst))] += bytes;
+  };
   std::size_t r = 0;
   for (const Step& st : s.schedule.steps) {
-    for (const Transfer& t : st.recvs)
-      (s.receives[r++].kind == FusedReceive::Kind::reduce ? w.reduced : w.copied) += t.region.count * element_size;
+    for (const Transfer& t : st.recvs) {
+      const bool written = source_written && source_written->at(r);
+      add(s.receives[r++].kind == FusedReceive::Kind::reduce, written, t.region);
+    }
     for (const LocalOp& o : st.ops) {
       if (o.kind == LocalOp::Kind::reduce)
-        w.reduced += o.dst.count * element_size;
+        add(true, false, o.dst);
       else if (o.dst.buffer != o.a.buffer || o.dst.offset != o.a.offset)
-        w.copied += o.dst.count * element_size;
+        add(false, false, o.dst);
     }
   }
   return w;
+}
+
+std::vector<MemoryWork> memory_work_of_ranks(const std::vector<FusedSchedule>& ranks, std::size_t element_size) {
+  const std::size_t n = ranks.size();
+  // written[p][r]: per send of rank p to rank r, in program order, whether p writes its bytes.
+  std::vector<std::vector<std::deque<bool>>> written(n, std::vector<std::deque<bool>>(n));
+  for (std::size_t p = 0; p < n; ++p) {
+    WrittenSpans wrote;
+    for (const Step& st : ranks[p].schedule.steps) wrote.add(st);
+    for (const Step& st : ranks[p].schedule.steps)
+      for (const Transfer& t : st.sends)
+        written[p].at(static_cast<std::size_t>(t.peer)).push_back(wrote.overlaps(t.region));
+  }
+  std::vector<MemoryWork> out;
+  for (std::size_t r = 0; r < n; ++r) {
+    std::vector<bool> source_written;
+    for (const Step& st : ranks[r].schedule.steps)
+      for (const Transfer& t : st.recvs) {
+        auto& sends = written.at(static_cast<std::size_t>(t.peer))[r];
+        if (sends.empty()) throw std::logic_error("memory_work_of_ranks: a receive without its send");
+        source_written.push_back(sends.front());
+        sends.pop_front();
+      }
+    out.push_back(receiver_memory_work(ranks[r], element_size, &source_written));
+  }
+  return out;
 }
 
 }  // namespace collbench

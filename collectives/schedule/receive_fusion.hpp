@@ -17,6 +17,7 @@
 // once the reduction is done, so the executor's argument that waiting cannot deadlock
 // holds unchanged (dataflow.hpp). Where an operation must wait for a send of its own
 // step (recursive doubling in place: the peer reads what it overwrites), nothing fuses.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -44,11 +45,32 @@ FusedSchedule fuse_receives(const Schedule& s, const BufferLayout& layout);
 // (shm), in bytes of output: copies (a receive copies what it reads from the sender's
 // buffer into its own; a local copy, unless onto itself) and reductions (fused with a
 // receive or local). Sends cost the sender nothing here: its receiver reads them.
+//
+// Each byte is also of a kind (memory_kind), by what its lines cost where the two cores
+// share no cache (results/core-placement): whether its source is bytes the sender writes
+// in the call (a receive reading lines modified in the other core's cache), and whether
+// its destination is bytes this rank sends in the call (a peer's core reads them, so each
+// store first takes the line back). Either is known in the whole call, not only earlier
+// in it: back-to-back calls leave the previous call's lines where they were.
+inline constexpr std::size_t kMemoryKinds = 8;
+constexpr std::size_t memory_kind(bool reduce, bool source_written, bool into_sent) {
+  return (reduce ? 1u : 0u) | (source_written ? 2u : 0u) | (into_sent ? 4u : 0u);
+}
 struct MemoryWork {
   std::size_t copied = 0, reduced = 0;
+  std::array<std::size_t, kMemoryKinds> by_kind{};  // the same bytes by memory_kind
   // Bytes read and written: 2 per byte copied, 3 per byte reduced.
   std::size_t traffic() const { return 2 * copied + 3 * reduced; }
 };
-MemoryWork receiver_memory_work(const FusedSchedule& s, std::size_t element_size);
+// `source_written`, where given: per receive of `s`, in program order, whether its sender
+// writes those bytes in the call (one rank's schedule cannot tell; memory_work_of_ranks can).
+MemoryWork receiver_memory_work(const FusedSchedule& s, std::size_t element_size,
+                                const std::vector<bool>* source_written = nullptr);
+
+// Every rank's receiver_memory_work (`ranks[r]` is rank r's schedule), knowing which
+// received bytes their sender writes in the call: a send overlapping what its rank
+// receives into or computes anywhere in the call, as the cost model's written sends. A
+// pair's sends and receives match in program order, as MPI's do.
+std::vector<MemoryWork> memory_work_of_ranks(const std::vector<FusedSchedule>& ranks, std::size_t element_size);
 
 }  // namespace collbench

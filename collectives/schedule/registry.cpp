@@ -104,17 +104,20 @@ std::pair<Schedule, BufferLayout> schedule_for(const AlgorithmEntry& entry, cons
 }
 }  // namespace
 
-MemoryWork receiver_memory_work(const AlgorithmEntry& entry, const CollectiveCall& call, int nranks, int rank,
-                                const AlgorithmParams& params, bool fuse) {
-  const auto [s, layout] = schedule_for(entry, call, nranks, rank, params);
-  FusedSchedule f;
-  if (fuse) {
-    f = fuse_receives(s, layout);
-  } else {
-    f.schedule = s;
-    for (const Step& st : s.steps) f.receives.resize(f.receives.size() + st.recvs.size());
+std::vector<MemoryWork> memory_work_of_ranks(const AlgorithmEntry& entry, const CollectiveCall& call, int nranks,
+                                             const AlgorithmParams& params, bool fuse) {
+  std::vector<FusedSchedule> ranks;
+  for (int rank = 0; rank < nranks; ++rank) {
+    const auto [s, layout] = schedule_for(entry, call, nranks, rank, params);
+    FusedSchedule& f = ranks.emplace_back();
+    if (fuse) {
+      f = fuse_receives(s, layout);
+    } else {
+      f.schedule = s;
+      for (const Step& st : s.steps) f.receives.resize(f.receives.size() + st.recvs.size());
+    }
   }
-  return receiver_memory_work(f, dtype_size(call.dtype));
+  return memory_work_of_ranks(ranks, dtype_size(call.dtype));
 }
 
 std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const CollectiveCall& call,

@@ -19,6 +19,11 @@ class PreparedCollective {
  public:
   virtual ~PreparedCollective() = default;
   virtual void run() = 0;
+  // Untimed work before each timed call, where prepares_each_call(): time_calls runs it,
+  // then lines the ranks up before the call (a probe that starts from a state its own
+  // call undoes, such as lines just written by their owner).
+  virtual bool prepares_each_call() const { return false; }
+  virtual void before_call() {}
 };
 
 // Scratch memory shared by the algorithms of a run, from the transport that moves it:
@@ -100,11 +105,11 @@ class Registry {
   std::vector<ProtocolEntry> protocols_;
 };
 
-// What rank `rank` of `nranks` copies and reduces running reference algorithm `entry` on
-// `call` over a transport whose receivers move the data, fusing receives where `fuse`
-// (receive_fusion.hpp: receiver_memory_work).
-MemoryWork receiver_memory_work(const AlgorithmEntry& entry, const CollectiveCall& call, int nranks, int rank,
-                                const AlgorithmParams& params, bool fuse);
+// What each of `nranks` ranks copies and reduces running reference algorithm `entry` on
+// `call` over a transport whose receivers move the data, fusing receives where `fuse`,
+// and of it what the senders write in the call (receive_fusion.hpp: memory_work_of_ranks).
+std::vector<MemoryWork> memory_work_of_ranks(const AlgorithmEntry& entry, const CollectiveCall& call, int nranks,
+                                             const AlgorithmParams& params, bool fuse);
 
 // Sets up `entry` for `call`: builds and binds the schedule, or prepares the library call.
 std::unique_ptr<PreparedCollective> prepare(const AlgorithmEntry& entry, const CollectiveCall& call,

@@ -169,15 +169,17 @@ TimedCalls time_calls(PreparedCollective& call, std::size_t bytes, const Repetit
     progress::beat();
   };
   std::vector<double> t(static_cast<std::size_t>(iters));
+  const bool prepares = call.prepares_each_call();
   barrier(comm);
   double prev = MPI_Wtime();
   for (int i = 0; i < iters; ++i) {
     const bool check_this = checked(i);
     progress::set_call("timed call", i, iters);
     if (check_this) check->prepare();
-    // A loop's calls are timed back to back; around a checked one the ranks meet again,
-    // so no rank's check shows up in another rank's time.
-    if (policy == TimingPolicy::per_call || check_this) {
+    if (prepares) call.before_call();
+    // A loop's calls are timed back to back; around a checked or prepared one the ranks
+    // meet again, so no rank's check or preparation shows up in another rank's time.
+    if (policy == TimingPolicy::per_call || check_this || prepares) {
       barrier(comm);
       prev = MPI_Wtime();
     }

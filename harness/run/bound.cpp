@@ -20,12 +20,38 @@ constexpr int kMaxWindow = 64;
 
 // Each call exchanges the next window of blocks of its buffers, wrapping around, so
 // successive calls touch the whole working set as the algorithms do. With `fuse`, each
-// receive is reduced as it arrives: recv = send op sent, block by block.
+// receive is reduced as it arrives: recv = send op sent, block by block. Before each timed
+// call, untimed: with `rewrite_from` (host memory) the rank writes its send blocks again
+// from there (the same values), so its receiver reads lines modified in the sender's
+// cache; with `read_back` its left neighbour reads its receive blocks (into `read_back`),
+// so the rank's stores there first take the lines back.
 class ExchangeProbe final : public PreparedCollective {
  public:
   ExchangeProbe(Transport& t, std::byte* send, std::byte* recv, std::size_t bytes, int window, std::size_t slots,
-                std::optional<ReceiveReduction> fuse = std::nullopt)
-      : t_(t), send_(send), recv_(recv), bytes_(bytes), window_(window), slots_(slots), fuse_(fuse) {}
+                std::optional<ReceiveReduction> fuse = std::nullopt, const std::byte* rewrite_from = nullptr,
+                std::byte* read_back = nullptr)
+      : t_(t),
+        send_(send),
+        recv_(recv),
+        bytes_(bytes),
+        window_(window),
+        slots_(slots),
+        fuse_(fuse),
+        rewrite_from_(rewrite_from),
+        read_back_(read_back) {}
+  bool prepares_each_call() const override { return rewrite_from_ != nullptr || read_back_ != nullptr; }
+  void before_call() override {
+    if (rewrite_from_)
+      for (int i = 0; i < window_; ++i) std::memcpy(send_ + slot(i) * bytes_, rewrite_from_ + slot(i) * bytes_, bytes_);
+    if (!read_back_) return;
+    const int n = t_.size(), me = t_.rank();
+    tickets_.clear();
+    for (int i = 0; i < window_; ++i) {
+      tickets_.push_back(t_.start_recv({(me + 1) % n, read_back_ + slot(i) * bytes_, bytes_}));
+      tickets_.push_back(t_.start_send({(me + n - 1) % n, recv_ + slot(i) * bytes_, bytes_}));
+    }
+    t_.wait_all(tickets_);
+  }
   void run() override {
     const int n = t_.size(), me = t_.rank();
     const int right = (me + 1) % n, left = (me + n - 1) % n;
@@ -52,6 +78,8 @@ class ExchangeProbe final : public PreparedCollective {
   int window_;
   std::size_t slots_, next_ = 0;
   std::optional<ReceiveReduction> fuse_;
+  const std::byte* rewrite_from_;
+  std::byte* read_back_;
   std::vector<Ticket> tickets_;
   std::size_t slot(int i) const { return (next_ + static_cast<std::size_t>(i)) % slots_; }
 };
@@ -111,6 +139,7 @@ BoundProbes::BoundProbes(Transport& transport, const InputSpec& inputs, std::siz
   if (max_memory_bytes > 0) {  // over shm (host memory), where a receive reads the sender's buffer in place
     memory_send_ = transport.allocate(max_memory_bytes);
     memory_recv_ = transport.allocate(max_memory_bytes);
+    memory_read_back_ = transport.allocate(max_memory_bytes);
   }
   const std::size_t set_bytes = max_block_bytes * static_cast<std::size_t>(blocks_);
   const std::size_t window_bytes = std::max(max_block_bytes, std::min(kWindowBytes, kMaxWindow * max_block_bytes));
@@ -146,21 +175,31 @@ std::unique_ptr<PreparedCollective> BoundProbes::exchange(std::size_t block_byte
   return std::make_unique<ExchangeProbe>(transport_, send_.data(), recv_.data(), block_bytes, w, slots);
 }
 
+std::string memory_probe_name(std::size_t kind) {
+  std::string name = kind & memory_kind(true, false, false) ? "reduce" : "copy";
+  if (kind & memory_kind(false, true, false)) name += "_written";
+  if (kind & memory_kind(false, false, true)) name += "_into_sent";
+  return name;
+}
+
 // The memory-traffic bound's rates: every rank receives its whole per-rank buffer out of
 // its left neighbour's send buffer at once, as one plain receive (a copy out of the
 // sender's buffer) or one fused (recv = send op sent), the operations the bound counts,
 // over the same four buffers per pair as the algorithms' (in place, with private buffers,
 // it left out the destination's reads for ownership and the other core's lines: 0.76 at
-// 1 MiB).
-std::unique_ptr<PreparedCollective> BoundProbes::memory_copy(std::size_t bytes) {
+// 1 MiB). The written and into-sent kinds prepare those lines first, untimed: where the
+// two cores shared no cache, a bound priced at the plain rates put the ring, which reduces
+// into the block it sends next and copies what its peer has just reduced, at 0.3 of it
+// (results/shm).
+std::unique_ptr<PreparedCollective> BoundProbes::memory(std::size_t kind, std::size_t bytes) {
   if (bytes > memory_send_.size()) throw std::logic_error("memory probe larger than its buffers");
-  return std::make_unique<ExchangeProbe>(transport_, memory_send_.data(), memory_recv_.data(), bytes, 1, 1);
-}
-
-std::unique_ptr<PreparedCollective> BoundProbes::memory_reduce(std::size_t bytes) {
-  if (bytes > memory_send_.size()) throw std::logic_error("memory probe larger than its buffers");
-  return std::make_unique<ExchangeProbe>(transport_, memory_send_.data(), memory_recv_.data(), bytes, 1, 1,
-                                         ReceiveReduction{dtype_, op_, nullptr, false});
+  std::optional<ReceiveReduction> fuse;
+  if (kind & memory_kind(true, false, false)) fuse = ReceiveReduction{dtype_, op_, nullptr, false};
+  // Memory probes run over shm only, whose buffers are host memory: a_ holds this rank's inputs.
+  const std::byte* rewrite_from = kind & memory_kind(false, true, false) ? a_.data() : nullptr;
+  std::byte* read_back = kind & memory_kind(false, false, true) ? memory_read_back_.data() : nullptr;
+  return std::make_unique<ExchangeProbe>(transport_, memory_send_.data(), memory_recv_.data(), bytes, 1, 1, fuse,
+                                         rewrite_from, read_back);
 }
 
 std::unique_ptr<PreparedCollective> BoundProbes::reduce(std::size_t block_bytes) {
@@ -168,39 +207,46 @@ std::unique_ptr<PreparedCollective> BoundProbes::reduce(std::size_t block_bytes)
                                        block_bytes / dtype_size(dtype_), static_cast<std::size_t>(blocks_));
 }
 
-std::vector<MemoryWork> memory_work_of_ranks(const AlgorithmEntry& a, const CollectiveCall& call, int nranks,
-                                             const AlgorithmParams& params, bool fuse) {
-  std::vector<MemoryWork> w;
-  for (int r = 0; r < nranks; ++r) w.push_back(receiver_memory_work(a, call, nranks, r, params, fuse));
-  return w;
-}
-
 double add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, std::size_t probe_bytes,
-                        double copy_p50_us, double reduce_p50_us) {
+                        const MemoryProbeP50s& p50_us) {
   // Microseconds per byte of output, every rank at once.
   const double bytes = static_cast<double>(std::max<std::size_t>(probe_bytes, 1));
-  const double copy_us = copy_p50_us / bytes, reduce_us = reduce_p50_us / bytes;
+  auto time_of = [&](const MemoryWork& w) {
+    double t = 0;
+    for (std::size_t k = 0; k < kMemoryKinds; ++k) t += static_cast<double>(w.by_kind[k]) * p50_us[k] / bytes;
+    return t;
+  };
   double bound_us = 0;
   MemoryWork busiest;
   for (const MemoryWork& w : ranks) {
-    const double t = static_cast<double>(w.copied) * copy_us + static_cast<double>(w.reduced) * reduce_us;
+    const double t = time_of(w);
     if (t >= bound_us) bound_us = t, busiest = w;
   }
   const double share = row.time_us.p50 > 0 ? bound_us / row.time_us.p50 : 0.0;
   row.extra.push_back({"memory_bound_us", bound_us});
   row.extra.push_back({"of_memory_bound", share});
+  nlohmann::json by_kind = nlohmann::json::object(), gbps = nlohmann::json::object();
+  for (std::size_t k = 0; k < kMemoryKinds; ++k) {
+    const std::string name = memory_probe_name(k);
+    if (busiest.by_kind[k] > 0) by_kind[name] = busiest.by_kind[k];
+    const double moved = (k & memory_kind(true, false, false) ? 3.0 : 2.0) * bytes;
+    gbps[name] = p50_us[k] > 0 ? moved / p50_us[k] / 1e3 : 0.0;
+  }
   row.details["memory_bound"] = {
       {"bound_us", bound_us},
       {"busiest_rank_copied_bytes", busiest.copied},
       {"busiest_rank_reduced_bytes", busiest.reduced},
+      {"busiest_rank_bytes_by_kind", by_kind},
       {"traffic_bytes", busiest.traffic()},
       {"probe_bytes", probe_bytes},
-      {"copy_gbps", copy_p50_us > 0 ? 2.0 * bytes / copy_p50_us / 1e3 : 0.0},
-      {"reduce_gbps", reduce_p50_us > 0 ? 3.0 * bytes / reduce_p50_us / 1e3 : 0.0},
+      {"probe_gbps", gbps},
       {"meaning",
-       "what the busiest rank copies and reduces running this schedule, each at the rate the memory probes "
-       "reached with every rank at once, each receiving its whole buffer out of its left neighbour's send buffer "
-       "(copy: recv = sent; reduce: recv = send op sent); gbps count bytes read and written"}};
+       "what the busiest rank copies and reduces running this schedule, each byte at the rate the memory probe of its "
+       "kind reached with every rank at once, each receiving its whole buffer out of its left neighbour's send "
+       "buffer (copy: recv = sent; reduce: recv = send op sent); written: received bytes their sender writes in the "
+       "call, probed from a buffer its owner has just written again; into_sent: stored into bytes this rank sends "
+       "(a peer's core reads them), probed into a buffer the neighbour has just read; gbps count bytes read and "
+       "written"}};
   return share;
 }
 

@@ -16,6 +16,7 @@
 // rank's own core moves what it receives and reduces what it owns (shared memory, TCP):
 // transfer and reduction compete for that core. Reduce-scatter: (n-1)(t_exchange +
 // t_reduce); allgather: (n-1) t_exchange.
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -37,6 +38,15 @@ std::string bound_formula(Collective c);
 // Bytes of the block each ring step moves, for a call of `count` elements per rank.
 std::size_t bound_block_bytes(Collective c, std::size_t count, int nranks, std::size_t elem);
 
+// The memory-traffic bound's probes, one per memory_kind (receive_fusion.hpp): every rank
+// receives its whole per-rank buffer out of its left neighbour's send buffer at once,
+// plainly (a copy) or fused (recv = send op sent); where the kind's source is written,
+// after its owner has written that buffer again, untimed (lines modified in the sender's
+// cache); where its destination is sent, after the left neighbour has read the receiving
+// buffer, untimed (lines the storing core must take back first).
+std::string memory_probe_name(std::size_t kind);  // "copy", "reduce_written", "copy_written_into_sent", ...
+using MemoryProbeP50s = std::array<double, kMemoryKinds>;
+
 class BoundProbes {
  public:
   // Buffers for blocks up to `max_block_bytes`, `blocks` of them (the rank count), and
@@ -48,10 +58,8 @@ class BoundProbes {
   static int window(std::size_t block_bytes);
   std::unique_ptr<PreparedCollective> exchange(std::size_t block_bytes);
   std::unique_ptr<PreparedCollective> reduce(std::size_t block_bytes);
-  // The memory probes over `bytes` per buffer, every rank receiving from its left
-  // neighbour's send buffer: a plain receive (a copy) and a fused one (recv = send op sent).
-  std::unique_ptr<PreparedCollective> memory_copy(std::size_t bytes);
-  std::unique_ptr<PreparedCollective> memory_reduce(std::size_t bytes);
+  // The memory probe of `kind` (memory_kind) over `bytes` per buffer.
+  std::unique_ptr<PreparedCollective> memory(std::size_t kind, std::size_t bytes);
   // Their buffers: this rank's inputs, and a poisoned output.
   std::byte* memory_send() const { return memory_send_.data(); }
   std::byte* memory_recv() const { return memory_recv_.data(); }
@@ -60,25 +68,23 @@ class BoundProbes {
   Transport& transport_;
   DType dtype_;
   ReduceOp op_;
-  OwnedBuffer send_, recv_, memory_send_, memory_recv_;  // from the transport, which may move only its own memory
+  OwnedBuffer send_, recv_, memory_send_, memory_recv_,
+      memory_read_back_;  // from the transport, which may move only its own memory
   PageBytes a_, b_;
   int blocks_;
 };
 
 // The memory-traffic bound (over shm, where each rank's own core moves what it receives):
-// what each rank copies and reduces running the algorithm's schedule (receiver_memory_work:
-// a receive copies, a fused receive reduces, local operations as they are), each at the
-// rate the memory probes reached doing just that with every rank at once: each rank
-// receives its whole per-rank buffer out of its left neighbour's send buffer, plainly
-// (copy) or fused (recv = send op sent), for the busiest rank: t >= copied / copy rate +
-// reduced / reduce rate. Bytes read and written: 2 per byte copied, 3 per byte reduced.
-// Each algorithm has its own bound: one that moves more bytes has a later one.
-std::vector<MemoryWork> memory_work_of_ranks(const AlgorithmEntry& a, const CollectiveCall& call, int nranks,
-                                             const AlgorithmParams& params, bool fuse);
+// what each rank copies and reduces running the algorithm's schedule (memory_work_of_ranks:
+// a receive copies, a fused receive reduces, local operations as they are), each byte at
+// the rate the memory probe of its kind reached with every rank at once, for the busiest
+// rank: t >= the sum over kinds of bytes / rate. Bytes read and written: 2 per byte
+// copied, 3 per byte reduced. Each algorithm has its own bound: one that moves more bytes,
+// or more of them between lines the other core holds, has a later one.
 // Adds memory_bound_us, of_memory_bound (bound / p50) and the details to an algorithm's row,
 // from the probes' p50s over `probe_bytes`; returns of_memory_bound.
 double add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, std::size_t probe_bytes,
-                        double copy_p50_us, double reduce_p50_us);
+                        const MemoryProbeP50s& p50_us);
 
 // The bound's per-call series from the probes' (exchange already per message):
 // quantile by quantile, so its min, p50 and max combine the probes' min, p50 and max.

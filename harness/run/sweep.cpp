@@ -1,6 +1,7 @@
 #include "harness/run/sweep.hpp"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -109,10 +110,11 @@ struct BoundAtSize {
   int window = 1;
   std::unique_ptr<PreparedCollective> exchange, reduce;
   std::vector<double> exchange_us, reduce_us, round_means;
-  // The memory bound's probes (o.memory_bound()): null where not measured.
+  // The memory bound's probes (o.memory_bound()), by memory_kind: null where not measured.
   std::size_t memory_bytes = 0;
-  std::unique_ptr<PreparedCollective> memory_copy, memory_reduce;
-  std::vector<double> memory_copy_us, memory_reduce_us;
+  std::array<std::unique_ptr<PreparedCollective>, kMemoryKinds> memory;
+  std::array<std::vector<double>, kMemoryKinds> memory_us;
+  bool has_memory() const { return memory[0] != nullptr; }
 };
 
 // Times both probes for one round; exchange times are per message of the window.
@@ -127,12 +129,9 @@ void time_bound_round(BoundAtSize& b, std::size_t bytes, const SweepSpec& o, int
   x.resize(n);
   r.resize(n);
   b.round_means.push_back(summarize(combine_bound(o.collective, nranks, x, r)).mean);
-  if (b.memory_copy) {
-    for (double s : time_calls(*b.memory_copy, bytes, o.reps, o.timing, o.aggregate, nullptr, comm).seconds)
-      b.memory_copy_us.push_back(s * 1e6);
-    for (double s : time_calls(*b.memory_reduce, bytes, o.reps, o.timing, o.aggregate, nullptr, comm).seconds)
-      b.memory_reduce_us.push_back(s * 1e6);
-  }
+  for (std::size_t k = 0; k < b.memory.size() && b.has_memory(); ++k)
+    for (double s : time_calls(*b.memory[k], bytes, o.reps, o.timing, o.aggregate, nullptr, comm).seconds)
+      b.memory_us[k].push_back(s * 1e6);
   b.exchange_us.insert(b.exchange_us.end(), x.begin(), x.end());
   b.reduce_us.insert(b.reduce_us.end(), r.begin(), r.end());
 }
@@ -257,10 +256,11 @@ class Sweep {
       rows.push_back(algorithm_row(m, i));
       if (o_.algorithms[i] == mpi_) mpi_mean = rows.back().time_us.mean;
       of_memory.emplace_back();
-      if (m.bound && m.bound->memory_copy && !m.algorithms[i].memory_work.empty())
-        of_memory.back() =
-            add_memory_bound(rows.back(), m.algorithms[i].memory_work, m.bound->memory_bytes,
-                             summarize(m.bound->memory_copy_us).p50, summarize(m.bound->memory_reduce_us).p50);
+      if (m.bound && m.bound->has_memory() && !m.algorithms[i].memory_work.empty()) {
+        MemoryProbeP50s p50;
+        for (std::size_t k = 0; k < p50.size(); ++k) p50[k] = summarize(m.bound->memory_us[k]).p50;
+        of_memory.back() = add_memory_bound(rows.back(), m.algorithms[i].memory_work, m.bound->memory_bytes, p50);
+      }
     }
     if (m.bound && !rows.empty()) {
       rows.push_back(bound_row(rows.front(), *m.bound, o_, transport_.name()));
@@ -331,8 +331,7 @@ class Sweep {
     b.reduce = probes_->reduce(b.block_bytes);
     if (o_.memory_bound()) {
       b.memory_bytes = memory_probe_bytes(count);
-      b.memory_copy = probes_->memory_copy(b.memory_bytes);
-      b.memory_reduce = probes_->memory_reduce(b.memory_bytes);
+      for (std::size_t k = 0; k < kMemoryKinds; ++k) b.memory[k] = probes_->memory(k, b.memory_bytes);
     }
     return b;
   }

@@ -3,7 +3,8 @@
 # column on every row (the bound's own 1), and results still checked; run --order
 # steps runs the same algorithms step by step, recorded in the metadata. Over shm, every
 # reference row also has its memory-traffic bound (of_memory_bound = memory_bound / p50,
-# from what the busiest rank copies and reduces), the mpi row none.
+# from what the busiest rank copies and reduces, each byte at its kind's probed rate), the
+# mpi row none.
 # usage: bound_and_order.sh MPIEXEC COLLBENCH
 set -u
 mpiexec=$1 collbench=$2
@@ -53,12 +54,19 @@ for r in m["rows"]:
         assert "memory_bound" not in r.get("details", {}), r
         continue
     det = r["details"]["memory_bound"]
-    assert det["bound_us"] > 0 and det["copy_gbps"] > 0 and det["reduce_gbps"] > 0, det
+    assert det["bound_us"] > 0 and len(det["probe_gbps"]) == 8 and min(det["probe_gbps"].values()) > 0, det
     half = r["bytes"] // 2
-    if r["algorithm"] == "ring":  # 2 ranks: reduce half straight from the peer, copy the other half
+    if r["algorithm"] == "ring":
+        # 2 ranks: reduce half straight from the peer's input into the block it sends next
+        # (the peer reads it), then copy the half the peer has just reduced
         assert det["busiest_rank_reduced_bytes"] == half and det["busiest_rank_copied_bytes"] == half, det
-    else:  # recursive doubling: one reduction of the whole buffer straight from the peer
+        assert det["busiest_rank_bytes_by_kind"] == {"reduce_into_sent": half, "copy_written": half}, det
+    else:  # recursive doubling: one reduction of the whole buffer straight from the peer's input
         assert det["busiest_rank_reduced_bytes"] == r["bytes"] and det["busiest_rank_copied_bytes"] == 0, det
+        assert det["busiest_rank_bytes_by_kind"] == {"reduce": r["bytes"]}, det
+    by_kind = det["busiest_rank_bytes_by_kind"]
+    want = sum(n * (3 if k.startswith("reduce") else 2) / (det["probe_gbps"][k] * 1e3) for k, n in by_kind.items())
+    assert abs(det["bound_us"] - want) < 1e-6 * want, (det, want)
 mcsv = {(x["algorithm"], x["bytes"]): x for x in csv.DictReader(open(d + "/m.csv"))}
 for (alg, b), x in mcsv.items():
     if alg in ("mpi", "ring_bound"):

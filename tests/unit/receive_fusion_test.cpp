@@ -4,6 +4,10 @@
 // reference algorithm stays exact with fusion is tested over shm (mapped_transport_test).
 #include <gtest/gtest.h>
 
+#include <array>
+#include <stdexcept>
+#include <vector>
+
 #include "collectives/schedule/receive_fusion.hpp"
 
 using namespace collbench;
@@ -115,4 +119,36 @@ TEST(ReceiveFusion, MemoryWorkCountsWhatTheReceiverCopiesAndReduces) {
   const MemoryWork u = receiver_memory_work(plain, 4);
   EXPECT_EQ(u.reduced, 16u);
   EXPECT_EQ(u.copied, 32u);
+}
+
+// The 2-rank ring as each rank runs it: its first step reduces the peer's input (never
+// written in the call) into the block it sends next, its second copies the block the
+// peer has just reduced into recv.
+TEST(ReceiveFusion, MemoryWorkOfRanksTellsWhatTheSenderWritesAndWhatThePeerReads) {
+  Schedule s = ring_step(send(0));
+  s.steps[1].sends.push_back({1, recv(0)});  // what this rank just reduced
+  s.steps[1].recvs.push_back({1, recv(4)});
+  Schedule rank0 = s, rank1 = s;
+  for (Step& st : rank1.steps) {  // rank 1's peer is rank 0
+    for (Transfer& t : st.sends) t.peer = 0;
+    for (Transfer& t : st.recvs) t.peer = 0;
+  }
+  const std::vector<MemoryWork> w =
+      memory_work_of_ranks({fuse_receives(rank0, kOutOfPlace), fuse_receives(rank1, kOutOfPlace)}, 4);
+  ASSERT_EQ(w.size(), 2u);
+  for (const MemoryWork& r : w) {
+    EXPECT_EQ(r.reduced, 16u);
+    EXPECT_EQ(r.copied, 16u);
+    std::array<std::size_t, kMemoryKinds> kinds{};
+    // Out of place the send buffer is never written; the reduction lands in the block this
+    // rank then sends (the peer's core reads it).
+    kinds[memory_kind(true, false, true)] = 16;
+    // The copy reads what the peer reduced, into a block nobody reads.
+    kinds[memory_kind(false, true, false)] = 16;
+    EXPECT_EQ(r.by_kind, kinds);
+  }
+  // A receive whose send is missing is a broken pair of schedules, not a silent zero.
+  rank1.steps[1].sends.clear();
+  EXPECT_THROW(memory_work_of_ranks({fuse_receives(rank0, kOutOfPlace), fuse_receives(rank1, kOutOfPlace)}, 4),
+               std::logic_error);
 }
