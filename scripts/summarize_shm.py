@@ -106,6 +106,29 @@ if None not in groups:
         group_misses = targets_table(reps)
         print(f"\nIn this group, missed (medians): {', '.join(group_misses) or 'none'}.\n")
 
+def own_bound_table(reps):
+    """Each algorithm's own memory-traffic bound over its p50 in the bound runs `reps`."""
+    algs = sorted({r["algorithm"] for rep in reps for r in bound[rep] if "memory_bound" in r.get("details", {})})
+    print("| bytes | " + " | ".join(algs) + " |")
+    print("|---" * (len(algs) + 1) + "|")
+    for b in sizes:
+        cells = []
+        for a in algs:
+            shares = [r["details"]["memory_bound"]["bound_us"] / r["p50_us"] for rep in reps for r in bound[rep]
+                      if r["bytes"] == b and r["algorithm"] == a and "memory_bound" in r.get("details", {})]
+            cells.append(spread(shares) if shares else "-")
+        print(f"| {size_text(b)} | " + " | ".join(cells) + " |")
+    print()
+
+
+print("Each algorithm's own memory-traffic bound over its p50, per placement: median (min–max) over the bound "
+      "runs. Each byte is priced at its kind's rate (harness/README.md, *The memory-traffic bound*): a "
+      "store into bytes the peer reads, or a read of bytes the peer has just written, costs far more where the "
+      "CPUs share no cache.\n")
+for name, reps in sorted(groups.items(), key=lambda g: str(g[0])):
+    print(f"### Own bound, CPUs {name or 'unknown'} ({len(reps)} runs)\n")
+    own_bound_table(reps)
+
 # Memory-bound details of the last repetition, per algorithm at 1 MiB and 64 MiB.
 last = bound[max(bound)]
 print("Memory-traffic bound per algorithm (last repetition): of_memory_bound (bytes copied + reduced by the "
