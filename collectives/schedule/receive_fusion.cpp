@@ -145,9 +145,7 @@ MemoryWork receiver_memory_work(const FusedSchedule& s, std::size_t element_size
     for (const Transfer& t : st.sends) sent.add(t.region);
   MemoryWork w;
   auto add = [&](bool reduce, bool written, const Region& dst) {
-    const std::size_t bytes = dst.count * element_size;
-    (reduce ? w.reduced : w.copied) += bytes;
-    w.by_kind[memory_kind(reduce, written, sent.overlaps(dst))] += bytes;
+    w.by_kind[memory_kind(reduce, written, sent.overlaps(dst))] += dst.count * element_size;
   };
   std::size_t r = 0;
   for (const Step& st : s.schedule.steps) {

@@ -56,11 +56,23 @@ inline constexpr std::size_t kMemoryKinds = 8;
 constexpr std::size_t memory_kind(bool reduce, bool source_written, bool into_sent) {
   return (reduce ? 1u : 0u) | (source_written ? 2u : 0u) | (into_sent ? 4u : 0u);
 }
+constexpr bool kind_reduces(std::size_t kind) { return (kind & 1u) != 0; }
+constexpr bool kind_source_written(std::size_t kind) { return (kind & 2u) != 0; }
+constexpr bool kind_into_sent(std::size_t kind) { return (kind & 4u) != 0; }
 struct MemoryWork {
-  std::size_t copied = 0, reduced = 0;
-  std::array<std::size_t, kMemoryKinds> by_kind{};  // the same bytes by memory_kind
+  std::array<std::size_t, kMemoryKinds> by_kind{};  // bytes by memory_kind
+  std::size_t copied() const { return sum(false); }
+  std::size_t reduced() const { return sum(true); }
   // Bytes read and written: 2 per byte copied, 3 per byte reduced.
-  std::size_t traffic() const { return 2 * copied + 3 * reduced; }
+  std::size_t traffic() const { return 2 * copied() + 3 * reduced(); }
+
+ private:
+  std::size_t sum(bool reduce) const {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < kMemoryKinds; ++k)
+      if (kind_reduces(k) == reduce) n += by_kind[k];
+    return n;
+  }
 };
 // `source_written`, where given: per receive of `s`, in program order, whether its sender
 // writes those bytes in the call (one rank's schedule cannot tell; memory_work_of_ranks can).

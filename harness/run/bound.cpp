@@ -43,31 +43,10 @@ class ExchangeProbe final : public PreparedCollective {
   void before_call() override {
     if (rewrite_from_)
       for (int i = 0; i < window_; ++i) std::memcpy(send_ + slot(i) * bytes_, rewrite_from_ + slot(i) * bytes_, bytes_);
-    if (!read_back_) return;
-    const int n = t_.size(), me = t_.rank();
-    tickets_.clear();
-    for (int i = 0; i < window_; ++i) {
-      tickets_.push_back(t_.start_recv({(me + 1) % n, read_back_ + slot(i) * bytes_, bytes_}));
-      tickets_.push_back(t_.start_send({(me + n - 1) % n, recv_ + slot(i) * bytes_, bytes_}));
-    }
-    t_.wait_all(tickets_);
+    if (read_back_) exchange_window(right(), read_back_, left(), recv_, false);
   }
   void run() override {
-    const int n = t_.size(), me = t_.rank();
-    const int right = (me + 1) % n, left = (me + n - 1) % n;
-    tickets_.clear();
-    for (int i = 0; i < window_; ++i) {
-      const Message in{left, recv_ + slot(i) * bytes_, bytes_};
-      if (!fuse_) {
-        tickets_.push_back(t_.start_recv(in));
-        continue;
-      }
-      ReceiveReduction r = *fuse_;
-      r.local = send_ + slot(i) * bytes_;
-      tickets_.push_back(t_.start_recv_reduce(in, r));
-    }
-    for (int i = 0; i < window_; ++i) tickets_.push_back(t_.start_send({right, send_ + slot(i) * bytes_, bytes_}));
-    t_.wait_all(tickets_);
+    exchange_window(left(), recv_, right(), send_, fuse_.has_value());
     next_ = (next_ + static_cast<std::size_t>(window_)) % slots_;
   }
 
@@ -82,6 +61,25 @@ class ExchangeProbe final : public PreparedCollective {
   std::byte* read_back_;
   std::vector<Ticket> tickets_;
   std::size_t slot(int i) const { return (next_ + static_cast<std::size_t>(i)) % slots_; }
+  int left() const { return (t_.rank() + t_.size() - 1) % t_.size(); }
+  int right() const { return (t_.rank() + 1) % t_.size(); }
+  // The window's receives from `from` into `into` (reduced with this rank's `out` blocks
+  // where `fused`: into = out op received) and its sends of `out` to `to`, waited for.
+  void exchange_window(int from, std::byte* into, int to, std::byte* out, bool fused) {
+    tickets_.clear();
+    for (int i = 0; i < window_; ++i) {
+      const Message in{from, into + slot(i) * bytes_, bytes_};
+      if (!fused) {
+        tickets_.push_back(t_.start_recv(in));
+        continue;
+      }
+      ReceiveReduction r = *fuse_;
+      r.local = out + slot(i) * bytes_;
+      tickets_.push_back(t_.start_recv_reduce(in, r));
+    }
+    for (int i = 0; i < window_; ++i) tickets_.push_back(t_.start_send({to, out + slot(i) * bytes_, bytes_}));
+    t_.wait_all(tickets_);
+  }
 };
 
 // Reduces the next block of `a` into the next block of `dst` with a fixed `b` (the block
@@ -176,9 +174,9 @@ std::unique_ptr<PreparedCollective> BoundProbes::exchange(std::size_t block_byte
 }
 
 std::string memory_probe_name(std::size_t kind) {
-  std::string name = kind & memory_kind(true, false, false) ? "reduce" : "copy";
-  if (kind & memory_kind(false, true, false)) name += "_written";
-  if (kind & memory_kind(false, false, true)) name += "_into_sent";
+  std::string name = kind_reduces(kind) ? "reduce" : "copy";
+  if (kind_source_written(kind)) name += "_written";
+  if (kind_into_sent(kind)) name += "_into_sent";
   return name;
 }
 
@@ -194,10 +192,10 @@ std::string memory_probe_name(std::size_t kind) {
 std::unique_ptr<PreparedCollective> BoundProbes::memory(std::size_t kind, std::size_t bytes) {
   if (bytes > memory_send_.size()) throw std::logic_error("memory probe larger than its buffers");
   std::optional<ReceiveReduction> fuse;
-  if (kind & memory_kind(true, false, false)) fuse = ReceiveReduction{dtype_, op_, nullptr, false};
+  if (kind_reduces(kind)) fuse = ReceiveReduction{dtype_, op_, nullptr, false};
   // Memory probes run over shm only, whose buffers are host memory: a_ holds this rank's inputs.
-  const std::byte* rewrite_from = kind & memory_kind(false, true, false) ? a_.data() : nullptr;
-  std::byte* read_back = kind & memory_kind(false, false, true) ? memory_read_back_.data() : nullptr;
+  const std::byte* rewrite_from = kind_source_written(kind) ? a_.data() : nullptr;
+  std::byte* read_back = kind_into_sent(kind) ? memory_read_back_.data() : nullptr;
   return std::make_unique<ExchangeProbe>(transport_, memory_send_.data(), memory_recv_.data(), bytes, 1, 1, fuse,
                                          rewrite_from, read_back);
 }
@@ -229,13 +227,13 @@ double add_memory_bound(ResultRow& row, const std::vector<MemoryWork>& ranks, st
   for (std::size_t k = 0; k < kMemoryKinds; ++k) {
     const std::string name = memory_probe_name(k);
     if (busiest.by_kind[k] > 0) by_kind[name] = busiest.by_kind[k];
-    const double moved = (k & memory_kind(true, false, false) ? 3.0 : 2.0) * bytes;
+    const double moved = (kind_reduces(k) ? 3.0 : 2.0) * bytes;
     gbps[name] = p50_us[k] > 0 ? moved / p50_us[k] / 1e3 : 0.0;
   }
   row.details["memory_bound"] = {
       {"bound_us", bound_us},
-      {"busiest_rank_copied_bytes", busiest.copied},
-      {"busiest_rank_reduced_bytes", busiest.reduced},
+      {"busiest_rank_copied_bytes", busiest.copied()},
+      {"busiest_rank_reduced_bytes", busiest.reduced()},
       {"busiest_rank_bytes_by_kind", by_kind},
       {"traffic_bytes", busiest.traffic()},
       {"probe_bytes", probe_bytes},

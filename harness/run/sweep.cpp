@@ -129,9 +129,10 @@ void time_bound_round(BoundAtSize& b, std::size_t bytes, const SweepSpec& o, int
   x.resize(n);
   r.resize(n);
   b.round_means.push_back(summarize(combine_bound(o.collective, nranks, x, r)).mean);
-  for (std::size_t k = 0; k < b.memory.size() && b.has_memory(); ++k)
-    for (double s : time_calls(*b.memory[k], bytes, o.reps, o.timing, o.aggregate, nullptr, comm).seconds)
-      b.memory_us[k].push_back(s * 1e6);
+  if (b.has_memory())
+    for (std::size_t k = 0; k < b.memory.size(); ++k)
+      for (double s : time_calls(*b.memory[k], bytes, o.reps, o.timing, o.aggregate, nullptr, comm).seconds)
+        b.memory_us[k].push_back(s * 1e6);
   b.exchange_us.insert(b.exchange_us.end(), x.begin(), x.end());
   b.reduce_us.insert(b.reduce_us.end(), r.begin(), r.end());
 }

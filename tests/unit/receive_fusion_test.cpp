@@ -111,14 +111,14 @@ TEST(ReceiveFusion, MemoryWorkCountsWhatTheReceiverCopiesAndReduces) {
   s.steps[1].recvs.push_back({1, recv(4)});  // the allgather half: copied by the receiver
   const FusedSchedule fused = fuse_receives(s, kOutOfPlace);
   const MemoryWork w = receiver_memory_work(fused, 4);
-  EXPECT_EQ(w.reduced, 16u);  // 4 f32, reduced straight from the sender's buffer
-  EXPECT_EQ(w.copied, 16u);
+  EXPECT_EQ(w.reduced(), 16u);  // 4 f32, reduced straight from the sender's buffer
+  EXPECT_EQ(w.copied(), 16u);
   EXPECT_EQ(w.traffic(), 2 * 16u + 3 * 16u);
   // Unfused, the same receive is copied into scratch and then reduced.
   FusedSchedule plain{s, std::vector<FusedReceive>(2), 0, 0};
   const MemoryWork u = receiver_memory_work(plain, 4);
-  EXPECT_EQ(u.reduced, 16u);
-  EXPECT_EQ(u.copied, 32u);
+  EXPECT_EQ(u.reduced(), 16u);
+  EXPECT_EQ(u.copied(), 32u);
 }
 
 // The 2-rank ring as each rank runs it: its first step reduces the peer's input (never
@@ -137,8 +137,8 @@ TEST(ReceiveFusion, MemoryWorkOfRanksTellsWhatTheSenderWritesAndWhatThePeerReads
       memory_work_of_ranks({fuse_receives(rank0, kOutOfPlace), fuse_receives(rank1, kOutOfPlace)}, 4);
   ASSERT_EQ(w.size(), 2u);
   for (const MemoryWork& r : w) {
-    EXPECT_EQ(r.reduced, 16u);
-    EXPECT_EQ(r.copied, 16u);
+    EXPECT_EQ(r.reduced(), 16u);
+    EXPECT_EQ(r.copied(), 16u);
     std::array<std::size_t, kMemoryKinds> kinds{};
     // Out of place the send buffer is never written; the reduction lands in the block this
     // rank then sends (the peer's core reads it).
