@@ -79,6 +79,28 @@ TEST(SymbolicExecutor, ReportsARaceBetweenReceiveAndSend) {
   EXPECT_TRUE(mentions(play_schedules(kProblem, s), "overwrites a region being sent"));
 }
 
+// Overlaps of one element (races are found by sorting regions, not pair by pair).
+TEST(SymbolicExecutor, ReportsAReceivePartlyOverASend) {
+  auto s = ring();
+  Step& st = s[0].steps[3];
+  Region r = st.sends[0].region;
+  ASSERT_GT(r.count, 1u);
+  r.offset += r.count - 1;
+  st.recvs[0].region = r;  // its first element is the send's last
+  EXPECT_TRUE(mentions(play_schedules(kProblem, s), "overwrites a region being sent"));
+}
+
+TEST(SymbolicExecutor, ReportsTwoReceivesWritingOneElement) {
+  auto s = ring();
+  Step& st = s[0].steps[3];
+  Transfer second = st.recvs[0];
+  ASSERT_GT(second.region.count, 1u);
+  ASSERT_GE(second.region.offset + 1, second.region.count);
+  second.region.offset -= second.region.count - 1;  // its last element is the first's first
+  st.recvs.push_back(second);
+  EXPECT_TRUE(mentions(play_schedules(kProblem, s), "two receives write overlapping regions"));
+}
+
 TEST(SymbolicExecutor, ReportsRegionsOutsideTheBuffer) {
   auto s = ring();
   s[0].steps[0].sends[0].region.offset = kCount;
