@@ -14,6 +14,7 @@
 
 #include "collectives/kernels/reduce_kernels.hpp"
 #include "collectives/process/fnv1a.hpp"
+#include "collectives/process/progress.hpp"
 #include "collectives/transport/mpi/clean_finalize.hpp"
 #include "collectives/transport/mpi/communicator.hpp"
 #include "collectives/transport/mpi/forced_algorithm.hpp"
@@ -79,13 +80,13 @@ struct Overloaded : F... {
 };
 
 // The commands that measure guard against stalled ranks; the others end quickly.
-double watchdog_seconds(const Command& cmd) {
+WatchdogLimits watchdog_limits(const Command& cmd) {
   return std::visit(
-      [](const auto& o) -> double {
-        if constexpr (requires { o.watchdog_s; })
-          return o.watchdog_s;
+      [](const auto& o) -> WatchdogLimits {
+        if constexpr (requires { o.watchdog; })
+          return o.watchdog;
         else
-          return 0;
+          return {0, 0};
       },
       cmd);
 }
@@ -100,8 +101,11 @@ int dispatch(const Invocation& inv) {
   const int on_this_node =
       static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(inv.rank)]));
   const Command cmd = parse_command_line(inv.argc, inv.argv, *inv.registry, inv.size, this_machine(on_this_node));
+  // Watched from here: a rank that stops before its first call is named by the ranks
+  // that wait for it, first in this exchange.
+  const Watchdog watchdog(watchdog_limits(cmd), inv.rank, hosts);
+  progress::set_startup("checking that the ranks agree");
   require_agreement(inv, cmd);
-  const Watchdog watchdog(watchdog_seconds(cmd), inv.rank, hosts);
   return std::visit(Overloaded{
                         [](const CommandError& e) -> int { throw RunError(e.text); },
                         [&](const HelpText& h) {

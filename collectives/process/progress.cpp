@@ -13,6 +13,8 @@ std::atomic<const char*> stage{nullptr};
 std::atomic<int> call{0}, calls{0}, step{-1}, steps{0};
 std::atomic<int> peer[kMostPeers], peer_count{0};
 std::atomic<std::uint64_t> beats{0};
+std::atomic<bool> starting{true};
+std::atomic<int> waiting_for{-1};
 
 // One thread (the one measuring) writes: a plain load and store, no locked instruction
 // inside the timed loops.
@@ -25,6 +27,7 @@ void set_task(std::string text) {
     std::lock_guard lock(task_mutex);
     task_text = std::move(text);
   }
+  starting.store(false, std::memory_order_relaxed);
   stage.store(nullptr, std::memory_order_relaxed);
   step.store(-1, std::memory_order_relaxed);
   tick();
@@ -49,6 +52,20 @@ void set_step(int index, int of, std::span<const int> peers) {
 
 void beat() { tick(); }
 
+void set_startup(std::string what) {
+  if (!starting.load(std::memory_order_relaxed)) return;  // measuring already: not start-up work
+  {
+    std::lock_guard lock(task_mutex);
+    task_text = "starting up: " + std::move(what);
+  }
+  tick();
+}
+
+void set_waiting_for(int rank) {
+  const int before = waiting_for.exchange(rank, std::memory_order_relaxed);
+  if (before >= 0 && rank < 0) tick();
+}
+
 Snapshot snapshot() {
   Snapshot s;
   {
@@ -64,10 +81,18 @@ Snapshot snapshot() {
   for (int i = 0; i < std::min(n, kMostPeers); ++i) s.peers.push_back(peer[i].load(std::memory_order_relaxed));
   s.more_peers = std::max(0, n - kMostPeers);
   s.beats = beats.load(std::memory_order_relaxed);
+  s.starting = starting.load(std::memory_order_relaxed);
+  s.waiting_for = waiting_for.load(std::memory_order_relaxed);
   return s;
 }
 
 std::string describe(const Snapshot& s, const std::vector<std::string>& host_of_rank) {
+  const auto with_host = [&](int r) {
+    std::string text = std::to_string(r);
+    if (r >= 0 && static_cast<std::size_t>(r) < host_of_rank.size())
+      text += " (" + host_of_rank[static_cast<std::size_t>(r)] + ")";
+    return text;
+  };
   std::string out = s.task.empty() ? "starting up" : s.task;
   if (s.stage) out += ", " + std::string(s.stage) + " " + std::to_string(s.call + 1) + " of " + std::to_string(s.calls);
   if (s.step >= 0) out += ", schedule step " + std::to_string(s.step + 1) + " of " + std::to_string(s.steps);
@@ -75,11 +100,10 @@ std::string describe(const Snapshot& s, const std::vector<std::string>& host_of_
     const int r = s.peers[i];
     out +=
         i == 0 ? ", exchanging with rank " : (i + 1 == s.peers.size() && s.more_peers == 0 ? " and rank " : ", rank ");
-    out += std::to_string(r);
-    if (r >= 0 && static_cast<std::size_t>(r) < host_of_rank.size())
-      out += " (" + host_of_rank[static_cast<std::size_t>(r)] + ")";
+    out += with_host(r);
   }
   if (s.more_peers > 0) out += " and " + std::to_string(s.more_peers) + " more";
+  if (s.waiting_for >= 0) out += ", waiting for rank " + with_host(s.waiting_for);
   return out;
 }
 

@@ -20,6 +20,12 @@ inline constexpr int kMostPeers = 4;
 void set_step(int index, int of, std::span<const int> peers = {});
 // Counts as progress without changing the position (e.g. a finished check).
 void beat();
+// Start-up (session, transport, metadata, outputs): what it is doing now. A process is
+// starting up until its first set_task (later calls change nothing); the watchdog gives
+// start-up a limit of its own, since its work beats seldom and its waits on peers not at all.
+void set_startup(std::string what);
+// The rank a control exchange waits for (-1: none); a wait that ends counts as progress.
+void set_waiting_for(int rank);
 
 struct Snapshot {
   std::string task;
@@ -28,6 +34,8 @@ struct Snapshot {
   std::vector<int> peers;   // of the step; empty outside schedules
   int more_peers = 0;       // beyond those kept
   std::uint64_t beats = 0;  // grows with every update: unchanged means no progress
+  bool starting = true;     // no task set yet
+  int waiting_for = -1;     // in a control exchange, the rank it waits for
 };
 Snapshot snapshot();
 // "TASK, timed call 3 of 20, schedule step 2 of 4, exchanging with rank 1 (HOST)": each

@@ -23,17 +23,40 @@ namespace {
 
 constexpr int kTag = 31337;
 
+// `rank` of `comm` as MPI_COMM_WORLD numbers it (the watchdog names ranks that way).
+int world_rank(int rank, MPI_Comm comm) {
+  int same = MPI_UNEQUAL;
+  MPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
+  if (same == MPI_IDENT || same == MPI_CONGRUENT) return rank;
+  MPI_Group group, world;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int out = -1;
+  MPI_Group_translate_ranks(group, 1, &rank, world, &out);
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  return out;
+}
+
+// Blocking receives that tell the watchdog whom they wait for: a rank stopped before
+// its first call is named by the ranks waiting on it.
+void receive(void* data, int count, MPI_Datatype type, int from, MPI_Comm comm) {
+  progress::set_waiting_for(world_rank(from, comm));
+  MPI_Recv(data, count, type, from, kTag, comm, MPI_STATUS_IGNORE);
+  progress::set_waiting_for(-1);
+}
+
 template <class T>
 void allreduce(std::vector<T>& values, const std::function<T(T, T)>& combine, MPI_Datatype type, MPI_Comm comm) {
   const int rank = rank_of(comm), n = size_of(comm), len = static_cast<int>(values.size());
   if (rank != 0) {
     MPI_Send(values.data(), len, type, 0, kTag, comm);
-    MPI_Recv(values.data(), len, type, 0, kTag, comm, MPI_STATUS_IGNORE);
+    receive(values.data(), len, type, 0, comm);
     return;
   }
   std::vector<T> other(values.size());
   for (int r = 1; r < n; ++r) {
-    MPI_Recv(other.data(), len, type, r, kTag, comm, MPI_STATUS_IGNORE);
+    receive(other.data(), len, type, r, comm);
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = combine(values[i], other[i]);
   }
   for (int r = 1; r < n; ++r) MPI_Send(values.data(), len, type, r, kTag, comm);
@@ -41,7 +64,9 @@ void allreduce(std::vector<T>& values, const std::function<T(T, T)>& combine, MP
 
 std::string receive_string(int from, MPI_Comm comm) {
   MPI_Status st;
+  progress::set_waiting_for(world_rank(from, comm));
   MPI_Probe(from, kTag, comm, &st);
+  progress::set_waiting_for(-1);
   int len = 0;
   MPI_Get_count(&st, MPI_CHAR, &len);
   std::string s(static_cast<std::size_t>(len), '\0');
@@ -78,7 +103,7 @@ std::int64_t control_sum_sleeping(std::int64_t mine, MPI_Comm comm) {
   if (rank == 0) {
     for (int r = 1; r < n; ++r) {
       long long other = 0;
-      MPI_Recv(&other, 1, MPI_LONG_LONG, r, kTag, comm, MPI_STATUS_IGNORE);
+      receive(&other, 1, MPI_LONG_LONG, r, comm);
       value += other;
     }
     for (int r = 1; r < n; ++r) MPI_Send(&value, 1, MPI_LONG_LONG, r, kTag, comm);

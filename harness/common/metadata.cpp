@@ -1,5 +1,7 @@
 #include "harness/common/metadata.hpp"
 
+#include "collectives/process/progress.hpp"
+
 #include <algorithm>
 #include <ctime>
 #include <functional>
@@ -8,6 +10,7 @@
 
 #include "collectives/kernels/cpu_facts.hpp"
 #include "collectives/kernels/reduce_kernels.hpp"
+#include "collectives/process/progress.hpp"
 #include "collectives/transport/gpu/gpu.hpp"
 #include "collectives/transport/mpi/clean_finalize.hpp"
 #include "collectives/transport/mpi/forced_algorithm.hpp"
@@ -163,6 +166,7 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
   std::map<std::string, std::vector<int>> ranks_by_host;
   for (int r = 0; r < size; ++r) ranks_by_host[hosts[static_cast<std::size_t>(r)]].push_back(r);
 
+  progress::set_startup("collecting metadata");
   nlohmann::json m;
   m["tool"] = "collbench";
   m["git_revision"] = build_info::git_revision;
@@ -216,15 +220,18 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
     oversubscribed |= exceeds_cores(mc.second, machine_cores);
   }
   m["oversubscription"] = {{"oversubscribed", oversubscribed}, {"hosts", per_host}, {"machines", per_machine}};
+  progress::set_startup("measuring clock offsets");
   m["clocks"] = measure_clock_offsets(inv.comm, ranks_by_host, boots);
   // The GPUs each host's first rank sees (the others do not start CUDA for this).
   const bool leader = ranks_by_host[hosts[static_cast<std::size_t>(inv.rank)]].front() == inv.rank;
+  progress::set_startup("probing GPUs");
   const auto gpus = control_allgather(leader ? gpu_json(probe_gpus()).dump() : std::string(), inv.comm);
   nlohmann::json gpus_by_host = nlohmann::json::object();
   for (const auto& [host, ranks] : ranks_by_host)
     gpus_by_host[host] = nlohmann::json::parse(gpus[static_cast<std::size_t>(ranks.front())]);
   m["gpus"] = gpus_by_host;
   // Each host's CPU, its first rank measuring memory bandwidth while the others wait.
+  progress::set_startup(leader ? "measuring memory bandwidth (triad)" : "collecting CPU facts");
   const auto cpus = control_allgather(cpu_json(leader).dump(), inv.comm);
   nlohmann::json cpus_by_host = nlohmann::json::object();
   for (const auto& [host, ranks] : ranks_by_host)

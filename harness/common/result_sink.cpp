@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "collectives/process/progress.hpp"
 #include "collectives/transport/shm_memory.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/exit_status.hpp"
@@ -96,6 +97,7 @@ ResultSink::~ResultSink() {
 
 ResultSink ResultSink::open(OutputOptions& out, const std::string& name, std::vector<std::string> columns,
                             const nlohmann::json& metadata, MPI_Comm comm, const std::vector<OtherOutput>& others) {
+  progress::set_startup("opening the outputs");
   ResultSink sink;
   std::string err;
   if (rank_of(comm) == 0) {

@@ -71,7 +71,7 @@ CLI::App* add_command(CLI::App& app, P2pFlags& f) {
       ->check(number_in(0, 10))
       ->capture_default_str();
   add_output_flags(*p, o.out, "p2p");
-  add_watchdog_flag(*p, o.watchdog_s);
+  add_watchdog_flags(*p, o.watchdog);
   add_force_flag(*p, o.force);
   return p;
 }

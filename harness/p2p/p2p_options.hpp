@@ -44,7 +44,7 @@ struct P2pOptions {
   bool check = true;
   FitSettings fit;
   OutputOptions out;
-  double watchdog_s = kDefaultWatchdogSeconds;
+  WatchdogLimits watchdog;
   bool force = false;
 };
 

@@ -115,7 +115,7 @@ PsOptions resolve_ps(const RunOptions& common, const PsFlags& f, const Registry&
   ps.ranks_per_node = common.ranks_per_node;
   ps.segment_bytes = s.segment_bytes;
   ps.out = common.out;
-  ps.watchdog_s = common.watchdog_s;
+  ps.watchdog = common.watchdog;
 
   const PsRoles roles = ps_roles(nranks, ps.servers);
   require_ps_dtype(ps.dtype);

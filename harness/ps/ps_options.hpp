@@ -21,7 +21,7 @@ struct PsOptions {
   int ranks_per_node = 0;
   std::size_t segment_bytes = 0;  // of the --compare allreduce algorithms
   OutputOptions out;
-  double watchdog_s = kDefaultWatchdogSeconds;
+  WatchdogLimits watchdog;
 
   int servers = 1;
   std::vector<const ProtocolEntry*> modes;  // resolved from --ps-mode

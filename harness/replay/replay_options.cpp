@@ -88,7 +88,7 @@ CLI::App* add_command(CLI::App& parent, ReplayFlags& f) {
   add_transport_flag(app, f.transport, TransportUser::replay);
   app.add_option("--timeline", r.timeline_path, "Chrome-trace JSON of compute and communication per rank (Perfetto)");
   add_output_flags(app, r.out, "replay");
-  add_watchdog_flag(app, r.watchdog_s);
+  add_watchdog_flags(app, r.watchdog);
   add_force_flag(app, r.force);
   return &app;
 }

@@ -38,7 +38,7 @@ struct ReplayOptions : WorkloadChoice {
   MemoryKind memory = MemoryKind::host;
   TransportKind transport = TransportKind::mpi;  // what carries the dense and allgather exchanges
   OutputOptions out;
-  double watchdog_s = kDefaultWatchdogSeconds;
+  WatchdogLimits watchdog;
   bool force = false;
 };
 

@@ -118,7 +118,7 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
                      " (mean: OSU's Avg Latency; see the table header)")
       ->capture_default_str();
   add_output_flags(run, f.parsed.out, "<collective>");
-  add_watchdog_flag(run, f.parsed.watchdog_s);
+  add_watchdog_flags(run, f.parsed.watchdog);
   add_force_flag(run, f.parsed.force);
 }
 

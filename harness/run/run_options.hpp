@@ -59,7 +59,7 @@ struct RunOptions {
   int ranks_per_node = 0;  // emulated nodes; 0: from MPI_COMM_TYPE_SHARED
   OutputOptions out;
   std::string probe_links_path;  // --probe-links: where the link probes' p2p result goes
-  double watchdog_s = kDefaultWatchdogSeconds;
+  WatchdogLimits watchdog;
   bool force = false;  // run what the request limits would refuse
 };
 

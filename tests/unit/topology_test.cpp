@@ -46,3 +46,18 @@ TEST(Progress, DescribesTheStepsPeers) {
   progress::set_call("timed call", 3, 20);  // a new call: no step, no peers
   EXPECT_EQ(progress::describe(progress::snapshot()).find("exchanging"), std::string::npos);
 }
+
+// A rank in a control exchange names the rank it waits for; the wait's end is progress.
+// Once a task was set, start-up labels change nothing: the run is measuring.
+TEST(Progress, NamesTheRankAControlExchangeWaitsFor) {
+  progress::set_task("run allreduce, 8 bytes, combining results");
+  progress::set_startup("opening the outputs");
+  EXPECT_FALSE(progress::snapshot().starting);
+  progress::set_waiting_for(1);
+  const progress::Snapshot waiting = progress::snapshot();
+  EXPECT_EQ(progress::describe(waiting, {"h1", "h2"}), "run allreduce, 8 bytes, combining results, waiting for rank 1 (h2)");
+  progress::set_waiting_for(-1);
+  const progress::Snapshot done = progress::snapshot();
+  EXPECT_GT(done.beats, waiting.beats);
+  EXPECT_EQ(progress::describe(done).find("waiting"), std::string::npos);
+}
