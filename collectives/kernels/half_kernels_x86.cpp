@@ -1,6 +1,6 @@
 #include "collectives/kernels/x86_kernels.hpp"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if COLLBENCH_X86_KERNELS
 #include <immintrin.h>
 
 #include "collectives/kernels/dtype_visit.hpp"

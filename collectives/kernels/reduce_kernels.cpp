@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "collectives/kernels/cpu_facts.hpp"
 #include "collectives/kernels/portable_kernels.hpp"
@@ -21,9 +24,12 @@ namespace {
 
 std::vector<KernelIsa> detect_isas() {
   std::vector<KernelIsa> isas{KernelIsa::portable};
-#if defined(__x86_64__) && defined(__GNUC__)
+#if COLLBENCH_X86_KERNELS
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) isas.push_back(KernelIsa::avx2);
+  // F16C from CPUID leaf 1 itself: clang's __builtin_cpu_supports does not know it.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+  if (__builtin_cpu_supports("avx2") && f16c) isas.push_back(KernelIsa::avx2);
   const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                       __builtin_cpu_supports("avx512vl");
   if (avx512) isas.push_back(KernelIsa::avx512);
@@ -87,7 +93,7 @@ void reduce_with(KernelIsa isa, Streaming streaming, DType t, ReduceOp op, void*
                        count * dtype_size(t) >= reduce_streaming_min_bytes());
   switch (isa) {
     case KernelIsa::portable: return reduce_portable_loops(t, op, dst, a, b, count);
-#if defined(__x86_64__) && defined(__GNUC__)
+#if COLLBENCH_X86_KERNELS
     case KernelIsa::avx2: return detail::reduce_avx2(t, op, dst, a, b, count, stream);
     case KernelIsa::avx512: return detail::reduce_avx512(t, op, dst, a, b, count, stream);
     case KernelIsa::avx512_bf16: return detail::reduce_avx512_bf16(t, op, dst, a, b, count, stream);
