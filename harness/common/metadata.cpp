@@ -140,6 +140,9 @@ nlohmann::json cpu_json(bool measure_bandwidth) {
   nlohmann::json j = {{"model", f.model},
                       {"features", f.features},
                       {"caches_bytes", caches},
+                      // Some virtual machines show no caches in sysfs (their CPUID's are made up):
+                      // the kernels then assume a 32 MiB last-level cache.
+                      {"caches_source", f.caches.empty() ? "none" : "sysfs"},
                       {"kernel_path", reduce_kernel_isa()},
                       {"kernel_paths_available", paths},
                       {"streaming_stores_from_bytes", reduce_streaming_min_bytes()}};
