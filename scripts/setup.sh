@@ -3,6 +3,7 @@
 #   scripts/setup.sh                builds ./build against MPICH (the default)
 #   scripts/setup.sh --mpi openmpi  builds ./build-openmpi against Open MPI
 #   scripts/setup.sh --mpi all      both
+#   scripts/setup.sh --packages-only  installs, builds nothing (scripts/fuzz.sh, --sanitize)
 #   scripts/setup.sh --slurm        also Debian's Slurm and munge, for emulate_cluster.sh up --slurm
 #                                   (which starts daemons of its own; the packages' services are
 #                                   left as Debian installs them)
@@ -15,12 +16,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mpis=mpich
 slurm=0
+build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --slurm) slurm=1; shift ;;
+    --packages-only) build=0; shift ;;
     --mpi) mpis=${2:-}; shift 2 || { echo "$0: --mpi needs mpich, openmpi or all" >&2; exit 2; } ;;
     --mpi=*) mpis=${1#--mpi=}; shift ;;
-    *) echo "$0: unknown argument '$1'; usage: $0 [--mpi mpich|openmpi|all] [--slurm]" >&2; exit 2 ;;
+    *) echo "$0: unknown argument '$1'; usage: $0 [--mpi mpich|openmpi|all] [--slurm] [--packages-only]" >&2; exit 2 ;;
   esac
 done
 case "$mpis" in
@@ -64,6 +67,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   done
 fi
 
+[ "$build" = 1 ] || exit 0
 for m in "${mpis[@]}"; do
   tree=build
   [ "$m" = mpich ] || tree=build-$m

@@ -84,6 +84,12 @@ const std::string& read_input_file(const std::string& path, const std::string& w
   return f.content;
 }
 
+void forget_input_files() {
+  std::lock_guard lock(g_mutex);
+  g_files.clear();
+  g_order.clear();
+}
+
 std::string input_files_summary() {
   std::lock_guard lock(g_mutex);
   std::string out;

@@ -16,6 +16,10 @@ inline constexpr std::size_t kMaxInputFileBytes = std::size_t{64} << 20;
 // The file's bytes; throws std::invalid_argument "WHAT PATH: cannot read: WHY".
 const std::string& read_input_file(const std::string& path, const std::string& what);
 
+// Forgets every file read so far: for a process that reads many inputs in turn under
+// one name (a fuzzer), where a run reads each once.
+void forget_input_files();
+
 // Every file read so far, in order, one "path<TAB>bytes or !error<TAB>digest" line each.
 std::string input_files_summary();
 

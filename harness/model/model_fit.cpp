@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -24,18 +25,9 @@ std::pair<nlohmann::json, nlohmann::json> read_p2p(const ModelFitOptions& o) {
     throw RunError("--out '" + o.out_path + "' exists; give --overwrite to replace it");
   std::ifstream in(o.p2p_path);
   if (!in) throw RunError("cannot read --p2p '" + o.p2p_path + "'");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw RunError("--p2p '" + o.p2p_path + "' is not JSON: " + e.what());
-  }
-  try {
-    nlohmann::json links = links_from_p2p(doc, o.p2p_path);
-    return {std::move(doc), std::move(links)};
-  } catch (const std::invalid_argument& e) {
-    throw RunError(e.what());
-  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return read_p2p_text(text.str(), o.p2p_path);
 }
 
 // Whether the receiving core copies a link's messages, from p2p's busy test: an exchange
@@ -71,6 +63,74 @@ nlohmann::json receiver_copies(const nlohmann::json& doc, const std::string& lin
 
 }  // namespace
 
+std::pair<nlohmann::json, nlohmann::json> read_p2p_text(const std::string& text, const std::string& path) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw RunError("--p2p '" + path + "' is not JSON: " + e.what());
+  }
+  try {
+    nlohmann::json links = links_from_p2p(doc, path);
+    return {std::move(doc), std::move(links)};
+  } catch (const std::invalid_argument& e) {
+    throw RunError(e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw RunError("--p2p '" + path + "' is not a collbench p2p result (" + e.what() + ")");
+  }
+}
+
+nlohmann::json model_from_p2p(const nlohmann::json& doc, const nlohmann::json& links, const nlohmann::json& copy,
+                              const nlohmann::json& reductions, const ModelFitOptions& o, int fit_ranks) {
+  // A field of the wrong type (a row's bytes, the hosts) is a file that is not a p2p result.
+  try {
+    int rpn = o.ranks_per_node;
+    if (rpn == 0 && doc.contains("metadata") && doc["metadata"].contains("hosts"))
+      for (const auto& [host, ranks] : doc["metadata"]["hosts"].items())
+        rpn = std::max(rpn, static_cast<int>(ranks.size()));
+    nlohmann::json model = {{"name", "fitted from " + o.p2p_path},
+                            {"ranks_per_node", std::max(rpn, 1)},
+                            {"intra_host", links["intra_host"]},
+                            {"inter_host", links["inter_host"]},
+                            {"reduce_gbps", reductions},
+                            {"copy_gbps", copy},
+                            {"overhead_us", 0},
+                            {"shared_ports", true}};
+    // Whose core copies: per link measured, else as the link it was copied from. The sum's
+    // time is read as the model file will be.
+    const Piecewise sum = parse_model(model, o.out_path).reduce.at("f32:sum");
+    nlohmann::json copies = nlohmann::json::object();
+    for (auto [key, link] : {std::pair{"intra_host", "intra-host"}, std::pair{"inter_host", "inter-host"}})
+      if (nlohmann::json c = receiver_copies(doc, link, sum); !c.is_null()) copies[key] = c;
+    for (auto [key, other] : {std::pair{"intra_host", "inter_host"}, std::pair{"inter_host", "intra_host"}})
+      if (!copies.contains(key) && copies.contains(other)) copies[key] = copies[other];
+    for (const char* key : {"intra_host", "inter_host"})
+      if (copies.contains(key)) model[key]["receiver_copies"] = copies[key]["copies"];
+    model["metadata"] = {
+        {"tool", "collbench"},
+        {"git_revision", build_info::git_revision},
+        {"p2p", o.p2p_path},
+        {"p2p_metadata", doc.value("metadata", nlohmann::json::object())},
+        {"notes", links["notes"]},
+        {"reduce_and_copy",
+         "timed by every rank of model fit at once (rank 0's times): the best of 20 "
+         "calls (3 from 1 MiB) at 64 B..64 MiB in steps of 4, fitted piecewise as "
+         "alpha + bytes / rate"},
+        {"shared_ports",
+         "not measured (a ping-pong cannot show it): messages a rank or host has in flight to "
+         "different peers share its port's bandwidth, as TCP streams and shaped links do"},
+        {"receiver_copies", copies.empty() ? nlohmann::json("not measured (no busy test in the p2p run): receivers' "
+                                                            "copies taken as not holding their cores")
+                                           : copies},
+        {"fit_ranks", fit_ranks}};
+    return model;
+  } catch (const nlohmann::json::exception& e) {
+    throw RunError("--p2p '" + o.p2p_path + "' is not a collbench p2p result (" + e.what() + ")");
+  } catch (const std::invalid_argument& e) {  // links the model file refuses
+    throw RunError("--p2p '" + o.p2p_path + "': " + e.what());
+  }
+}
+
 int run_command(const ModelFitOptions& o, const Invocation& inv) {
   nlohmann::json doc, links;
   std::string refused;
@@ -92,45 +152,7 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
       reductions[std::string(dtype_name(d)) + ":" + std::string(reduce_op_name(op))] =
           timed_ranges(d, &op, kTimedBytes, together);
   if (inv.rank != 0) return 0;
-  int rpn = o.ranks_per_node;
-  if (rpn == 0 && doc.contains("metadata") && doc["metadata"].contains("hosts"))
-    for (const auto& [host, ranks] : doc["metadata"]["hosts"].items())
-      rpn = std::max(rpn, static_cast<int>(ranks.size()));
-  nlohmann::json model = {{"name", "fitted from " + o.p2p_path},
-                          {"ranks_per_node", std::max(rpn, 1)},
-                          {"intra_host", links["intra_host"]},
-                          {"inter_host", links["inter_host"]},
-                          {"reduce_gbps", reductions},
-                          {"copy_gbps", copy},
-                          {"overhead_us", 0},
-                          {"shared_ports", true}};
-  // Whose core copies: per link measured, else as the link it was copied from. The sum's
-  // time is read as the model file will be.
-  const Piecewise sum = parse_model(model, o.out_path).reduce.at("f32:sum");
-  nlohmann::json copies = nlohmann::json::object();
-  for (auto [key, link] : {std::pair{"intra_host", "intra-host"}, std::pair{"inter_host", "inter-host"}})
-    if (nlohmann::json c = receiver_copies(doc, link, sum); !c.is_null()) copies[key] = c;
-  for (auto [key, other] : {std::pair{"intra_host", "inter_host"}, std::pair{"inter_host", "intra_host"}})
-    if (!copies.contains(key) && copies.contains(other)) copies[key] = copies[other];
-  for (const char* key : {"intra_host", "inter_host"})
-    if (copies.contains(key)) model[key]["receiver_copies"] = copies[key]["copies"];
-  model["metadata"] = {
-      {"tool", "collbench"},
-      {"git_revision", build_info::git_revision},
-      {"p2p", o.p2p_path},
-      {"p2p_metadata", doc.value("metadata", nlohmann::json::object())},
-      {"notes", links["notes"]},
-      {"reduce_and_copy",
-       "timed by every rank of model fit at once (rank 0's times): the best of 20 "
-       "calls (3 from 1 MiB) at 64 B..64 MiB in steps of 4, fitted piecewise as "
-       "alpha + bytes / rate"},
-      {"shared_ports",
-       "not measured (a ping-pong cannot show it): messages a rank or host has in flight to "
-       "different peers share its port's bandwidth, as TCP streams and shaped links do"},
-      {"receiver_copies", copies.empty() ? nlohmann::json("not measured (no busy test in the p2p run): receivers' "
-                                                          "copies taken as not holding their cores")
-                                         : copies},
-      {"fit_ranks", inv.size}};
+  const nlohmann::json model = model_from_p2p(doc, links, copy, reductions, o, inv.size);
   const std::string tmp = o.out_path + ".tmp";
   {
     std::ofstream out(tmp);

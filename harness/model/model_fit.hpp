@@ -6,6 +6,7 @@
 // timed here (every dtype x op, fitted piecewise over sizes).
 #include <functional>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -20,5 +21,14 @@ struct ModelFitOptions {
   bool overwrite = false;
 };
 int run_command(const ModelFitOptions& o, const Invocation& inv);
+
+// The p2p result's text as {document, links} (links_from_p2p); throws RunError naming
+// the file where it is not a p2p result with fit rows.
+std::pair<nlohmann::json, nlohmann::json> read_p2p_text(const std::string& text, const std::string& path);
+// The model file from the p2p result read and the reduction and copy costs timed here
+// (fitted_ranges: copy, and reductions by "dtype:op"); throws RunError naming --p2p
+// where the result holds a field of the wrong type.
+nlohmann::json model_from_p2p(const nlohmann::json& doc, const nlohmann::json& links, const nlohmann::json& copy,
+                              const nlohmann::json& reductions, const ModelFitOptions& o, int fit_ranks);
 
 }  // namespace collbench
