@@ -40,7 +40,7 @@ std::string flat_medians(const nlohmann::json& doc) {
     if (r.value("kind", "") == "measured" && r.value("test", "") == "latency" && r.contains("p50_us") &&
         r["p50_us"].is_number()) {
       const double t = r["p50_us"].get<double>();
-      const double b = r["bytes"].get<double>();
+      const double b = json_field(r, "bytes").get<double>();
       lo = lo == 0 ? t : std::min(lo, t), hi = std::max(hi, t);
       small = small == 0 ? b : std::min(small, b), large = std::max(large, b);
     }
@@ -56,6 +56,13 @@ std::string flat_medians(const nlohmann::json& doc) {
 
 }  // namespace
 
+const nlohmann::json& json_field(const nlohmann::json& row, const char* key) {
+  static const nlohmann::json none;
+  if (!row.is_object()) return none;
+  const auto it = row.find(key);
+  return it == row.end() ? none : *it;
+}
+
 nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path) {
   if (!doc.is_object() || !doc.contains("rows") || !doc["rows"].is_array())
     throw std::invalid_argument("'" + path + "' is not a collbench p2p result (no rows)");
@@ -64,7 +71,8 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
     nlohmann::json ranges = nlohmann::json::array();
     for (const nlohmann::json& r : doc["rows"])
       if (r.value("kind", "") == "fit" && r.value("link", "") == link && r.value("test", "") == test)
-        ranges.push_back(range_json(r["from_bytes"], r["alpha_us"], r["beta_gbps"]));
+        ranges.push_back(
+            range_json(json_field(r, "from_bytes"), json_field(r, "alpha_us"), json_field(r, "beta_gbps")));
     return ranges;
   };
   // The p2p run's own fit allows 4 ranges within 5%; a model is better served by a
@@ -75,7 +83,7 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
     for (const nlohmann::json& r : doc["rows"])
       if (r.value("kind", "") == "measured" && r.value("link", "") == link && r.value("test", "") == test &&
           r.contains(stat) && r[stat].is_number() && r[stat].get<double>() > 0)
-        points.push_back({r["bytes"].get<double>(), r[stat].get<double>()});
+        points.push_back({json_field(r, "bytes").get<double>(), r[stat].get<double>()});
     return points;
   };
   auto refit = [&](const std::string& link, const std::string& test) {

@@ -19,6 +19,12 @@ namespace collbench {
 // std::invalid_argument when the document has no p2p fit rows.
 nlohmann::json links_from_p2p(const nlohmann::json& p2p, const std::string& path);
 
+// A p2p row's field, or null where the row has none (or is no object): operator[] on a
+// const object is undefined for a missing key (nlohmann asserts only in debug builds),
+// and a row of a file read back is whatever the file holds. get<double>() on the null
+// throws a type_error, which the reader turns into one message.
+const nlohmann::json& json_field(const nlohmann::json& row, const char* key);
+
 // The reduction's (or, op unset, memcpy's) time fitted piecewise over sizes 64 B ..
 // max_bytes by bytes of result, as a model file's {"ranges": [...]}: call overhead and
 // the fall from cache to memory both show.

@@ -42,10 +42,11 @@ nlohmann::json receiver_copies(const nlohmann::json& doc, const std::string& lin
   std::map<double, double> exchange, busy;
   for (const nlohmann::json& r : doc["rows"])
     if (r.value("kind", "") == "measured" && r.value("link", "") == link && r.contains("p50_us") &&
-        r["p50_us"].is_number() && r["bytes"].get<double>() >= 65536) {
+        r["p50_us"].is_number() && json_field(r, "bytes").get<double>() >= 65536) {
       const std::string test = r.value("test", "");
-      if (test == "exchange") exchange[r["bytes"].get<double>()] = r["p50_us"].get<double>();
-      if (test == "busy") busy[r["bytes"].get<double>()] = r["p50_us"].get<double>();
+      const double bytes = json_field(r, "bytes").get<double>();
+      if (test == "exchange") exchange[bytes] = r["p50_us"].get<double>();
+      if (test == "busy") busy[bytes] = r["p50_us"].get<double>();
     }
   double added = 0, shorter = 0;
   nlohmann::json sizes = nlohmann::json::array();
