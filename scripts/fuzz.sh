@@ -28,8 +28,10 @@ if [ ${#targets[@]} = 0 ]; then
     tests/fuzz/CMakeLists.txt | tr ' ' '\n' | grep .)
 fi
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz-}"
-# Leaks inside the MPI library and UCX are theirs (tests/sanitizers.supp).
+# Leaks inside the MPI library and UCX are theirs (tests/sanitizers.supp); stacks named.
 export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers.supp
+ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer-16 || command -v llvm-symbolizer || true)
+export ASAN_SYMBOLIZER_PATH
 summary=()
 status=0
 for t in "${targets[@]}"; do

@@ -2,13 +2,43 @@
 # Install (Slurm and munge too, for the emulated cluster's tests), build against MPICH
 # (build/) and Open MPI (build-openmpi/), then every test
 # with MPICH (unit tests, MPI tests at 1 to 5 ranks, CLI tests) and the MPI-facing ones
-# again with Open MPI, so a regression under either library fails.
+# again with Open MPI, so a regression under either library fails. Ends with the ten
+# slowest tests and the time each part took.
+#   scripts/run_tests.sh              the suite
+#   scripts/run_tests.sh --sanitize   instead, ASan and UBSan (GCC) over the unit tests,
+#                                     the fuzz corpora and the 1 to 3 rank MPI and
+#                                     command-line tests, in build-sanitize/ (MPICH)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --sanitize ]; then
+  bash scripts/setup.sh --mpi mpich --packages-only
+  cmake -S . -B build-sanitize -DCOLLBENCH_SANITIZE=ON -DCOLLBENCH_CUDA=OFF -DCOLLBENCH_MPI=mpich \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build-sanitize -j"$(nproc)"
+  # Every report ends its process; leaks inside the MPI library and UCX are theirs
+  # (tests/sanitizers.supp), and UCX must not hook malloc under ASan.
+  export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers.supp UCX_MEM_MALLOC_HOOKS=no UCX_MEM_EVENTS=no
+  exec ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)" \
+    -E '^(mpi\.np[45]|mpi\.gpu|faults\.drills|cli\.(emulated_cluster|slurm_cluster|install|configure_mpi))'
+elif [ $# -gt 0 ]; then
+  echo "$0: unknown argument '$1'; usage: $0 [--sanitize]" >&2
+  exit 2
+fi
+began=$SECONDS
 bash scripts/setup.sh --mpi all --slurm
+built=$SECONDS
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 status=0
 echo "== tests with MPICH (build/)"
-ctest --test-dir build --output-on-failure -j "$(nproc)" || status=1
+ctest --test-dir build --output-on-failure -j "$(nproc)" 2>&1 | tee "$logs/mpich" || status=1
 echo "== tests with Open MPI (build-openmpi/): MPI, command-line and fault tests"
-ctest --test-dir build-openmpi --output-on-failure -j "$(nproc)" -R '^(mpi|cli|faults)\.' || status=1
+ctest --test-dir build-openmpi --output-on-failure -j "$(nproc)" -R '^(mpi|cli|faults)\.' 2>&1 |
+  tee "$logs/openmpi" || status=1
+echo "== the ten slowest tests (seconds)"
+for tree in mpich openmpi; do
+  sed -nE "s/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 $tree \1/p" "$logs/$tree"
+done | sort -rn | head -10 | awk '{printf "%9.2f  %-8s %s\n", $1, $2, $3}'
+echo "== setup and builds $((built - began)) s, tests $((SECONDS - built)) s, in all $((SECONDS - began)) s"
 exit $status
