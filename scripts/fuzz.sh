@@ -48,8 +48,9 @@ for t in "${targets[@]}"; do
   secs=$(grep -Eo 'Done [0-9]+ runs in [0-9]+' <<<"$done_line" | grep -Eo '[0-9]+$' || echo "?")
   found=$(find "$findings" -type f | wc -l)
   [ "$rc" = 0 ] || status=1
-  summary+=("$(printf '%-14s %9s executions %5s s  exit %s  %s finding(s)%s' "$t" "$execs" "$secs" "$rc" "$found" \
-    "$([ "$rc" = 0 ] || echo "  (see $log)")")")
+  note=
+  [ "$rc" = 0 ] || note="  (see $log)"
+  summary+=("$(printf '%-14s %9s executions %5s s  exit %s  %s findings%s' "$t" "$execs" "$secs" "$rc" "$found" "$note")")
 done
 echo "== summary (clang-16, ASan + UBSan + libFuzzer; $(lscpu | sed -n 's/^Model name: *//p'))"
 printf '%s\n' "${summary[@]}"
