@@ -71,6 +71,10 @@ fi
 for m in "${mpis[@]}"; do
   tree=build
   [ "$m" = mpich ] || tree=build-$m
-  cmake -S . -B "$tree" -DCMAKE_BUILD_TYPE=Release -DCOLLBENCH_MPI="$m" >/dev/null
+  # With both, the second tree serves the MPI-facing tests (run_tests.sh): the unit
+  # tests are built once, in ./build.
+  unit=ON
+  [ "$tree" = build ] || [ ${#mpis[@]} = 1 ] || unit=OFF
+  cmake -S . -B "$tree" -DCMAKE_BUILD_TYPE=Release -DCOLLBENCH_MPI="$m" -DCOLLBENCH_UNIT_TESTS=$unit >/dev/null
   cmake --build "$tree" -j"$(nproc)"
 done
