@@ -41,8 +41,11 @@ for t in "${targets[@]}"; do
   echo "== fuzz-$t: up to $runs executions or $max_seconds s"
   rc=0
   # Leaks are checked at exit and every run; a slow input (10 s) is a finding too.
+  # The committed corpus is copied in, never handed to the fuzzer, which writes into the
+  # corpus directories it is given.
+  cp -n tests/fuzz/corpus/"$t"/* "$work"/
   (cd "$findings" && "../../tests/fuzz/fuzz-$t" -runs="$runs" -max_total_time="$max_seconds" -timeout=10 \
-    -rss_limit_mb=4096 -print_final_stats=1 "../../corpus/$t" "../../../tests/fuzz/corpus/$t") >"$log" 2>&1 || rc=$?
+    -rss_limit_mb=4096 -print_final_stats=1 "../../corpus/$t") >"$log" 2>&1 || rc=$?
   done_line=$(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1 || true)
   execs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo "?")
   secs=$(grep -Eo 'Done [0-9]+ runs in [0-9]+' <<<"$done_line" | grep -Eo '[0-9]+$' || echo "?")
