@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#if defined(__x86_64__)
+#if COLLBENCH_X86_KERNELS
 #include <cpuid.h>
 #endif
 

@@ -1,7 +1,5 @@
 #include "harness/common/metadata.hpp"
 
-#include "collectives/process/progress.hpp"
-
 #include <algorithm>
 #include <ctime>
 #include <functional>

@@ -91,8 +91,8 @@ nlohmann::json model_from_p2p(const nlohmann::json& doc, const nlohmann::json& l
         rpn = std::max(rpn, static_cast<int>(ranks.size()));
     nlohmann::json model = {{"name", "fitted from " + o.p2p_path},
                             {"ranks_per_node", std::max(rpn, 1)},
-                            {"intra_host", links["intra_host"]},
-                            {"inter_host", links["inter_host"]},
+                            {"intra_host", json_field(links, "intra_host")},  // null: not measured
+                            {"inter_host", json_field(links, "inter_host")},
                             {"reduce_gbps", reductions},
                             {"copy_gbps", copy},
                             {"overhead_us", 0},
@@ -112,7 +112,7 @@ nlohmann::json model_from_p2p(const nlohmann::json& doc, const nlohmann::json& l
         {"git_revision", build_info::git_revision},
         {"p2p", o.p2p_path},
         {"p2p_metadata", doc.value("metadata", nlohmann::json::object())},
-        {"notes", links["notes"]},
+        {"notes", json_field(links, "notes")},
         {"reduce_and_copy",
          "timed by every rank of model fit at once (rank 0's times): the best of 20 "
          "calls (3 from 1 MiB) at 64 B..64 MiB in steps of 4, fitted piecewise as "
