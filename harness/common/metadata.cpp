@@ -18,6 +18,7 @@
 #include "harness/common/clocks.hpp"
 #include "harness/common/control.hpp"
 #include "harness/common/launcher.hpp"
+#include "harness/common/machine_facts.hpp"
 
 extern char** environ;
 
@@ -144,13 +145,8 @@ nlohmann::json cpu_json(bool measure_bandwidth) {
                       {"kernel_path", reduce_kernel_isa()},
                       {"kernel_paths_available", paths},
                       {"streaming_stores_from_bytes", reduce_streaming_min_bytes()}};
-  if (measure_bandwidth) {
-    const TriadResult t = measure_triad();
-    j["triad"] = {{"gb_per_s", t.gb_per_s},
-                  {"array_bytes", t.array_bytes},
-                  {"passes", t.repetitions},
-                  {"definition", "a = b + s c on doubles, one core, best pass, 3 x array bytes per pass"}};
-  }
+  // Measured once per machine and boot, then read back (machine_facts.hpp).
+  if (measure_bandwidth) j["triad"] = triad_json_cached();
   return j;
 }
 
@@ -232,7 +228,7 @@ nlohmann::json collect_metadata(const Invocation& inv, const Session& session) {
     gpus_by_host[host] = nlohmann::json::parse(gpus[static_cast<std::size_t>(ranks.front())]);
   m["gpus"] = gpus_by_host;
   // Each host's CPU, its first rank measuring memory bandwidth while the others wait.
-  progress::set_startup(leader ? "measuring memory bandwidth (triad)" : "collecting CPU facts");
+  progress::set_startup(leader ? "memory bandwidth (triad), cached or measured" : "collecting CPU facts");
   const auto cpus = control_allgather(cpu_json(leader).dump(), inv.comm);
   nlohmann::json cpus_by_host = nlohmann::json::object();
   for (const auto& [host, ranks] : ranks_by_host)

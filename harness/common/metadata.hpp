@@ -25,7 +25,8 @@ std::vector<std::string> metadata_warnings(const nlohmann::json& metadata);
 nlohmann::json gpu_json(const GpuInventory& g);
 
 // This CPU: model, kernel features, caches, the reduction kernels' path and, where
-// asked, the memory bandwidth of a triad on this core (about 0.1-0.3 s).
+// asked, the memory bandwidth of a triad on this core (measured once per machine and
+// boot, then cached: machine_facts.hpp).
 nlohmann::json cpu_json(bool measure_bandwidth);
 
 // Now, as "2026-11-29T05:40:00Z".

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <ctime>
 #include <stdexcept>
 
 #include "generated/build_info.hpp"
 #include "harness/common/exit_status.hpp"
 #include "harness/common/lists.hpp"
+#include "harness/common/metadata.hpp"
 #include "harness/common/numeric_flags.hpp"
 #include "harness/common/sizes.hpp"
 #include "harness/common/stats.hpp"
@@ -107,13 +107,6 @@ std::variant<CostModelOptions, ModelFitOptions> resolve_command(const CostModelF
 }
 
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 struct Predicted {
   const AlgorithmEntry* algorithm;

@@ -7,6 +7,8 @@ mpiexec=$1
 collbench=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+# A cache of machine facts of this test's own: the first run measures the triad.
+export COLLBENCH_CACHE_DIR=$dir/cache
 out=$("$mpiexec" -n 2 "$collbench" run -a mpi,ring -b 8 -e 4K -f 8 -n 3 -w 1 --check-every 2 --aggregate mean \
   --csv "$dir/r.csv")
 echo "$out"
@@ -42,7 +44,22 @@ for host, cpu in m["cpu"].items():
     assert cpu["kernel_path"] in cpu["kernel_paths_available"], cpu
     assert cpu["kernel_paths_available"][0] == "portable", cpu
     assert cpu["triad"]["gb_per_s"] > 0 and cpu["triad"]["array_bytes"] >= 16 << 20, cpu
+    assert cpu["triad"]["source"] == "measured by this run" and cpu["triad"]["measured_utc"], cpu
 assert len(doc["rows"]) == 8, len(doc["rows"])
 assert {r["algorithm"] for r in doc["rows"]} == {"mpi", "ring"}
 print("json ok")
+PY
+# A later run reads the triad back from the cache; COLLBENCH_REFRESH_FACTS=1 measures again.
+"$mpiexec" -n 2 "$collbench" run -b 8 -e 8 -n 1 -w 0 --csv /dev/null --json "$dir/again.json" >/dev/null
+COLLBENCH_REFRESH_FACTS=1 "$mpiexec" -n 2 "$collbench" run -b 8 -e 8 -n 1 -w 0 --csv /dev/null --json "$dir/fresh.json" \
+  >/dev/null
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+first, again, fresh = (json.load(open(f"{d}/{n}.json"))["metadata"]["cpu"] for n in ("r", "again", "fresh"))
+for host, cpu in again.items():
+    assert cpu["triad"]["source"].startswith("cached in " + d + "/cache/machine-facts-"), cpu["triad"]
+    assert cpu["triad"]["gb_per_s"] == first[host]["triad"]["gb_per_s"], (cpu["triad"], first[host]["triad"])
+    assert fresh[host]["triad"]["source"] == "measured by this run", fresh[host]["triad"]
+print("triad cache ok")
 PY
