@@ -8,6 +8,7 @@
 #include "collectives/transport/mpi/transport.hpp"
 #include "harness/common/default_registry.hpp"
 #include "harness/common/validation.hpp"
+#include "tests/mpi/oversubscribed.hpp"
 #include "workloads/traffic.hpp"
 
 using namespace collbench;
@@ -15,6 +16,7 @@ using namespace collbench;
 namespace {
 
 struct Fixture {
+  Fixture() { yield_where_oversubscribed(transport); }
   const Registry& registry = default_registry();
   MpiTransport transport{MPI_COMM_WORLD};
   Workspace workspace;

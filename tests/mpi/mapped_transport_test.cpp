@@ -18,6 +18,7 @@
 #include "harness/run/bound.hpp"
 #include "harness/run/sweep.hpp"
 #include "tests/mpi/deferred_space.hpp"
+#include "tests/mpi/oversubscribed.hpp"
 
 using namespace collbench;
 
@@ -142,6 +143,7 @@ TEST(MappedTransport, RefusesMemoryItDidNotAllocateAndTaggedMessages) {
 TEST(MappedTransport, EveryReferenceAlgorithmIsExact) {
   const Registry& r = default_registry();
   Session session(r, MPI_COMM_WORLD, 0);
+  yield_where_oversubscribed(session.transport);
   ResultSink discard;
   const std::uint64_t reduced_before = shm().bytes_reduced_on_receive();
   for (const CollectiveTraits& c : kCollectiveTraits)
@@ -169,6 +171,7 @@ TEST(MappedTransport, EveryReferenceAlgorithmIsExact) {
 TEST(MappedTransport, EveryReferenceAlgorithmIsRightOnDeviceMemory) {
   Registry r = default_registry();
   Session session(r, MPI_COMM_WORLD, 0);
+  yield_where_oversubscribed(session.transport);
   DeferredSpace device;
   MappedTransport mapped(MPI_COMM_WORLD, make_shm_memory(device));
   EXPECT_EQ(&mapped.memory(), &device);

@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <string>
 
+#include "harness/common/timing.hpp"
+#include "tests/mpi/oversubscribed.hpp"
+
 namespace {
 // Other ranks print only their failures, so a failure on one of them is never silent.
 class FailurePrinter : public ::testing::EmptyTestEventListener {
@@ -30,6 +33,7 @@ class FailurePrinter : public ::testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
+  collbench::set_barrier_yields(collbench::ranks_exceed_cores());  // the sweeps' barriers (oversubscribed.hpp)
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) {

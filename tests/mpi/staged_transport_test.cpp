@@ -17,12 +17,14 @@
 #include "harness/common/session.hpp"
 #include "harness/run/sweep.hpp"
 #include "tests/mpi/deferred_space.hpp"
+#include "tests/mpi/oversubscribed.hpp"
 
 using namespace collbench;
 
 TEST(StagedTransport, EveryReferenceAlgorithmIsRightOnDeviceMemory) {
   Registry r = default_registry();
   Session session(r, MPI_COMM_WORLD, 0);
+  yield_where_oversubscribed(session.transport);
   DeferredSpace device;
   StagedTransport staged(session.transport, device);
   expect_every_reference_algorithm_right(session, staged, TransportKind::mpi_staged,
@@ -35,6 +37,7 @@ TEST(StagedTransport, EveryReferenceAlgorithmIsRightOnDeviceMemory) {
 TEST(StagedTransport, StagingBeforeQueuedWorkIsDoneIsCaught) {
   Registry r = default_registry();
   Session session(r, MPI_COMM_WORLD, 0);
+  yield_where_oversubscribed(session.transport);
   ResultSink discard;
   DeferredSpace broken(false);
   StagedTransport staged(session.transport, broken);
@@ -51,6 +54,7 @@ TEST(StagedTransport, StagingBeforeQueuedWorkIsDoneIsCaught) {
 TEST(StagedTransport, RefusesTaggedMessages) {
   Registry r = default_registry();
   Session session(r, MPI_COMM_WORLD, 0);
+  yield_where_oversubscribed(session.transport);
   DeferredSpace device;
   StagedTransport staged(session.transport, device);
   std::byte b{};

@@ -9,6 +9,7 @@
 #include "harness/common/default_registry.hpp"
 #include "harness/common/session.hpp"
 #include "harness/run/sweep.hpp"
+#include "tests/mpi/oversubscribed.hpp"
 
 using namespace collbench;
 
@@ -53,6 +54,7 @@ TEST(Sweep, CorrectAlgorithmsReportNoErrorsAndBrokenOnesAreCaught) {
   Registry r = default_registry();
   r.add({Collective::allreduce, "broken", "test only", broken_ring, {}});
   Session session(r, MPI_COMM_WORLD, 0);
+  yield_where_oversubscribed(session.transport);
   ResultSink discard;
   int n = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -75,6 +77,7 @@ TEST(Sweep, TimedCallsAreCheckedAndALibraryIsBlamedAlone) {
   flaky.prepare_library = [](const CollectiveCall& c, Transport&) { return std::make_unique<SometimesWrong>(c); };
   r.add(flaky);
   Session session(r, MPI_COMM_WORLD, 0);
+  yield_where_oversubscribed(session.transport);
   ResultSink discard;
   // One size; calls: 1 untimed check, then 6 timed. Calls 3 and 6 are wrong; the
   // checked ones are the untimed one and the last timed one (call 7) unless asked.
