@@ -24,18 +24,24 @@ namespace {
 
 int g_pipe[2] = {-1, -1};
 std::thread g_thread;
+volatile std::sig_atomic_t g_signalled = 0;
 
 // Async-signal-safe: the work happens on the thread that reads the pipe.
 void on_signal(int sig) {
   const int saved = errno;
+  g_signalled = 1;
   const unsigned char b = static_cast<unsigned char>(sig);
   [[maybe_unused]] const ssize_t n = write(g_pipe[1], &b, 1);
   errno = saved;
 }
 
 [[noreturn]] void end_interrupted(int sig, int rank) {
-  if (watchdog_is_ending()) std::_Exit(kExitStalled);  // its message and the JSON already say why
-  if (mpi_error_is_ending()) std::_Exit(kExitInternal);
+  // The watchdog or an MPI error is already ending the run: it marks the JSON and ends
+  // the job in a few seconds. Ending the process now could cut its marking short.
+  if (watchdog_is_ending() || mpi_error_is_ending()) {
+    std::this_thread::sleep_for(std::chrono::seconds(15));
+    std::_Exit(watchdog_is_ending() ? kExitStalled : kExitInternal);
+  }
   const int status = kExitInterruptedBase + sig;
   // First: a rank waiting below is usually ended by rank 0's abort while it waits.
   remove_shm_names();
@@ -64,11 +70,18 @@ void on_signal(int sig) {
 // PR_SET_PDEATHSIG follows (srun's slurmstepd has several, so not there).
 void end_with_launcher(int rank) {
   if (detect_launcher().kind != "hydra") return;
+  // A rank's stdout and stderr are pipes to its proxy: a write fails only once the proxy
+  // is gone, and the SIGHUP below then ends the run. With SIGPIPE's default, the main
+  // thread writing a row first would die before rank 0's results were marked (seen
+  // under load, when the signal's thread ran late).
+  std::signal(SIGPIPE, SIG_IGN);
   const int sig = rank == 0 ? SIGHUP : SIGKILL;
   if (prctl(PR_SET_PDEATHSIG, sig) == 0 && getppid() == 1) raise(sig);  // it ended already
 }
 
 }  // namespace
+
+bool interrupt_is_ending() { return g_signalled != 0; }
 
 InterruptHandler::InterruptHandler(int rank) {
   if (pipe2(g_pipe, O_CLOEXEC) != 0) return;

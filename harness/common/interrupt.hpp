@@ -6,6 +6,10 @@
 // SIGHUP, the others by SIGKILL), as Hydra's abort kills the proxies and not the ranks.
 namespace collbench {
 
+// True once a signal above reached this process: its thread is ending the run, and an
+// MPI error that follows (a peer its launcher took with it) is that ending's consequence.
+bool interrupt_is_ending();
+
 class InterruptHandler {
  public:
   explicit InterruptHandler(int rank);

@@ -5,12 +5,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
 #include "collectives/process/progress.hpp"
 #include "collectives/transport/shm_memory.hpp"
 #include "harness/common/exit_status.hpp"
+#include "harness/common/interrupt.hpp"
 #include "harness/common/result_sink.hpp"
 
 namespace collbench {
@@ -26,6 +28,12 @@ std::string error_text(int code) {
 }
 
 void on_mpi_error(MPI_Comm*, int* code, ...) {
+  // A signal came first (under Hydra: the launcher's proxy ended and took a peer with it):
+  // its thread marks the results with that cause and ends the job; this error is its echo.
+  if (interrupt_is_ending()) {
+    std::this_thread::sleep_for(std::chrono::seconds(15));
+    std::_Exit(kExitInternal);
+  }
   if (g_ending.exchange(true)) return;  // an error while ending: the job ends in a moment anyway
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

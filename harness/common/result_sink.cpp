@@ -246,23 +246,29 @@ void ResultSink::print_paths(const char* what) const {
 }
 
 std::string stop_results(const std::string& why) {
-  // The table printed so far, unless a thread holds stdout's lock (a stalled main thread
-  // may: waiting for it could hang the caller).
+  std::string paths;
+  {
+    std::lock_guard registry(g_open_mutex);
+    if (g_open) {
+      // A row being written takes microseconds; a thread stuck in a write is not waited for.
+      std::unique_lock lock(g_open->mutex, std::chrono::seconds(2));
+      if (lock.owns_lock()) {
+        g_open->stopped = true;  // the process ends in a moment: a row the main thread adds now would reach the CSV only
+        try {
+          g_open->json->finish(why);
+        } catch (const OutputError&) {}
+      }
+      paths = where(g_open->paths);
+    }
+  }
+  // Then the table printed so far, unless a thread holds stdout's lock (a stalled main
+  // thread may: waiting for it could hang the caller). After the files: where the
+  // launcher is gone, stdout is a pipe nobody reads, and writing it could end the process.
   if (ftrylockfile(stdout) == 0) {
     fflush_unlocked(stdout);
     funlockfile(stdout);
   }
-  std::lock_guard registry(g_open_mutex);
-  if (!g_open) return "";
-  // A row being written takes microseconds; a thread stuck in a write is not waited for.
-  std::unique_lock lock(g_open->mutex, std::chrono::seconds(2));
-  if (lock.owns_lock()) {
-    g_open->stopped = true;  // the process ends in a moment: a row the main thread adds now would reach the CSV only
-    try {
-      g_open->json->finish(why);
-    } catch (const OutputError&) {}
-  }
-  return where(g_open->paths);
+  return paths;
 }
 
 }  // namespace collbench
