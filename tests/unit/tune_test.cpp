@@ -425,6 +425,20 @@ TEST(MpichSelection, TheLibrarysTreeIsFoundAmongItsStrings) {
   EXPECT_EQ(find_mpir_selection(std::string("\0", 1) + ch4 + std::string("\0", 1)), "");
 }
 
+// The C++ bindings' libmpichcxx.so, loaded before libmpich.so where a program links them,
+// holds no tree: the library found is libmpich.so itself.
+TEST(MpichSelection, TheTreeIsReadFromLibmpichNotItsCxxBindings) {
+  const std::string path = loaded_library_path("libmpich.so");
+  const std::string file = path.substr(path.rfind('/') + 1);
+  if (!path.empty()) {
+    EXPECT_EQ(file.rfind("libmpich.so", 0), 0u) << path;
+  }
+  if (!loaded_library_path("libmpichcxx").empty()) {
+    EXPECT_FALSE(path.empty()) << "libmpichcxx is loaded, libmpich.so was not found";
+    EXPECT_FALSE(mpich_default_selection_text().empty());
+  }
+}
+
 TEST(OpenMpiRules, WrittenRulesReadBackAsOpenMpi41SelectsThem) {
   const std::map<Collective, OpenMpiAlgorithms> algorithms = {
       {Collective::allreduce, {{{"basic_linear", 1}, {"ring", 4}, {"segmented_ring", 5}}, 4, 0}},

@@ -41,7 +41,9 @@ std::string find_mpir_selection(const std::string& bytes) {
 }
 
 std::string mpich_default_selection_text() {
-  const std::string path = loaded_library_path("libmpich");
+  // "libmpich.so", not "libmpich": a program linking MPICH's C++ bindings (as sanitizer
+  // builds keep them) loads libmpichcxx.so first, which holds no tree.
+  const std::string path = loaded_library_path("libmpich.so");
   if (path.empty()) return "";
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

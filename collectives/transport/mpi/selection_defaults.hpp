@@ -8,7 +8,7 @@
 
 namespace collbench {
 
-// The loaded shared object whose file name contains `name_part` ("libmpich"), or "".
+// The loaded shared object whose file name contains `name_part` ("libmpich.so"), or "".
 std::string loaded_library_path(const std::string& name_part);
 
 // The MPIR-level tree (the one whose algorithms are "algorithm=MPIR_..."), as text, from
