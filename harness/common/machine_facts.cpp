@@ -10,6 +10,7 @@
 
 #include "collectives/kernels/cpu_facts.hpp"
 #include "harness/common/metadata.hpp"
+#include "harness/common/output_file.hpp"
 #include "harness/common/topology.hpp"
 
 namespace collbench {
@@ -39,22 +40,17 @@ nlohmann::json measure_triad_json() {
           {"measured_utc", utc_now()}};
 }
 
-// Written beside the final name and renamed over it, so a reader never sees half a file
-// and two hosts writing at once leave one whole file.
-void write_atomically(const std::string& path, const std::string& text) {
+// Through OutputFile's discipline (complete before it has its name, replaced by rename),
+// so a reader never sees half a file and two hosts writing at once leave one whole file.
+// A cache: where it cannot be written, the next run measures again.
+void write_cache(const std::string& path, const std::string& text) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  try {
+    OutputFile f(path, ExistingFile::replace, "machine facts cache");
+    f.append(text);
+    f.publish();
+  } catch (const OutputError&) {}
 }
 
 }  // namespace
@@ -98,7 +94,7 @@ nlohmann::json triad_json_cached() {
     }
   }
   nlohmann::json t = measure_triad_json();
-  if (path) write_atomically(*path, nlohmann::json{{"identity", identity}, {"triad", t}}.dump(2) + "\n");
+  if (path) write_cache(*path, nlohmann::json{{"identity", identity}, {"triad", t}}.dump(2) + "\n");
   t["source"] = "measured by this run";
   return t;
 }
