@@ -39,7 +39,7 @@ void on_signal(int sig) {
   // The watchdog or an MPI error is already ending the run: it marks the JSON and ends
   // the job in a few seconds. Ending the process now could cut its marking short.
   if (watchdog_is_ending() || mpi_error_is_ending()) {
-    std::this_thread::sleep_for(std::chrono::seconds(15));
+    std::this_thread::sleep_for(std::chrono::seconds(kEndingWaitSeconds));
     std::_Exit(watchdog_is_ending() ? kExitStalled : kExitInternal);
   }
   const int status = kExitInterruptedBase + sig;

@@ -9,6 +9,9 @@ namespace collbench {
 // True once a signal above reached this process: its thread is ending the run, and an
 // MPI error that follows (a peer its launcher took with it) is that ending's consequence.
 bool interrupt_is_ending();
+// How long one ending (a signal's, the watchdog's, an MPI error's) waits for another that
+// began first to mark the results and end the job, before it ends the process itself.
+inline constexpr int kEndingWaitSeconds = 15;
 
 class InterruptHandler {
  public:

@@ -31,7 +31,7 @@ void on_mpi_error(MPI_Comm*, int* code, ...) {
   // A signal came first (under Hydra: the launcher's proxy ended and took a peer with it):
   // its thread marks the results with that cause and ends the job; this error is its echo.
   if (interrupt_is_ending()) {
-    std::this_thread::sleep_for(std::chrono::seconds(15));
+    std::this_thread::sleep_for(std::chrono::seconds(kEndingWaitSeconds));
     std::_Exit(kExitInternal);
   }
   if (g_ending.exchange(true)) return;  // an error while ending: the job ends in a moment anyway
