@@ -4,7 +4,6 @@
 // and every error reaches every rank without a hang.
 #include <gtest/gtest.h>
 #include <mpi.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <functional>
@@ -13,6 +12,7 @@
 #include "algorithms/parameter_server/protocol.hpp"
 #include "collectives/transport/mpi/transport.hpp"
 #include "harness/common/validation.hpp"
+#include "tests/mpi/oversubscribed.hpp"
 
 using namespace collbench;
 
@@ -63,7 +63,7 @@ class ParameterServer : public ::testing::Test {
   void SetUp() override {
     if (world_size() < 2) GTEST_SKIP() << "the parameter server needs a server and a worker";
     tr_ = std::make_unique<MpiTransport>(MPI_COMM_WORLD);
-    tr_->set_yield_while_waiting(world_size() > sysconf(_SC_NPROCESSORS_ONLN));
+    yield_where_oversubscribed(*tr_);
   }
   std::unique_ptr<MpiTransport> tr_;
 };
