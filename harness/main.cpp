@@ -78,6 +78,9 @@ template <class... F>
 struct Overloaded : F... {
   using F::operator()...;
 };
+// C++20 deduces this on its own; clang 16 (the fuzz and sanitizer builds) needs the guide.
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 // The commands that measure guard against stalled ranks; the others end quickly.
 WatchdogLimits watchdog_limits(const Command& cmd) {

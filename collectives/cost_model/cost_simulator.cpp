@@ -90,7 +90,7 @@ class Channels {
 };
 
 // A matched message ready to go (start), or one completing at both its ends (done).
-struct Message {
+struct SimMessage {
   int from = 0, to = 0;  // simulated sender and receiver
   std::size_t bytes = 0;
   std::uint32_t send_item = 0, recv_item = 0;
@@ -113,7 +113,7 @@ class Events {
       return order != o.order ? order > o.order : seq > o.seq;
     }
   };
-  void push(double time, Kind kind, const Message& m, std::uint64_t order = 0) {
+  void push(double time, Kind kind, const SimMessage& m, std::uint64_t order = 0) {
     std::uint32_t i;
     if (free_.empty())
       i = static_cast<std::uint32_t>(pool_.size()), pool_.push_back(m);
@@ -126,7 +126,7 @@ class Events {
   bool next_is(double time, Kind kind) const {
     return !heap_.empty() && heap_.top().time == time && static_cast<Kind>(heap_.top().seq & 3) == kind;
   }
-  std::tuple<double, Kind, Message> pop() {
+  std::tuple<double, Kind, SimMessage> pop() {
     const Key k = heap_.top();
     heap_.pop();
     free_.push_back(k.slot);
@@ -135,7 +135,7 @@ class Events {
 
  private:
   std::priority_queue<Key, std::vector<Key>, std::greater<>> heap_;
-  std::vector<Message> pool_;
+  std::vector<SimMessage> pool_;
   std::vector<std::uint32_t> free_;
   std::uint64_t seq_ = 0;
 };
@@ -179,7 +179,7 @@ struct RankState {
   // When the core is free of operations and of copying messages in (receiver_copies):
   // infinite while a shared-port message is being copied, its end not yet known.
   double core_free = 0, core_taken_at = -1;
-  std::pmr::deque<Message> core_waiting;  // shared ports: messages waiting for that copy to end
+  std::pmr::deque<SimMessage> core_waiting;  // shared ports: messages waiting for that copy to end
   // Where the simulation waits as the executor does (Simulation::waits_): the transfers
   // it has started and not yet learnt complete, and whether the transport has completed
   // each; what it waits for (a set, all of which must complete, with how many are still
@@ -381,15 +381,15 @@ class CostSimulation::Simulation {
   }
 
   // Ties where ports are not shared (tie_order): done events first, then starts.
-  std::uint64_t start_order(const Message& m) const {
+  std::uint64_t start_order(const SimMessage& m) const {
     return tie_order(local_[static_cast<std::size_t>(m.from)], m.send_item, local_[static_cast<std::size_t>(m.to)],
                      m.recv_item);
   }
 
-  void complete_all_at(double time, const Message& first) {
+  void complete_all_at(double time, const SimMessage& first) {
     std::vector<DoneItem>& batch = done_batch_;
     batch.clear();
-    auto add = [&](const Message& m) {
+    auto add = [&](const SimMessage& m) {
       batch.push_back({FlowQueue::sends, m.send_item, m.from});
       batch.push_back({FlowQueue::recvs, m.recv_item, m.to});
     };
@@ -600,25 +600,25 @@ class CostSimulation::Simulation {
       throw std::runtime_error("cost simulation: rank " + std::to_string(ch.from) + " sends " +
                                std::to_string(a.bytes) + " bytes where rank " + std::to_string(ch.to) + " receives " +
                                std::to_string(b.bytes));
-    const Message m{ch.from,
-                    ch.to,
-                    a.bytes,
-                    a.item,
-                    b.item,
-                    ch.local,
-                    a.both_ways || b.both_ways,
-                    a.written,
-                    ch.local && b.rewrites};
+    const SimMessage m{ch.from,
+                       ch.to,
+                       a.bytes,
+                       a.item,
+                       b.item,
+                       ch.local,
+                       a.both_ways || b.both_ways,
+                       a.written,
+                       ch.local && b.rewrites};
     events_.push(std::max(a.at, b.at), Events::Kind::start, m, canonical_ ? start_order(m) : 0);
   }
 
-  MessageCost message_charge(const Message& m) const {
+  MessageCost message_charge(const SimMessage& m) const {
     return message_cost(p_, l_, m.local, m.bytes, m.both_ways, m.written, m.rewrites);
   }
 
   // A message holds the sender's way out and the receiver's way in; between hosts,
   // their links too. Both ends learn of its completion then.
-  void deliver(double time, const Message& m) {
+  void deliver(double time, const SimMessage& m) {
     const MessageCost c = message_charge(m);
     const double port = c.port_us;
     const auto from = static_cast<std::size_t>(m.from), to = static_cast<std::size_t>(m.to);
@@ -660,7 +660,7 @@ class CostSimulation::Simulation {
   // receiver's way in, their hosts' links) as the earlier phase held them. It waits for
   // the earlier messages matched before it and must end before those matched after it
   // start, else the later phase would have delayed the earlier one.
-  double after_earlier(double time, const Message& m, double start, double port) {
+  double after_earlier(double time, const SimMessage& m, double start, double port) {
     const EarlierPhase &a = ranks_[static_cast<std::size_t>(m.from)].earlier,
                        &b = ranks_[static_cast<std::size_t>(m.to)].earlier;
     const PortTrace* ports[4] = {a.rank ? &a.rank->out : nullptr, b.rank ? &b.rank->in : nullptr,
@@ -681,7 +681,7 @@ class CostSimulation::Simulation {
     return start;
   }
 
-  void trace_holds(const Message& m, const PortHold& h) {
+  void trace_holds(const SimMessage& m, const PortHold& h) {
     traces_[static_cast<std::size_t>(m.from)].out.holds.push_back(h);
     traces_[static_cast<std::size_t>(m.to)].in.holds.push_back(h);
     if (!m.local) {
@@ -691,11 +691,11 @@ class CostSimulation::Simulation {
   }
 
   // The rank whose core copies the message, where its link says so.
-  RankState* copier_of(const Message& m) {
+  RankState* copier_of(const SimMessage& m) {
     return (m.local ? p_.intra : p_.inter).receiver_copies ? &ranks_[static_cast<std::size_t>(m.to)] : nullptr;
   }
 
-  void note_host_busy(const Message& m, double until) {
+  void note_host_busy(const SimMessage& m, double until) {
     for (auto [r, busy] : {std::pair{m.from, &host_out_busy_}, std::pair{m.to, &host_in_busy_}}) {
       double& b = (*busy)[static_cast<std::size_t>(l_.node_of_rank[static_cast<std::size_t>(r)])];
       b = std::max(b, until);
@@ -709,7 +709,7 @@ class CostSimulation::Simulation {
   // says: in dataflow order a step's send and receive need not overlap (a scatter's
   // forwarding send starts once its block has arrived).
   struct Flow {
-    Message m;
+    SimMessage m;
     double left_us = 0;  // port time still to go at the full rate, one way
     double rate = 0;     // the share it moves at, slowed while both ways
     double since = 0;    // when left_us was last brought up to date
@@ -723,18 +723,18 @@ class CostSimulation::Simulation {
   struct Pair {
     bool busy = false;
     double last_arrival = -1;  // the time of the latest message matched
-    std::deque<Message> waiting;
+    std::deque<SimMessage> waiting;
   };
 
-  Pair& pair_of(const Message& m) {
+  Pair& pair_of(const SimMessage& m) {
     return pairs_[static_cast<std::uint64_t>(m.from) << 32 | static_cast<std::uint32_t>(m.to)];
   }
 
   // Whether the message shares its pair's bandwidth with the pair's other messages
   // rather than queueing behind them.
-  bool interleaves(const Message& m) const { return (m.local ? p_.intra : p_.inter).pair_shares(m.bytes); }
+  bool interleaves(const SimMessage& m) const { return (m.local ? p_.intra : p_.inter).pair_shares(m.bytes); }
 
-  void deliver_shared(double time, const Message& m) {
+  void deliver_shared(double time, const SimMessage& m) {
     if (interleaves(m)) return begin_flow(time, m);
     Pair& pair = pair_of(m);
     if (pair.busy && pair.last_arrival == time) ties_ordered_ = true;
@@ -749,9 +749,9 @@ class CostSimulation::Simulation {
   std::uint32_t core_port(int to) const {
     return static_cast<std::uint32_t>(2 * (ranks_.size() + hosts_) + static_cast<std::size_t>(to));
   }
-  bool core_shared_by_others(const Message& m) const { return !port_flows_[core_port(m.to)].empty(); }
+  bool core_shared_by_others(const SimMessage& m) const { return !port_flows_[core_port(m.to)].empty(); }
 
-  void begin_flow(double time, const Message& m) {
+  void begin_flow(double time, const SimMessage& m) {
     RankState* copier = copier_of(m);
     const bool joins = copier && interleaves(m) && core_shared_by_others(m);
     if (copier && !joins) {
@@ -834,7 +834,7 @@ class CostSimulation::Simulation {
       }
   }
 
-  void end_flow(double time, const Message& m) {
+  void end_flow(double time, const SimMessage& m) {
     Flow& f = flows_[m.flow];
     if (f.version != m.version) return;  // its share changed since this end was foreseen
     ++f.version;
@@ -854,7 +854,7 @@ class CostSimulation::Simulation {
         bool first = true;
         while (!copier->core_waiting.empty() && (first || (interleaves(copier->core_waiting.front()) &&
                                                            core_shared_by_others(copier->core_waiting.front())))) {
-          const Message next = copier->core_waiting.front();
+          const SimMessage next = copier->core_waiting.front();
           copier->core_waiting.pop_front();
           begin_flow(time, next);
           first = false;
@@ -870,7 +870,7 @@ class CostSimulation::Simulation {
     if (pair.waiting.empty()) {
       pair.busy = false;
     } else {
-      const Message next = pair.waiting.front();
+      const SimMessage next = pair.waiting.front();
       pair.waiting.pop_front();
       begin_flow(time, next);
     }
@@ -878,7 +878,7 @@ class CostSimulation::Simulation {
 
   // A message took its ports (and the receiver's core where it copies) at `time`, one
   // after another (without shared ports).
-  void trace_taken(double time, const Message& m, bool copies) {
+  void trace_taken(double time, const SimMessage& m, bool copies) {
     const std::uint64_t by = canonical_ ? start_order(m) : 0;
     traces_[static_cast<std::size_t>(m.from)].out.take(time, by);
     traces_[static_cast<std::size_t>(m.to)].in.take(time, by);

@@ -24,7 +24,7 @@ int world_size() {
   return n;
 }
 
-struct Session {
+struct PsSession {
   std::string error;        // this rank's
   std::int64_t pushes = 0;  // sent (workers) or received (servers), summed over ranks
   std::int64_t pushes_received = 0;
@@ -33,9 +33,9 @@ struct Session {
 
 // Runs a session: servers serve, workers call `drive(worker, rank)`. `check_final`
 // sees a server's final partitions.
-Session run_session(MpiTransport& tr, const PsConfig& config, PsRoles roles,
-                    const std::function<void(PsWorker&, int)>& drive, const PsFinalParams& check_final = {}) {
-  Session s;
+PsSession run_session(MpiTransport& tr, const PsConfig& config, PsRoles roles,
+                      const std::function<void(PsWorker&, int)>& drive, const PsFinalParams& check_final = {}) {
+  PsSession s;
   long long counts[3] = {0, 0, 0};
   if (roles.is_server(tr.rank())) {
     const PsServerReport r = run_ps_server(tr, config, roles, check_final);
@@ -144,7 +144,7 @@ void expect_matches_allreduce(MpiTransport& tr, PsMode mode, const Case& c) {
         }
     }
   };
-  const Session s = run_session(tr, config, roles, drive, [&](const PsPartition& p, const std::byte* values) {
+  const PsSession s = run_session(tr, config, roles, drive, [&](const PsPartition& p, const std::byte* values) {
     wrong += count_mismatches(DType::f32, values, reference.back().data() + p.first_row * row_elements,
                               p.rows * row_elements, final_tol);
   });
@@ -207,7 +207,7 @@ TEST_F(ParameterServer, SparseTablesOfDifferentRowWidthsSumExactly) {
     reference.push_back(params);
   }
   std::size_t wrong = 0;
-  const Session session = run_session(*tr_, config, roles, [&](PsWorker& w, int rank) {
+  const PsSession session = run_session(*tr_, config, roles, [&](PsWorker& w, int rank) {
     for (int s = 0; s < steps; ++s) {
       std::vector<PsTensorStep> step(config.tensors.size());
       std::vector<std::vector<float>> g(step.size()), out(step.size());
@@ -277,7 +277,7 @@ TEST_F(ParameterServer, BoundedStalenessIsNeverExceededWithASlowWorker) {
           }
         }
       };
-      const Session s = run_session(*tr_, config, roles, drive);
+      const PsSession s = run_session(*tr_, config, roles, drive);
       EXPECT_EQ(s.error, "");
       EXPECT_LE(worst_gap, bound) << "rank " << tr_->rank() << " saw a worker further behind than the bound";
       EXPECT_LE(s.max_staleness, bound);
@@ -287,7 +287,7 @@ TEST_F(ParameterServer, BoundedStalenessIsNeverExceededWithASlowWorker) {
 
 namespace {
 // Every rank must end the session with an error containing `expected`.
-void expect_error_everywhere(const Session& s, const std::string& expected, int rank) {
+void expect_error_everywhere(const PsSession& s, const std::string& expected, int rank) {
   EXPECT_NE(s.error.find(expected), std::string::npos) << "rank " << rank << " got '" << s.error << "'";
 }
 
@@ -318,7 +318,7 @@ std::function<void(PsWorker&, int)> sparse_driver(int steps,
 TEST_F(ParameterServer, DuplicateSparseRowsFailOnEveryRank) {
   const PsRoles roles = ps_roles(world_size(), 1);
   for (PsMode mode : {PsMode::sync, PsMode::async}) {
-    const Session s = run_session(*tr_, small_sparse_config(mode), roles, sparse_driver(4, [](int rank, int t) {
+    const PsSession s = run_session(*tr_, small_sparse_config(mode), roles, sparse_driver(4, [](int rank, int t) {
       return rank == 0 && t == 2 ? std::vector<std::uint64_t>{1, 5, 5} : std::vector<std::uint64_t>{1, 5, 9};
     }));
     expect_error_everywhere(s, "sparse row index 5 appears more than once", tr_->rank());
@@ -328,7 +328,7 @@ TEST_F(ParameterServer, DuplicateSparseRowsFailOnEveryRank) {
 TEST_F(ParameterServer, OutOfRangeSparseRowsFailOnEveryRank) {
   const PsRoles roles = ps_roles(world_size(), world_size() - 1);
   const int last = roles.workers() - 1;
-  const Session s =
+  const PsSession s =
       run_session(*tr_, small_sparse_config(PsMode::bounded), roles, sparse_driver(3, [last](int rank, int t) {
         return rank == last && t == 1 ? std::vector<std::uint64_t>{2, 40} : std::vector<std::uint64_t>{2, 3};
       }));
@@ -339,7 +339,7 @@ TEST_F(ParameterServer, MismatchedTensorDefinitionsFailOnEveryRank) {
   const PsRoles roles = ps_roles(world_size(), 1);
   PsConfig config = small_sparse_config(PsMode::sync);
   if (tr_->rank() == 0) config.tensors[0].rows = 41;  // worker 0 disagrees with everyone
-  const Session s =
+  const PsSession s =
       run_session(*tr_, config, roles, sparse_driver(3, [](int, int) { return std::vector<std::uint64_t>{0}; }));
   expect_error_everywhere(s, "tensor definitions differ between ranks: worker rank 0", tr_->rank());
 }
@@ -347,7 +347,7 @@ TEST_F(ParameterServer, MismatchedTensorDefinitionsFailOnEveryRank) {
 TEST_F(ParameterServer, SyncWorkerStoppingEarlyIsAnErrorNotAHang) {
   const PsRoles roles = ps_roles(world_size(), 1);
   if (roles.workers() < 2) GTEST_SKIP() << "needs two workers";
-  const Session s = run_session(*tr_, small_sparse_config(PsMode::sync), roles, [](PsWorker& w, int rank) {
+  const PsSession s = run_session(*tr_, small_sparse_config(PsMode::sync), roles, [](PsWorker& w, int rank) {
     sparse_driver(rank == 0 ? 1 : 3, [](int, int) { return std::vector<std::uint64_t>{7}; })(w, rank);
   });
   expect_error_everywhere(s, "worker rank 0 finished after 1 step(s)", tr_->rank());

@@ -17,6 +17,7 @@
 #include "harness/common/session.hpp"
 #include "harness/replay/replay.hpp"
 #include "harness/replay/replay_rows.hpp"
+#include "tests/mpi/broken_ring.hpp"
 #include "tests/mpi/deferred_space.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/zipf.hpp"
@@ -44,19 +45,12 @@ Schedule broken_all_to_all(const ScheduleRequest& q) {
   return s;
 }
 
-Schedule broken_ring(const ScheduleRequest& q) {
-  Schedule s = build_ring_allreduce(q);
-  if (q.rank == 0 && q.nranks > 1 && !s.steps.empty() && !s.steps[0].ops.empty())
-    s.steps[0].ops[0].kind = LocalOp::Kind::copy;
-  return s;
-}
-
 class Replay : public ::testing::Test {
  protected:
   void SetUp() override {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    registry_.add({Collective::allreduce, "broken", "test only", broken_ring, {}});
+    registry_.add({Collective::allreduce, "broken", "test only", test::broken_ring, {}});
     registry_.add({Collective::alltoallv, "broken", "test only", broken_all_to_all, {}});
     workload_path_ = testing::TempDir() + "collbench-replay-" + std::to_string(rank_) + ".csv";
     std::ofstream(workload_path_) << kWorkloadCsv;

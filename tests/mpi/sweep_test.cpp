@@ -9,19 +9,12 @@
 #include "harness/common/default_registry.hpp"
 #include "harness/common/session.hpp"
 #include "harness/run/sweep.hpp"
+#include "tests/mpi/broken_ring.hpp"
 #include "tests/mpi/oversubscribed.hpp"
 
 using namespace collbench;
 
 namespace {
-// The ring, but rank 0 forgets its own contribution to the first chunk it reduces.
-Schedule broken_ring(const ScheduleRequest& q) {
-  Schedule s = build_ring_allreduce(q);
-  if (q.rank == 0 && q.nranks > 1 && !s.steps.empty() && !s.steps[0].ops.empty())
-    s.steps[0].ops[0].kind = LocalOp::Kind::copy;
-  return s;
-}
-
 // MPI_Allreduce, but every third call of a prepared call leaves rank 0's first element wrong.
 class SometimesWrong : public PreparedCollective {
  public:
@@ -52,7 +45,7 @@ SweepSpec options(const Registry& r, const std::vector<std::string>& names) {
 
 TEST(Sweep, CorrectAlgorithmsReportNoErrorsAndBrokenOnesAreCaught) {
   Registry r = default_registry();
-  r.add({Collective::allreduce, "broken", "test only", broken_ring, {}});
+  r.add({Collective::allreduce, "broken", "test only", test::broken_ring, {}});
   Session session(r, MPI_COMM_WORLD, 0);
   yield_where_oversubscribed(session.transport);
   ResultSink discard;

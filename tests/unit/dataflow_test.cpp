@@ -5,17 +5,14 @@
 #include "algorithms/catalog.hpp"
 #include "collectives/schedule/dataflow.hpp"
 #include "collectives/schedule/registry.hpp"
+#include "tests/unit/small_regions.hpp"
 
 using namespace collbench;
+using namespace collbench::test;
 
 namespace {
 
 constexpr std::ptrdiff_t kNone = -1;
-const BufferLayout kOutOfPlace{8, 8, 8, false, 0};
-
-Region scratch(std::size_t at) { return {BufferId::scratch, at, 4}; }
-Region recv(std::size_t at) { return {BufferId::recv, at, 4}; }
-Region send(std::size_t at) { return {BufferId::send, at, 4}; }
 
 // Step 0: receive into scratch[0,4) and fold it into recv[0,4). Step 1 is up to the test.
 Schedule receive_then_reduce() {

@@ -9,17 +9,12 @@
 #include <vector>
 
 #include "collectives/schedule/receive_fusion.hpp"
+#include "tests/unit/small_regions.hpp"
 
 using namespace collbench;
+using namespace collbench::test;
 
 namespace {
-
-const BufferLayout kOutOfPlace{8, 8, 8, false, 0};
-const BufferLayout kInPlace{8, 8, 8, true, 0};
-
-Region scratch(std::size_t at) { return {BufferId::scratch, at, 4}; }
-Region recv(std::size_t at) { return {BufferId::recv, at, 4}; }
-Region send(std::size_t at) { return {BufferId::send, at, 4}; }
 
 // A ring step: send one block, receive the other into scratch and fold it into recv.
 Schedule ring_step(Region local) {

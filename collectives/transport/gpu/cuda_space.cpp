@@ -8,21 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "collectives/transport/gpu/cuda_check.hpp"
 #include "collectives/transport/gpu/reduce_launch.hpp"
 #include "collectives/transport/memory_space.hpp"
 
 namespace collbench {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
 class CudaSpace final : public MemorySpace {
  public:
   explicit CudaSpace(int device) : name_("cuda:" + std::to_string(device)) {
-    check(cudaSetDevice(device), "cudaSetDevice");
-    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    cuda_check(cudaSetDevice(device), "cudaSetDevice");
+    cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   }
   CudaSpace(const CudaSpace&) = delete;
   CudaSpace& operator=(const CudaSpace&) = delete;
@@ -35,43 +32,43 @@ class CudaSpace final : public MemorySpace {
   std::string_view name() const override { return name_; }
   OwnedBuffer allocate(std::size_t bytes) override {
     void* p = nullptr;
-    check(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
+    cuda_check(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
     // On the stream: cudaMemset would not be ordered before this non-blocking stream's work.
-    check(cudaMemsetAsync(p, 0, bytes, stream_), "cudaMemsetAsync");
+    cuda_check(cudaMemsetAsync(p, 0, bytes, stream_), "cudaMemsetAsync");
     return {static_cast<std::byte*>(p), bytes, [](std::byte* q, std::size_t) { cudaFree(q); }};
   }
   OwnedBuffer allocate_staging(std::size_t bytes) override {
     void* p = nullptr;
-    check(cudaMallocHost(&p, bytes ? bytes : 1), "cudaMallocHost");
+    cuda_check(cudaMallocHost(&p, bytes ? bytes : 1), "cudaMallocHost");
     return {static_cast<std::byte*>(p), bytes, [](std::byte* q, std::size_t) { cudaFreeHost(q); }};
   }
   void copy_in(void* dst, const void* src, std::size_t bytes) override {
-    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync (in)");
+    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync (in)");
     synchronize();  // the host memory may be reused at once
   }
   void copy_out(void* dst, const void* src, std::size_t bytes) override {
-    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (out)");
+    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (out)");
     synchronize();
   }
   void reduce(DType t, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count) override {
     launch_reduce(t, op, dst, a, b, count, stream_);
-    check(cudaGetLastError(), "reduction kernel launch");
+    cuda_check(cudaGetLastError(), "reduction kernel launch");
   }
   void copy(void* dst, const void* src, std::size_t bytes) override {
     // Default: the source may be another GPU's memory, mapped through CUDA IPC.
-    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "cudaMemcpyAsync");
+    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "cudaMemcpyAsync");
   }
-  void synchronize() override { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
+  void synchronize() override { cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
   void* native_stream() override { return stream_; }
   std::uint64_t mark() override {
     cudaEvent_t e = nullptr;
     if (spare_events_.empty()) {
-      check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+      cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     } else {
       e = spare_events_.back();
       spare_events_.pop_back();
     }
-    check(cudaEventRecord(e, stream_), "cudaEventRecord");
+    cuda_check(cudaEventRecord(e, stream_), "cudaEventRecord");
     marks_.push_back({++marked_, e});
     return marked_;
   }
@@ -79,7 +76,7 @@ class CudaSpace final : public MemorySpace {
     while (!marks_.empty()) {
       const cudaError_t q = cudaEventQuery(marks_.front().event);
       if (q == cudaErrorNotReady) break;
-      check(q, "cudaEventQuery");
+      cuda_check(q, "cudaEventQuery");
       reached_ = marks_.front().seq;
       spare_events_.push_back(marks_.front().event);
       marks_.pop_front();

@@ -10,16 +10,12 @@
 #include <string>
 
 #include "collectives/transport/exported_memory.hpp"
+#include "collectives/transport/gpu/cuda_check.hpp"
 
 namespace collbench {
 namespace {
 
 static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(ExportHandle), "a CUDA IPC handle must fit an ExportHandle");
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string("cuda-ipc transport: ") + what + ": " + cudaGetErrorString(e));
-}
 
 class CudaIpcMemory final : public ExportedMemory {
  public:
@@ -43,15 +39,16 @@ class CudaIpcMemory final : public ExportedMemory {
     } else {
       void* p = nullptr;
       b.capacity = std::max<std::size_t>(bytes, 1);
-      check(cudaMalloc(&p, b.capacity), "cudaMalloc");
+      cuda_check(cudaMalloc(&p, b.capacity), "cuda-ipc transport: cudaMalloc");
       b.base = static_cast<std::byte*>(p);
       cudaIpcMemHandle_t h;
-      check(cudaIpcGetMemHandle(&h, p), "cudaIpcGetMemHandle");
+      cuda_check(cudaIpcGetMemHandle(&h, p), "cuda-ipc transport: cudaIpcGetMemHandle");
       std::memcpy(b.handle.data(), &h, sizeof h);
       b.id = next_id_++;
     }
     // Ordered before the stream's later work, as the space's own buffers are.
-    check(cudaMemsetAsync(b.base, 0, bytes, static_cast<cudaStream_t>(space_.native_stream())), "cudaMemsetAsync");
+    cuda_check(cudaMemsetAsync(b.base, 0, bytes, static_cast<cudaStream_t>(space_.native_stream())),
+               "cuda-ipc transport: cudaMemsetAsync");
     return {OwnedBuffer(b.base, bytes, [this, b](std::byte*, std::size_t) { spare_.emplace(b.capacity, b); }), b.id,
             b.handle};
   }

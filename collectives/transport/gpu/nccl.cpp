@@ -9,16 +9,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collectives/transport/gpu/cuda_check.hpp"
 #include "collectives/transport/gpu/nccl.hpp"
 
 namespace collbench {
 namespace {
 
-void check(ncclResult_t r, const char* what) {
+void nccl_check(ncclResult_t r, const char* what) {
   if (r != ncclSuccess) throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(r));
-}
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
 ncclDataType_t nccl_type(DType t) {
@@ -49,9 +47,9 @@ class NcclTransport final : public Transport {
       : rank_(rank), size_(size), space_(space), stream_(static_cast<cudaStream_t>(space.native_stream())) {
     if (!stream_) throw std::logic_error("the nccl transport needs a GPU's memory space");
     ncclUniqueId id{};
-    if (rank == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    if (rank == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     bcast(&id, sizeof id);
-    check(ncclCommInitRank(&comm_, size, id, rank), "ncclCommInitRank");
+    nccl_check(ncclCommInitRank(&comm_, size, id, rank), "ncclCommInitRank");
   }
   ~NcclTransport() override {
     if (comm_) ncclCommDestroy(comm_);
@@ -108,15 +106,15 @@ class NcclTransport final : public Transport {
   // Everything posted since the last wait goes out as one group.
   void launch() {
     if (pending_.empty()) return;
-    check(ncclGroupStart(), "ncclGroupStart");
+    nccl_check(ncclGroupStart(), "ncclGroupStart");
     for (Ticket t : pending_) {
       const Flight& f = flights_.at(t);
       if (f.send)
-        check(ncclSend(f.m.data, f.m.bytes, ncclUint8, f.m.peer, comm_, stream_), "ncclSend");
+        nccl_check(ncclSend(f.m.data, f.m.bytes, ncclUint8, f.m.peer, comm_, stream_), "ncclSend");
       else
-        check(ncclRecv(f.m.data, f.m.bytes, ncclUint8, f.m.peer, comm_, stream_), "ncclRecv");
+        nccl_check(ncclRecv(f.m.data, f.m.bytes, ncclUint8, f.m.peer, comm_, stream_), "ncclRecv");
     }
-    check(ncclGroupEnd(), "ncclGroupEnd");
+    nccl_check(ncclGroupEnd(), "ncclGroupEnd");
     const std::uint64_t mark = space_.mark();
     for (Ticket t : pending_) flights_.at(t).mark = mark;
     pending_.clear();
@@ -157,43 +155,46 @@ class NcclCollective final : public PreparedCollective {
     cudaStream_t s = t_.stream();
     switch (c_.collective) {
       case Collective::allreduce:
-        check(ncclAllReduce(c_.send, recv, n, dt, nccl_op(c_.op), comm, s), "ncclAllReduce");
+        nccl_check(ncclAllReduce(c_.send, recv, n, dt, nccl_op(c_.op), comm, s), "ncclAllReduce");
         break;
-      case Collective::broadcast: check(ncclBroadcast(recv, recv, n, dt, c_.root, comm, s), "ncclBroadcast"); break;
+      case Collective::broadcast:
+        nccl_check(ncclBroadcast(recv, recv, n, dt, c_.root, comm, s), "ncclBroadcast");
+        break;
       case Collective::reduce:
-        check(ncclReduce(c_.send, recv, n, dt, nccl_op(c_.op), c_.root, comm, s), "ncclReduce");
+        nccl_check(ncclReduce(c_.send, recv, n, dt, nccl_op(c_.op), c_.root, comm, s), "ncclReduce");
         break;
-      case Collective::allgather: check(ncclAllGather(c_.send, recv, n, dt, comm, s), "ncclAllGather"); break;
+      case Collective::allgather: nccl_check(ncclAllGather(c_.send, recv, n, dt, comm, s), "ncclAllGather"); break;
       case Collective::reduce_scatter:
         if (!c_.in_place) {
-          check(ncclReduceScatter(c_.send, recv, n, dt, nccl_op(c_.op), comm, s), "ncclReduceScatter");
+          nccl_check(ncclReduceScatter(c_.send, recv, n, dt, nccl_op(c_.op), comm, s), "ncclReduceScatter");
         } else {
           // NCCL's in-place result sits at this rank's block; MPI's (and the check's) at
           // the front: one device copy more.
           std::byte* mine = recv + static_cast<std::size_t>(rank) * n * elem;
-          check(ncclReduceScatter(c_.send, mine, n, dt, nccl_op(c_.op), comm, s), "ncclReduceScatter");
-          if (rank != 0) check(cudaMemcpyAsync(recv, mine, n * elem, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
+          nccl_check(ncclReduceScatter(c_.send, mine, n, dt, nccl_op(c_.op), comm, s), "ncclReduceScatter");
+          if (rank != 0)
+            cuda_check(cudaMemcpyAsync(recv, mine, n * elem, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
         }
         break;
       case Collective::gather:
-        check(ncclGroupStart(), "ncclGroupStart");
+        nccl_check(ncclGroupStart(), "ncclGroupStart");
         if (rank == c_.root) {
           for (int r = 0; r < size; ++r)
             if (r != rank)
-              check(ncclRecv(recv + static_cast<std::size_t>(r) * n * elem, n, dt, r, comm, s), "ncclRecv");
+              nccl_check(ncclRecv(recv + static_cast<std::size_t>(r) * n * elem, n, dt, r, comm, s), "ncclRecv");
         } else {
-          check(ncclSend(c_.send, n, dt, c_.root, comm, s), "ncclSend");
+          nccl_check(ncclSend(c_.send, n, dt, c_.root, comm, s), "ncclSend");
         }
-        check(ncclGroupEnd(), "ncclGroupEnd");
+        nccl_check(ncclGroupEnd(), "ncclGroupEnd");
         if (rank == c_.root && !c_.in_place)
-          check(cudaMemcpyAsync(recv + static_cast<std::size_t>(rank) * n * elem, c_.send, n * elem,
-                                cudaMemcpyDeviceToDevice, s),
-                "cudaMemcpyAsync");
+          cuda_check(cudaMemcpyAsync(recv + static_cast<std::size_t>(rank) * n * elem, c_.send, n * elem,
+                                     cudaMemcpyDeviceToDevice, s),
+                     "cudaMemcpyAsync");
         break;
       case Collective::alltoall:
       case Collective::alltoallv: all_to_all(dt, elem, recv, s); break;
     }
-    check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
   }
 
  private:
@@ -203,18 +204,18 @@ class NcclCollective final : public PreparedCollective {
     const int me = t_.rank();
     const auto* send = static_cast<const std::byte*>(c_.send);
     if (staged_.data()) {
-      check(cudaMemcpyAsync(staged_.data(), recv, b.recv_total(me) * elem, cudaMemcpyDeviceToDevice, s),
-            "cudaMemcpyAsync");
+      cuda_check(cudaMemcpyAsync(staged_.data(), recv, b.recv_total(me) * elem, cudaMemcpyDeviceToDevice, s),
+                 "cudaMemcpyAsync");
       send = staged_.data();
     }
-    check(ncclGroupStart(), "ncclGroupStart");
+    nccl_check(ncclGroupStart(), "ncclGroupStart");
     for (int p = 0; p < b.nranks(); ++p) {
       if (b.count(me, p) > 0)
-        check(ncclSend(send + b.send_offset(me, p) * elem, b.count(me, p), dt, p, t_.comm(), s), "ncclSend");
+        nccl_check(ncclSend(send + b.send_offset(me, p) * elem, b.count(me, p), dt, p, t_.comm(), s), "ncclSend");
       if (b.count(p, me) > 0)
-        check(ncclRecv(recv + b.recv_offset(me, p) * elem, b.count(p, me), dt, p, t_.comm(), s), "ncclRecv");
+        nccl_check(ncclRecv(recv + b.recv_offset(me, p) * elem, b.count(p, me), dt, p, t_.comm(), s), "ncclRecv");
     }
-    check(ncclGroupEnd(), "ncclGroupEnd");
+    nccl_check(ncclGroupEnd(), "ncclGroupEnd");
   }
 
   CollectiveCall c_;

@@ -8,7 +8,7 @@
 
 namespace collbench {
 namespace {
-[[noreturn]] void refuse() {
+[[noreturn]] void refuse_without_cuda() {
   throw std::runtime_error(
       "this collbench was built without CUDA (no nvcc at configure time), so it has no GPU support");
 }
@@ -20,8 +20,8 @@ GpuInventory probe_gpus() {
   return g;
 }
 
-std::unique_ptr<MemorySpace> make_gpu_space(int) { refuse(); }
+std::unique_ptr<MemorySpace> make_gpu_space(int) { refuse_without_cuda(); }
 
-std::unique_ptr<ExportedMemory> make_cuda_ipc_memory(MemorySpace&) { refuse(); }
+std::unique_ptr<ExportedMemory> make_cuda_ipc_memory(MemorySpace&) { refuse_without_cuda(); }
 
 }  // namespace collbench
