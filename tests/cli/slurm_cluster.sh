@@ -70,17 +70,21 @@ srun_ -N 3 --ntasks-per-node 1 --mpi=$plugin "$collbench" run -a mpi,ring -b 8 -
   --csv "$dir/run.csv" --json "$dir/run.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "srun run exited $?"; }
 check "$dir/run.json" 1
 # 3 ranks on this machine's 2 cores: the ranks must yield when idle, or an 8-byte
-# allreduce takes scheduler ticks (4-7 ms) rather than the link's 0.1 ms.
+# allreduce takes scheduler ticks (4-7 ms) rather than the link's 0.1 ms. What is asserted
+# is the mechanism: every task of a step carries the yield-when-idle preload (each decides
+# from its step's size), and the run records it. Its latency is printed, not judged: with
+# other work on the cores (a CPU hog on each) it was 5.5 ms though the ranks yielded.
 python3 - "$dir/run.json" "$(nproc)" <<'PY' || fail "srun's ranks do not yield when idle on oversubscribed hosts"
 import json, sys
 j = json.load(open(sys.argv[1]))
 if j["metadata"]["ranks"] <= int(sys.argv[2]):
     sys.exit(print("skip: the hosts do not outnumber the cores here") or 0)
 r = next(r for r in j["rows"] if r["algorithm"] == "mpi" and int(r["bytes"]) == 8)
-assert r["p50_us"] < 1000, f'8-byte allreduce p50 {r["p50_us"]:.1f} us'
 assert "ucx_yield_when_idle=if_oversubscribed" in j["metadata"]["interconnect"]["details"], j["metadata"]["interconnect"]
 print(f'ok: {j["metadata"]["ranks"]} ranks on {sys.argv[2]} cores under srun, 8-byte allreduce p50 {r["p50_us"]:.1f} us')
 PY
+mapped=$(srun_ -N 3 --ntasks-per-node 1 grep -c ucx_yield_when_idle /proc/self/maps 2>&1)
+[ "$(grep -c '^[1-9]' <<<"$mapped")" = 3 ] || fail "not every srun task has the yield-when-idle preload: $mapped"
 srun_ -N 3 --ntasks-per-node 1 --mpi=$plugin "$collbench" p2p -b 1K -e 64K -f 64 -w 2 -n 5 \
   --csv "$dir/p2p.csv" --json "$dir/p2p.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "srun p2p exited $?"; }
 check "$dir/p2p.json" 1
