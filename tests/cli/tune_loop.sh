@@ -15,7 +15,10 @@
 set -u
 mpiexec=$1 collbench=$2 part=${3:-both}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "$(dirname "$mpiexec")" && pwd)
+# The tree of the collbench given (BUILD/harness/collbench); its launches go through the
+# launcher given, which for the tests is not BUILD/mpiexec (tests/CMakeLists.txt).
+build=$(cd "$(dirname "$collbench")/.." && pwd)
+export MPIEXEC=$mpiexec
 # shellcheck source=tests/cli/cli_scratch.sh
 source "$(dirname "$0")/cli_scratch.sh"
 python3 -c '
