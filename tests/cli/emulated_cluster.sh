@@ -123,7 +123,9 @@ echo "== three hosts on two cores: ranks take turns (Open MPI told to yield when
 timeout 120 "$emu" mpiexec --name "$name" -- "$collbench" run -a mpi -b 8 -e 8 -n 20 -w 5 \
   --csv "$dir/y.csv" --json "$dir/y.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "the 3-host run exited $?"; }
 # Polling ranks that share a core wait for the scheduler's tick: 4 ms an 8-byte
-# allreduce here without yielding, 0.05-0.1 ms with.
+# allreduce here without yielding, 0.05-0.1 ms with. What is asserted is the mechanism
+# (Open MPI's ranks have the setting; MPICH's have the preload mapped), not the latency:
+# with a CPU hog on each core it was 1.8 ms though the ranks yielded.
 python3 - "$dir/y.json" "$family" <<'PY' || exit 1
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -133,9 +135,13 @@ if sys.argv[2] == "openmpi":
 else:
     assert "ucx_yield_when_idle=on" in m["interconnect"]["details"], m["interconnect"]
 r = j["rows"][0]
-assert r["errors"] == 0 and r["p50_us"] < 1000, r
+assert r["errors"] == 0, r
 print(f'ok: 3 ranks on 2 cores, 8-byte allreduce p50 {r["p50_us"]:.1f} us')
 PY
+if [ "$family" = mpich ]; then
+  mapped=$(timeout 60 "$emu" mpiexec --name "$name" -- grep -c ucx_yield_when_idle /proc/self/maps 2>&1)
+  [ "$(grep -c '^[1-9]' <<<"$mapped")" = 3 ] || fail "not every rank has the yield-when-idle preload: $mapped"
+fi
 if [ "$library_parts" = 0 ]; then
   "$emu" down --name "$name" >/dev/null
   [ -z "$(left_behind)" ] || fail "down left $(left_behind)"
