@@ -256,10 +256,11 @@ up() {
   for i in $(seq "$hosts"); do
     getent hosts "$(host_ns "$i")" >/dev/null && die "host name $(host_ns "$i") is already known to this machine; choose another --name"
   done
+  # From the probe on, an interrupted up removes what it made (down removes the probe too):
+  # a TERM between the probe's add and del left it behind on a loaded machine.
+  trap 'echo "emulate_cluster: up failed or was interrupted; removing what it created" >&2; down; exit 2' ERR INT TERM
   ip netns add "$name-probe" 2>/dev/null || die "cannot create network namespaces here (not permitted in this container?)"
   ip netns del "$name-probe"
-
-  trap 'echo "emulate_cluster: up failed or was interrupted; removing what it created" >&2; down; exit 2' ERR INT TERM
   mkdir -p "$state"
   ip link add "$bridge" type bridge
   ip addr add 10.213.0.1/24 dev "$bridge"
