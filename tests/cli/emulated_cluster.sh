@@ -139,8 +139,8 @@ assert r["errors"] == 0, r
 print(f'ok: 3 ranks on 2 cores, 8-byte allreduce p50 {r["p50_us"]:.1f} us')
 PY
 if [ "$family" = mpich ]; then
-  mapped=$(timeout 60 "$emu" mpiexec --name "$name" -- grep -c ucx_yield_when_idle /proc/self/maps 2>&1)
-  [ "$(grep -c '^[1-9]' <<<"$mapped")" = 3 ] || fail "not every rank has the yield-when-idle preload: $mapped"
+  why=$(ranks_have_yield_preload 3 timeout 60 "$emu" mpiexec --name "$name" --) ||
+    fail "not every rank has the yield-when-idle preload: $why"
 fi
 if [ "$library_parts" = 0 ]; then
   "$emu" down --name "$name" >/dev/null

@@ -16,3 +16,13 @@ emulator_unusable() {
     ip netns del "$name-try" 2>/dev/null
   } | head -1
 }
+
+# Whether each of the N tasks that LAUNCH... starts on emulated hosts has the yield-when-idle
+# preload mapped (what makes ranks that outnumber the cores yield); if not, prints what
+# they said and returns 1.
+ranks_have_yield_preload() {
+  local n=$1 mapped
+  shift
+  mapped=$("$@" grep -c ucx_yield_when_idle /proc/self/maps 2>&1)
+  [ "$(grep -c '^[1-9]' <<<"$mapped")" = "$n" ] || { echo "${mapped:-no output}"; return 1; }
+}

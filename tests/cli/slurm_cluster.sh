@@ -83,8 +83,8 @@ r = next(r for r in j["rows"] if r["algorithm"] == "mpi" and int(r["bytes"]) == 
 assert "ucx_yield_when_idle=if_oversubscribed" in j["metadata"]["interconnect"]["details"], j["metadata"]["interconnect"]
 print(f'ok: {j["metadata"]["ranks"]} ranks on {sys.argv[2]} cores under srun, 8-byte allreduce p50 {r["p50_us"]:.1f} us')
 PY
-mapped=$(srun_ -N 3 --ntasks-per-node 1 grep -c ucx_yield_when_idle /proc/self/maps 2>&1)
-[ "$(grep -c '^[1-9]' <<<"$mapped")" = 3 ] || fail "not every srun task has the yield-when-idle preload: $mapped"
+why=$(ranks_have_yield_preload 3 srun_ -N 3 --ntasks-per-node 1) ||
+  fail "not every srun task has the yield-when-idle preload: $why"
 srun_ -N 3 --ntasks-per-node 1 --mpi=$plugin "$collbench" p2p -b 1K -e 64K -f 64 -w 2 -n 5 \
   --csv "$dir/p2p.csv" --json "$dir/p2p.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "srun p2p exited $?"; }
 check "$dir/p2p.json" 1
