@@ -5,7 +5,6 @@
 #include <deque>
 #include <functional>
 #include <iterator>
-#include <map>
 #include <sstream>
 #include <unordered_map>
 
@@ -25,15 +24,17 @@ struct SymBuffer {
   std::uint64_t* cell(std::size_t i) { return bits.data() + i * words; }
 };
 
-struct Payload {
-  std::vector<std::int64_t> index;
-  std::vector<std::uint64_t> bits;
-};
-
 struct Place {
   SymBuffer* buf;
   std::size_t offset;
 };
+
+// `count` elements, index and ranks, from one place to another that does not overlap it.
+void copy_elements(const Place& from, const Place& to, std::size_t count) {
+  std::copy_n(from.buf->index.begin() + static_cast<std::ptrdiff_t>(from.offset), count,
+              to.buf->index.begin() + static_cast<std::ptrdiff_t>(to.offset));
+  std::copy_n(from.buf->cell(from.offset), count * from.buf->words, to.buf->cell(to.offset));
+}
 
 class Player {
  public:
@@ -122,10 +123,26 @@ class Player {
     return k < s.steps.size() && s.number(k) == step ? &s.steps[k] : nullptr;
   }
 
+  // A step's sends, from rank to rank: a receive reads the sender's region when it
+  // matches, not a copy taken as the send starts. That is the same data: nothing
+  // writes a region being sent before the step's operations run, except a receive on
+  // the sending rank, which check_races reports. Sorted by channel, a channel's sends
+  // in posting order, so receives match them first come first served.
+  struct Sent {
+    std::uint64_t channel;  // from << 32 | to
+    Place where;
+    std::size_t count;
+    std::size_t matched = 0;  // on a channel's first send: how many of its sends are matched
+  };
+  static std::uint64_t channel_of(int from, int to) {
+    return static_cast<std::uint64_t>(from) << 32 | static_cast<std::uint32_t>(to);
+  }
+
   void play_step(std::size_t step) {
     const std::string at = "step " + std::to_string(step);
-    std::map<std::pair<int, int>, std::deque<Payload>> in_flight;
-    std::vector<const Step*> now(static_cast<std::size_t>(p_.nranks));
+    sent_.clear();
+    std::vector<const Step*>& now = now_;
+    now.resize(static_cast<std::size_t>(p_.nranks));
     for (int r = 0; r < p_.nranks; ++r) now[static_cast<std::size_t>(r)] = step_numbered(r, step);
     for (int r = 0; r < p_.nranks; ++r) {
       if (!now[r]) continue;
@@ -136,26 +153,25 @@ class Player {
         }
         Place pl = place(r, t.region, at, " send");
         if (!pl.buf) continue;
-        Payload pay;
-        for (std::size_t i = 0; i < t.region.count; ++i) {
-          pay.index.push_back(pl.buf->index[pl.offset + i]);
-          const std::uint64_t* c = pl.buf->cell(pl.offset + i);
-          pay.bits.insert(pay.bits.end(), c, c + words_);
-        }
         report_.elements_sent[r] += t.region.count;
-        in_flight[{r, t.peer}].push_back(std::move(pay));
+        sent_.push_back({channel_of(r, t.peer), pl, t.region.count});
       }
     }
+    std::stable_sort(sent_.begin(), sent_.end(), [](const Sent& a, const Sent& b) { return a.channel < b.channel; });
     for (int r = 0; r < p_.nranks; ++r) {
       if (!now[r]) continue;
       const Step& st = *now[r];
       check_races(r, st, at);
-      for (const Transfer& t : st.recvs) receive(r, t, at, in_flight);
+      for (const Transfer& t : st.recvs) receive(r, t, at);
     }
-    for (auto& [key, queue] : in_flight)
-      if (!queue.empty())
-        error("rank " + std::to_string(key.first) + " " + at + ": " + std::to_string(queue.size()) +
-              " send(s) to rank " + std::to_string(key.second) + " have no matching receive");
+    for (std::size_t i = 0; i < sent_.size();) {  // channel by channel
+      std::size_t end = i + 1;
+      while (end < sent_.size() && sent_[end].channel == sent_[i].channel) ++end;
+      if (const std::size_t left = end - i - sent_[i].matched)
+        error("rank " + std::to_string(sent_[i].channel >> 32) + " " + at + ": " + std::to_string(left) +
+              " send(s) to rank " + std::to_string(sent_[i].channel & 0xffffffffu) + " have no matching receive");
+      i = end;
+    }
     for (int r = 0; r < p_.nranks; ++r)
       if (now[r])
         for (const LocalOp& op : now[r]->ops) local(r, op, at);
@@ -179,9 +195,17 @@ class Player {
   };
 
   // Started, not yet matched transfers between one sender and one receiver, in start order.
+  // (Queues as vectors read from a head: an all-to-all at 1000 ranks opens a million
+  // channels, and an empty deque already allocates.)
+  struct Queue {
+    std::vector<std::size_t> items;
+    std::size_t head = 0;
+    bool empty() const { return head == items.size(); }
+    std::size_t pop() { return items[head++]; }
+  };
   struct Channel {
     int from = 0, to = 0;
-    std::deque<std::size_t> sent, posted;
+    Queue sent, posted;
     bool listed = false;  // in Matching::matchable
   };
   struct Matching {
@@ -198,12 +222,12 @@ class Player {
     }
     void sent_on(int from, int to, std::size_t i) {
       Channel& c = at(from, to);
-      c.sent.push_back(i);
+      c.sent.items.push_back(i);
       list(c);
     }
     void posted_on(int from, int to, std::size_t i) {
       Channel& c = at(from, to);
-      c.posted.push_back(i);
+      c.posted.items.push_back(i);
       list(c);
     }
   };
@@ -245,9 +269,7 @@ class Player {
       Channel& c = *m.matchable.front();
       m.matchable.pop_front();
       c.listed = false;
-      const std::size_t si = c.sent.front(), ri = c.posted.front();
-      c.sent.pop_front();
-      c.posted.pop_front();
+      const std::size_t si = c.sent.pop(), ri = c.posted.pop();
       m.list(c);
       deliver(c.from, flows[c.from], si, c.to, flows[c.to], ri);
       for (int r : {c.from, c.to})
@@ -334,10 +356,7 @@ class Player {
     }
     Place src = place(from, s.region, at, " send"), dst = place(to, t.region, at, " recv");
     if (!src.buf || !dst.buf) return;
-    for (std::size_t i = 0; i < t.region.count; ++i) {
-      dst.buf->index[dst.offset + i] = src.buf->index[src.offset + i];
-      std::copy_n(src.buf->cell(src.offset + i), words_, dst.buf->cell(dst.offset + i));
-    }
+    copy_elements(src, dst, t.region.count);
     report_.elements_sent[from] += s.region.count;
     report_.elements_received[to] += t.region.count;
   }
@@ -384,27 +403,25 @@ class Player {
     }
   }
 
-  void receive(int r, const Transfer& t, const std::string& at,
-               std::map<std::pair<int, int>, std::deque<Payload>>& in_flight) {
-    auto& queue = in_flight[{t.peer, r}];
-    if (queue.empty()) {
+  void receive(int r, const Transfer& t, const std::string& at) {
+    const std::uint64_t channel = channel_of(t.peer, r);
+    const auto first = std::lower_bound(sent_.begin(), sent_.end(), channel,
+                                        [](const Sent& s, std::uint64_t c) { return s.channel < c; });
+    const auto next = first == sent_.end() ? first : first + static_cast<std::ptrdiff_t>(first->matched);
+    if (next >= sent_.end() || next->channel != channel) {
       error("rank " + std::to_string(r) + " " + at + ": receive from rank " + std::to_string(t.peer) +
             " has no matching send");
       return;
     }
-    Payload pay = std::move(queue.front());
-    queue.pop_front();
-    if (pay.index.size() != t.region.count) {
+    ++first->matched;
+    if (next->count != t.region.count) {
       error("rank " + std::to_string(r) + " " + at + ": receives " + std::to_string(t.region.count) +
-            " elements from rank " + std::to_string(t.peer) + " which sends " + std::to_string(pay.index.size()));
+            " elements from rank " + std::to_string(t.peer) + " which sends " + std::to_string(next->count));
       return;
     }
     Place pl = place(r, t.region, at, " recv");
     if (!pl.buf) return;
-    for (std::size_t i = 0; i < t.region.count; ++i) {
-      pl.buf->index[pl.offset + i] = pay.index[i];
-      std::copy_n(pay.bits.begin() + static_cast<std::ptrdiff_t>(i * words_), words_, pl.buf->cell(pl.offset + i));
-    }
+    copy_elements(next->where, pl, t.region.count);
     report_.elements_received[r] += t.region.count;
   }
 
@@ -419,7 +436,19 @@ class Player {
     Place d = place(r, op.dst, at, kind), a = place(r, op.a, at, kind);
     Place b = is_reduce ? place(r, op.b, at, kind) : Place{nullptr, 0};
     if (!d.buf || !a.buf || (is_reduce && !b.buf)) return;
-    std::vector<std::uint64_t> tmp(words_);
+    // A copy between places that do not overlap: every element defined up to the first
+    // that is not, moved at once.
+    if (!is_reduce && (d.buf != a.buf || d.offset >= a.offset + op.dst.count || a.offset >= d.offset + op.dst.count)) {
+      const auto first = a.buf->index.begin() + static_cast<std::ptrdiff_t>(a.offset);
+      const auto undefined = std::find_if(first, first + static_cast<std::ptrdiff_t>(op.dst.count),
+                                          [](std::int64_t index) { return index < 0; });
+      copy_elements(a, d, static_cast<std::size_t>(undefined - first));
+      if (undefined != first + static_cast<std::ptrdiff_t>(op.dst.count))
+        error(who() + ": reads undefined element " + std::to_string(op.a.offset + (undefined - first)));
+      return;
+    }
+    std::vector<std::uint64_t>& tmp = tmp_;
+    tmp.resize(words_);
     for (std::size_t i = 0; i < op.dst.count; ++i) {
       std::int64_t ia = a.buf->index[a.offset + i];
       const std::uint64_t* ca = a.buf->cell(a.offset + i);
@@ -497,6 +526,9 @@ class Player {
   const SymbolicProblem& p_;
   const std::vector<Schedule>& sched_;
   std::vector<std::size_t> cursor_;  // per rank: its first step not yet played (step order)
+  std::vector<const Step*> now_;     // per rank: its step being played (step order), reused
+  std::vector<Sent> sent_;           // the sends of the step being played
+  std::vector<std::uint64_t> tmp_;   // one element's ranks, in local()
   std::size_t words_;
   std::vector<Rank> ranks_;
   SymbolicReport report_;
