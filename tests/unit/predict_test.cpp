@@ -3,7 +3,10 @@
 // full simulation's time exactly, for every reference algorithm at every n up to 64.
 #include <gtest/gtest.h>
 
+#include <time.h>
+
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "algorithms/catalog.hpp"
@@ -345,4 +348,36 @@ TEST(PredictSplitPath, AutomaticTakesItOnlyWhereMostOfTheCallIsInTheSymmetricPha
   EXPECT_GT(declined, 0);
   EXPECT_GT(kept["reduce_scatter_gather"], 0);
   EXPECT_GT(kept["binomial"], 0);
+}
+
+namespace {
+// A builder spending 2 ms of this thread's CPU on every rank's (empty) schedule.
+Schedule build_slowly(const ScheduleRequest&) {
+  timespec t{};
+  auto cpu_s = [&] {
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+  };
+  for (const double until = cpu_s() + 2e-3; cpu_s() < until;) {
+  }
+  return {};
+}
+}  // namespace
+
+TEST(PredictFullSimulation, RefusesWhereBuildingEveryRanksScheduleWouldTakeTooLong) {
+  Registry registry;
+  register_reference_algorithms(registry);
+  AlgorithmEntry slow = *registry.find(Collective::allreduce, "ring");
+  slow.build = build_slowly;
+  // 2 ms of CPU a rank: 40,000 ranks would take 80 s, over kMostBuildSeconds (60 s).
+  PredictRequest q = request(&slow, Collective::allreduce, 40000, 8, 1, 0, ExecutionOrder::steps);
+  try {
+    predict(q, two_tier(), PredictMethod::full);
+    ADD_FAILURE() << "built 40,000 schedules of 2 ms each";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("building its 40000 schedules would take about"), std::string::npos)
+        << e.what();
+  }
+  q.ranks = 200;  // 0.4 s
+  EXPECT_EQ(predict(q, two_tier(), PredictMethod::full).method, PredictMethod::full);
 }
