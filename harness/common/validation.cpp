@@ -48,36 +48,48 @@ double to_double(T v) {
     return static_cast<double>(v);
 }
 
+// input_value's choices for one spec, made once for a whole buffer: a checked call of
+// 170 MB computes its inputs and expected result for tens of millions of elements.
+class InputValues {
+ public:
+  explicit InputValues(const InputSpec& s) {
+    if (!uses_reduce_op(s.collective)) {
+      offset_ = std::min<std::int64_t>(1000, std::int64_t{1} << (exact_integer_bits(s.dtype) - 1));
+    } else if (s.op == ReduceOp::sum) {
+      offset_ = sum_magnitude(s);
+    } else if (s.op == ReduceOp::prod) {
+      static constexpr double powers[] = {1, 2, -1, 0.5}, signs[] = {1, -1, 1, -1}, ints[] = {1, 2, -1, 1};
+      table_ = !is_floating(s.dtype) ? ints : prod_uses_powers_of_two(s) ? powers : signs;
+      return;
+    } else {  // min, max
+      offset_ = 100;
+    }
+    modulus_ = static_cast<std::uint64_t>(2 * offset_ + 1);
+  }
+  // Integers in [-offset, offset], or for prod one of four values.
+  double operator()(int rank, std::size_t index) const {
+    const std::uint64_t h =
+        mix(index * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(rank) * 0xBF58476D1CE4E5B9ULL + 1);
+    if (table_) return table_[h % 4];
+    return static_cast<double>(static_cast<std::int64_t>(h % modulus_) - offset_);
+  }
+
+ private:
+  const double* table_ = nullptr;
+  std::int64_t offset_ = 0;
+  std::uint64_t modulus_ = 1;
+};
+
 }  // namespace
 
-double input_value(const InputSpec& s, int rank, std::size_t index) {
-  const std::uint64_t h =
-      mix(index * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(rank) * 0xBF58476D1CE4E5B9ULL + 1);
-  if (!uses_reduce_op(s.collective)) {
-    const std::int64_t m = std::min<std::int64_t>(1000, std::int64_t{1} << (exact_integer_bits(s.dtype) - 1));
-    return static_cast<double>(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(2 * m + 1)) - m);
-  }
-  switch (s.op) {
-    case ReduceOp::sum: {
-      const std::int64_t k = sum_magnitude(s);
-      return static_cast<double>(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(2 * k + 1)) - k);
-    }
-    case ReduceOp::prod: {
-      static constexpr double powers[] = {1, 2, -1, 0.5}, signs[] = {1, -1, 1, -1}, ints[] = {1, 2, -1, 1};
-      if (!is_floating(s.dtype)) return ints[h % 4];
-      return prod_uses_powers_of_two(s) ? powers[h % 4] : signs[h % 4];
-    }
-    case ReduceOp::min:
-    case ReduceOp::max: return static_cast<double>(static_cast<std::int64_t>(h % 201) - 100);
-  }
-  return 0;
-}
+double input_value(const InputSpec& s, int rank, std::size_t index) { return InputValues(s)(rank, index); }
 
 void fill_input(const InputSpec& s, int rank, void* buf, std::size_t count) {
   visit_dtype(s.dtype, [&](auto zero) {
     using T = decltype(zero);
     auto* p = static_cast<T*>(buf);
-    for (std::size_t i = 0; i < count; ++i) p[i] = from_double<T>(input_value(s, rank, i));
+    const InputValues value(s);
+    for (std::size_t i = 0; i < count; ++i) p[i] = from_double<T>(value(rank, i));
   });
 }
 
@@ -135,9 +147,10 @@ ExpectedResult::ExpectedResult(const InputSpec& s, int rank, int root, std::size
     visit_dtype(s.dtype, [&](auto zero) {
       using T = decltype(zero);
       auto* w = reinterpret_cast<T*>(values_.data());
+      const InputValues value(s);
       for (std::size_t i = 0; i < results; ++i) {
         const ResultSource src = c.result_of(q, i);
-        w[i] = from_double<T>(input_value(s, src.from, src.index));
+        w[i] = from_double<T>(value(src.from, src.index));
       }
     });
     return;
@@ -163,9 +176,10 @@ ExpectedResult::ExpectedResult(const InputSpec& s, int rank, int root, std::size
       using T = decltype(zero);
       auto* a = reinterpret_cast<T*>(at);
       auto* x = reinterpret_cast<T*>(next.data());
-      for (std::size_t i = 0; i < b.count; ++i) a[i] = from_double<T>(input_value(s, 0, first_index + b.first + i));
+      const InputValues value(s);
+      for (std::size_t i = 0; i < b.count; ++i) a[i] = from_double<T>(value(0, first_index + b.first + i));
       for (int r = 1; r < s.nranks; ++r) {
-        for (std::size_t i = 0; i < b.count; ++i) x[i] = from_double<T>(input_value(s, r, first_index + b.first + i));
+        for (std::size_t i = 0; i < b.count; ++i) x[i] = from_double<T>(value(r, first_index + b.first + i));
         reduce(s.dtype, s.op, a, a, x, b.count);
       }
     });
