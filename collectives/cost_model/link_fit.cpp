@@ -12,7 +12,6 @@
 
 #include "collectives/kernels/dtype_visit.hpp"
 #include "collectives/kernels/reduce_kernels.hpp"
-#include "collectives/process/page_bytes.hpp"
 
 namespace collbench {
 
@@ -224,11 +223,12 @@ nlohmann::json links_from_p2p(const nlohmann::json& doc, const std::string& path
   return out;
 }
 
-nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes,
-                            const std::function<void()>& together) {
+KernelTimer::KernelTimer(std::size_t max_bytes) : a_(max_bytes), b_(max_bytes), dst_(max_bytes) {}
+
+nlohmann::json KernelTimer::timed_ranges(DType dtype, const ReduceOp* op, const std::function<void()>& together) {
   std::vector<SizeTime> points;
   const std::size_t elem = dtype_size(dtype);
-  PageBytes a(max_bytes), b(a.size()), dst(a.size());
+  PageBytes &a = a_, &b = b_, &dst = dst_;
   fill_ones(dtype, a.data(), a.size()), fill_ones(dtype, b.data(), b.size()), fill_ones(dtype, dst.data(), dst.size());
   for (std::size_t bytes = 64; bytes <= a.size(); bytes *= 4) {
     const std::size_t count = bytes / elem;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/cost_model/alpha_beta.hpp"
+#include "collectives/process/page_bytes.hpp"
 #include "collectives/dtype.hpp"
 
 namespace collbench {
@@ -29,9 +30,18 @@ const nlohmann::json& json_field(const nlohmann::json& row, const char* key);
 // max_bytes by bytes of result, as a model file's {"ranges": [...]}: call overhead and
 // the fall from cache to memory both show.
 inline constexpr std::size_t kTimedBytes = std::size_t{64} << 20;
-// `together` runs before each timed call (a barrier: every rank times at once).
-nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, std::size_t max_bytes,
-                            const std::function<void()>& together);
+// The operands and result of the timed calls, allocated (and their pages touched) once
+// for every dtype and operation timed: 25 fresh sets of 3 x 64 MiB cost `model fit`
+// 15 s of zeroing and page faults on a 2-core VM.
+class KernelTimer {
+ public:
+  explicit KernelTimer(std::size_t max_bytes);
+  // `together` runs before each timed call (a barrier: every rank times at once).
+  nlohmann::json timed_ranges(DType dtype, const ReduceOp* op, const std::function<void()>& together);
+
+ private:
+  PageBytes a_, b_, dst_;
+};
 // The same from given (bytes, us) points.
 nlohmann::json fitted_ranges(const std::vector<SizeTime>& points);
 

@@ -146,12 +146,13 @@ int run_command(const ModelFitOptions& o, const Invocation& inv) {
   // Every rank times the kernels at once, so the ranks of a host contend for memory
   // bandwidth as they do inside a collective; rank 0's times are kept.
   const std::function<void()> together = [&] { MPI_Barrier(inv.comm); };
-  const nlohmann::json copy = timed_ranges(DType::f32, nullptr, kTimedBytes, together);
+  KernelTimer timer(kTimedBytes);
+  const nlohmann::json copy = timer.timed_ranges(DType::f32, nullptr, together);
   nlohmann::json reductions = nlohmann::json::object();
   for (DType d : kAllDTypes)
     for (ReduceOp op : kAllReduceOps)
       reductions[std::string(dtype_name(d)) + ":" + std::string(reduce_op_name(op))] =
-          timed_ranges(d, &op, kTimedBytes, together);
+          timer.timed_ranges(d, &op, together);
   if (inv.rank != 0) return 0;
   const nlohmann::json model = model_from_p2p(doc, links, copy, reductions, o, inv.size);
   const std::string tmp = o.out_path + ".tmp";
