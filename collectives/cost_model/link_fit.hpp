@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/cost_model/alpha_beta.hpp"
-#include "collectives/process/page_bytes.hpp"
 #include "collectives/dtype.hpp"
+#include "collectives/process/page_bytes.hpp"
 
 namespace collbench {
 

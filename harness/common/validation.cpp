@@ -171,12 +171,12 @@ ExpectedResult::ExpectedResult(const InputSpec& s, int rank, int root, std::size
   values_.resize(total * elem);
   std::vector<std::byte> next(kBlock * elem);
   std::byte* at = values_.data();
+  const InputValues value(s);
   for (const Block& b : blocks_) {
     visit_dtype(s.dtype, [&](auto zero) {
       using T = decltype(zero);
       auto* a = reinterpret_cast<T*>(at);
       auto* x = reinterpret_cast<T*>(next.data());
-      const InputValues value(s);
       for (std::size_t i = 0; i < b.count; ++i) a[i] = from_double<T>(value(0, first_index + b.first + i));
       for (int r = 1; r < s.nranks; ++r) {
         for (std::size_t i = 0; i < b.count; ++i) x[i] = from_double<T>(value(r, first_index + b.first + i));
