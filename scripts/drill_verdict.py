@@ -7,7 +7,7 @@ usage: drill_verdict.py DRILL KEY=VALUE...
 Facts: exit, hung, start, end, csv, json, log, ranks_left (still running grace_s after
 the launcher returned), ranks_at_exit (as it returned), ranks_gone_s, grace_s, and per drill fault_start,
 fault_end, rows_before, healthy (a healthy run's JSON), watchdog, cut_host, offset,
-moved_host, killed, library, kill_on_bad_exit, launcher, skipped."""
+moved_host, killed, relaunched, library, kill_on_bad_exit, launcher, skipped."""
 import csv
 import json
 import os
@@ -185,6 +185,9 @@ def main():
             "Slurm (--kill-on-bad-exit)" if facts.get("kill_on_bad_exit") == "1" else \
             "the launcher (Hydra)" if "BAD TERMINATION" in log else "the launcher"
         rec["what"] = f"exit {rc} {rec['detect_s']} s after the kill, ended by {ended_by}"
+        if "relaunched" in facts:  # the first launch ended by itself before a row (fault_drills.sh kill_host)
+            rec["relaunched"] = facts["relaunched"]
+            rec["what"] += f" (second launch: the first ended with {facts['relaunched']})"
     elif drill == "hostname_clash":
         if rc != 2:
             problems.append(f"exit status {rc}, want 2 (refused)")

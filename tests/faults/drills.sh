@@ -17,5 +17,18 @@ trap 'rm -rf "$out"' EXIT
 BUILD=$build BUILD_OPENMPI=${BUILD_OPENMPI:-$(dirname "$build")/build-openmpi} \
   "$here/../../scripts/fault_drills.sh" --quick --out "$out" "$@"
 rc=$?
-[ "$rc" = 0 ] || cat "$out/drills.jsonl" 2>/dev/null
+if [ "$rc" != 0 ]; then
+  cat "$out/drills.jsonl" 2>/dev/null
+  # The runs that failed, as they ended: their output is gone with $out once this exits.
+  python3 - "$out/drills.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    log = r.get("facts", {}).get("log")
+    if r.get("verdict", "").startswith("fail") and log:
+        print(f"== last lines of {log}")
+        print("".join(open(log, errors="replace").readlines()[-30:]), end="")
+PY
+  for f in "$out"/raw/slurm-log/*; do [ -f "$f" ] && { echo "== last lines of $f"; tail -n 40 "$f"; }; done
+fi
 exit "$rc"
