@@ -7,8 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -17,13 +19,22 @@
 namespace collbench::fuzz {
 
 // A file of this process's own under /dev/shm (or $TMPDIR) holding the bytes, named
-// with `suffix` (readers choose by it: ".csv"); rewritten on every call.
+// with `suffix` (readers choose by it: ".csv"); rewritten on every call, removed when the
+// process exits (/dev/shm outlives it: every replay of the corpora left files there).
 inline std::string as_file(const std::uint8_t* data, std::size_t size, const std::string& suffix) {
   static const std::string dir = [] {
     const char* t = std::getenv("TMPDIR");
     return access("/dev/shm", W_OK) == 0 ? std::string("/dev/shm") : std::string(t ? t : "/tmp");
   }();
+  struct RemovedAtExit {
+    std::set<std::string> paths;
+    ~RemovedAtExit() {
+      for (const auto& p : paths) std::remove(p.c_str());
+    }
+  };
+  static RemovedAtExit written;
   const std::string path = dir + "/collbench-fuzz-" + std::to_string(getpid()) + suffix;
+  written.paths.insert(path);
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data),
                                                                  static_cast<std::streamsize>(size));
   return path;
