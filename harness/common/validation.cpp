@@ -133,56 +133,82 @@ std::size_t count_mismatches(DType t, const void* got, const void* want, std::si
   });
 }
 
+namespace {
+
+// The blocks of one rank's expected result that are checked, and each block's expected
+// elements computed on demand: ExpectedResult keeps them for many checks, a single check
+// compares them as they come (no buffer the size of the result: a replay's checked
+// 170 MB bucket needed a second one, zero-filled and faulted in, only to compare it).
+class ExpectedBlocks {
+ public:
+  using Block = ExpectedResult::Block;
+  static constexpr std::size_t kBlock = 1 << 14;
+
+  ExpectedBlocks(const InputSpec& s, int rank, int root, std::size_t count, const CountMatrix* counts)
+      : spec_(s), traits_(traits(s.collective)), q_{count, s.nranks, rank, root, false, counts}, value_(s) {
+    const std::size_t results = traits_.layout(q_).result_count;
+    if (results == 0) return;
+    const std::size_t blocks = (results + kBlock - 1) / kBlock;
+    std::size_t stride = 1;
+    if (traits_.uses_reduce_op) {
+      // A reduction's result elements stand for consecutive input elements of all ranks;
+      // blocks are spread evenly when folding them all would be too costly.
+      first_index_ = traits_.result_of(q_, 0).index;
+      constexpr double kBudget = 64.0 * 1024 * 1024;  // rank-elements
+      stride = std::max<std::size_t>(
+          1, static_cast<std::size_t>(std::ceil(static_cast<double>(results) * s.nranks / kBudget)));
+      scratch_.resize(kBlock * dtype_size(s.dtype));
+    }
+    for (std::size_t b = 0; b < blocks; b += stride) blocks_.push_back({b * kBlock, std::min(kBlock, results - b * kBlock)});
+  }
+
+  const std::vector<Block>& blocks() const { return blocks_; }
+
+  // Block b's expected elements into `out` (b.count elements of the dtype).
+  void compute(const Block& b, std::byte* out) {
+    visit_dtype(spec_.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      auto* a = reinterpret_cast<T*>(out);
+      if (!traits_.uses_reduce_op) {  // every result element is one rank's input element
+        for (std::size_t i = 0; i < b.count; ++i) {
+          const ResultSource src = traits_.result_of(q_, b.first + i);
+          a[i] = from_double<T>(value_(src.from, src.index));
+        }
+        return;
+      }
+      // Every rank's input folded with the same kernel; exact inputs make the order irrelevant.
+      auto* x = reinterpret_cast<T*>(scratch_.data());
+      for (std::size_t i = 0; i < b.count; ++i) a[i] = from_double<T>(value_(0, first_index_ + b.first + i));
+      for (int r = 1; r < spec_.nranks; ++r) {
+        for (std::size_t i = 0; i < b.count; ++i) x[i] = from_double<T>(value_(r, first_index_ + b.first + i));
+        reduce(spec_.dtype, spec_.op, a, a, x, b.count);
+      }
+    });
+  }
+
+ private:
+  InputSpec spec_;
+  const CollectiveTraits& traits_;
+  LayoutRequest q_;
+  InputValues value_;
+  std::size_t first_index_ = 0;
+  std::vector<Block> blocks_;
+  std::vector<std::byte> scratch_;  // one rank's inputs of a block
+};
+
+}  // namespace
+
 ExpectedResult::ExpectedResult(const InputSpec& s, int rank, int root, std::size_t count, const CountMatrix* counts)
     : dtype_(s.dtype), tolerance_(tolerance(s)) {
-  const std::size_t elem = dtype_size(s.dtype);
-  const CollectiveTraits& c = traits(s.collective);
-  const LayoutRequest q{count, s.nranks, rank, root, false, counts};
-  const std::size_t results = c.layout(q).result_count;
-  if (results == 0) return;
-  if (!c.uses_reduce_op) {
-    // Every result element is one rank's input element.
-    blocks_.push_back({0, results});
-    values_.resize(results * elem);
-    visit_dtype(s.dtype, [&](auto zero) {
-      using T = decltype(zero);
-      auto* w = reinterpret_cast<T*>(values_.data());
-      const InputValues value(s);
-      for (std::size_t i = 0; i < results; ++i) {
-        const ResultSource src = c.result_of(q, i);
-        w[i] = from_double<T>(value(src.from, src.index));
-      }
-    });
-    return;
-  }
-  // A reduction's result elements stand for consecutive input elements of all ranks.
-  const std::size_t first_index = c.result_of(q, 0).index;
-  // Fold every rank's input block by block with the same kernel; exact inputs make the
-  // order irrelevant. Blocks are spread evenly when the whole would be too costly.
-  constexpr std::size_t kBlock = 1 << 14;
-  constexpr double kBudget = 64.0 * 1024 * 1024;
-  const std::size_t blocks = (results + kBlock - 1) / kBlock;
-  const std::size_t stride =
-      std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(static_cast<double>(results) * s.nranks / kBudget)));
-  for (std::size_t b = 0; b < blocks; b += stride)
-    blocks_.push_back({b * kBlock, std::min(kBlock, results - b * kBlock)});
+  ExpectedBlocks expected(s, rank, root, count, counts);
+  blocks_ = expected.blocks();
   std::size_t total = 0;
   for (const Block& b : blocks_) total += b.count;
+  const std::size_t elem = dtype_size(s.dtype);
   values_.resize(total * elem);
-  std::vector<std::byte> next(kBlock * elem);
   std::byte* at = values_.data();
-  const InputValues value(s);
   for (const Block& b : blocks_) {
-    visit_dtype(s.dtype, [&](auto zero) {
-      using T = decltype(zero);
-      auto* a = reinterpret_cast<T*>(at);
-      auto* x = reinterpret_cast<T*>(next.data());
-      for (std::size_t i = 0; i < b.count; ++i) a[i] = from_double<T>(value(0, first_index + b.first + i));
-      for (int r = 1; r < s.nranks; ++r) {
-        for (std::size_t i = 0; i < b.count; ++i) x[i] = from_double<T>(value(r, first_index + b.first + i));
-        reduce(s.dtype, s.op, a, a, x, b.count);
-      }
-    });
+    expected.compute(b, at);
     at += b.count * elem;
   }
 }
@@ -200,7 +226,16 @@ std::size_t ExpectedResult::count_wrong(const void* recv) const {
 }
 
 std::size_t count_wrong_results(const InputSpec& s, int rank, int root, std::size_t count, const void* recv) {
-  return ExpectedResult(s, rank, root, count).count_wrong(recv);
+  ExpectedBlocks expected(s, rank, root, count, nullptr);
+  const std::size_t elem = dtype_size(s.dtype);
+  const double tol = tolerance(s);
+  std::vector<std::byte> want(ExpectedBlocks::kBlock * elem);
+  std::size_t bad = 0;
+  for (const ExpectedResult::Block& b : expected.blocks()) {
+    expected.compute(b, want.data());
+    bad += count_mismatches(s.dtype, static_cast<const std::byte*>(recv) + b.first * elem, want.data(), b.count, tol);
+  }
+  return bad;
 }
 
 }  // namespace collbench

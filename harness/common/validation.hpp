@@ -46,17 +46,19 @@ class ExpectedResult {
   // Elements of `recv` (this rank's receive buffer) that differ from the expected result.
   std::size_t count_wrong(const void* recv) const;
 
- private:
   struct Block {
     std::size_t first, count;  // result elements
   };
+
+ private:
   DType dtype_;
   double tolerance_;
   std::vector<Block> blocks_;
   std::vector<std::byte> values_;  // the blocks' expected elements, one after another
 };
 
-// ExpectedResult(spec, rank, root, count).count_wrong(recv), for a single check.
+// ExpectedResult(spec, rank, root, count).count_wrong(recv) for a single check, computed
+// block by block as it compares (no copy of the whole expected result).
 std::size_t count_wrong_results(const InputSpec& spec, int rank, int root, std::size_t count, const void* recv);
 
 }  // namespace collbench
