@@ -23,7 +23,43 @@ bool mentions(const SymbolicReport& rep, const std::string& text) {
     if (e.find(text) != std::string::npos) return true;
   return false;
 }
+
+// Two ranks' allgather of one element each: each sends its element to the other and
+// copies it into its own slot. Without a reduction each element holds one rank's data.
+const SymbolicProblem kAllgather{Collective::allgather, 2, 1, 0, false};
+std::vector<Schedule> two_rank_allgather() {
+  std::vector<Schedule> s(2);
+  for (int r = 0; r < 2; ++r) {
+    const auto mine = static_cast<std::size_t>(r), theirs = static_cast<std::size_t>(1 - r);
+    Step st;
+    st.sends.push_back({1 - r, {BufferId::send, 0, 1}});
+    st.recvs.push_back({1 - r, {BufferId::recv, theirs, 1}});
+    st.ops.push_back(copy_op({BufferId::recv, mine, 1}, {BufferId::send, 0, 1}));
+    s[r].steps.push_back(st);
+  }
+  return s;
+}
 }  // namespace
+
+TEST(SymbolicExecutor, WithoutAReductionTracksTheRankEachElementCameFrom) {
+  for (ExecutionOrder order : {ExecutionOrder::steps, ExecutionOrder::dataflow}) {
+    EXPECT_TRUE(play_schedules(kAllgather, two_rank_allgather(), order).ok());
+    auto s = two_rank_allgather();
+    s[1].steps[0].ops[0].dst.offset = 0;  // rank 1's own element where rank 0's belongs
+    s[1].steps[0].recvs[0].region.offset = 1;
+    const auto rep = play_schedules(kAllgather, s, order);
+    EXPECT_TRUE(mentions(rep, "rank 1: final recv[0] holds element 0 from {1}, expected element 0 from {0}"))
+        << (rep.ok() ? "no error" : rep.errors.front());
+  }
+}
+
+TEST(SymbolicExecutor, ReportsAReductionInACollectiveWithout) {
+  auto s = two_rank_allgather();
+  s[0].steps[0].ops.push_back(reduce_op({BufferId::recv, 0, 1}, {BufferId::recv, 0, 1}, {BufferId::recv, 1, 1}));
+  const auto rep = play_schedules(kAllgather, s);
+  EXPECT_TRUE(mentions(rep, "reduces in allgather, whose every result element is one rank's"))
+      << (rep.ok() ? "no error" : rep.errors.front());
+}
 
 TEST(SymbolicExecutor, AcceptsTheCorrectRing) { EXPECT_TRUE(play_schedules(kProblem, ring()).ok()); }
 
