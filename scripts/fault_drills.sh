@@ -80,10 +80,11 @@ settle_ranks() {
   ranks_at_exit=$(ranks_left)
   for i in $(seq $((grace_s * 10))); do [ "$(ranks_left)" = 0 ] && break; sleep 0.1; done
   ranks_after=$(ranks_left)
-  ranks_gone_s=$(awk -v a="$(now)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
+  ranks_gone_s=$(seconds_since "$t0")
 }
 rows_in() { [ -f "$1" ] && echo $(($(wc -l <"$1") - 1)) || echo 0; }
 now() { date +%s.%N; }
+seconds_since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }  # to 0.1 s
 
 # start LABEL LAUNCHER...: runs `LAUNCHER... collbench-args` in the background, output to raw/LABEL.*
 start() {
@@ -202,7 +203,7 @@ kill_host() {
   if ! wait_rows 1 120 && ! kill -0 "$run_pid" 2>/dev/null && [ "$(rows_in "$run_csv")" = 0 ]; then
     wait "$run_pid"
     local first_exit=$?
-    relaunched_facts=("relaunched=exit $first_exit after $(awk -v a="$(now)" -v b="$run_start" 'BEGIN { printf "%.1f", a - b }') s, before any row: raw/$label.first-launch.log")
+    relaunched_facts=("relaunched=exit $first_exit after $(seconds_since "$run_start") s, before any row: raw/$label.first-launch.log")
     mv "$run_log" "$raw/$label.first-launch.log"
     rm -f "$run_csv" "$run_json"
     settle_ranks
