@@ -47,12 +47,12 @@ for args in "--hosts 0" "--hosts 2 --profile 40gbe" "--hosts 2 --rate fast" "--h
 done
 
 echo "== not root, and a host name this machine already knows: refused, nothing created"
-# From a copy the user nobody can reach: the repository may sit where only root can (/root, a
-# clone in a 0700 temporary folder), and then the shell, not the script, would refuse.
-public=$(mktemp -d) && chmod 755 "$public" && cp "$emu" "$public/" || fail "cannot copy the script for nobody"
-setpriv --reuid=65534 --regid=65534 --clear-groups "$public/emulate_cluster.sh" up --name "$name" --hosts 2 \
-  >"$dir/err" 2>&1 && { rm -rf "$public"; fail "up as nobody succeeded"; }
-rm -rf "$public"
+# From a copy in this test's folder, opened to the user nobody: the repository may sit
+# where only root can reach it (/root, a clone in a 0700 temporary folder), and then the
+# shell, not the script, would refuse. The folder goes at exit, as before.
+chmod 755 "$dir" && cp "$emu" "$dir/" || fail "cannot copy the script for nobody"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/emulate_cluster.sh" up --name "$name" --hosts 2 \
+  >"$dir/err" 2>&1 && fail "up as nobody succeeded"
 grep -q "needs root" "$dir/err" || { cat "$dir/err"; fail "up as nobody: no 'needs root' message"; }
 clash="10.99.99.99 $name-h2 # collbench-emulate-test-clash"
 echo "$clash" >>/etc/hosts
